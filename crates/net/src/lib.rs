@@ -1,0 +1,21 @@
+//! The network: packets from a slab, simplex links with a rate, a propagation
+//! delay and an egress queue discipline, nodes with static routes.
+//!
+//! The network is generic over the transport header `H` it carries and knows
+//! nothing of TCP. It turns [`NetEvent`]s into link activity and hands packets
+//! that reach their destination back to the caller.
+
+mod link;
+mod network;
+mod packet;
+pub mod qdisc;
+
+pub use link::{Link, LinkConfig, LinkStats};
+pub use network::{NetEvent, Network, NodeKind};
+pub use packet::{Packet, PacketId, PacketPool};
+pub use qdisc::{Qdisc, QPkt, QueueLimit};
+
+/// Index of a node (host or router).
+pub type NodeId = u32;
+/// Index of a simplex link.
+pub type LinkId = u32;

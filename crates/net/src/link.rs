@@ -1,0 +1,96 @@
+//! A simplex link: an egress queue, a transmitter of fixed rate and a
+//! propagation delay. A duplex link is two of these, one per direction, each
+//! with its own rate, delay and buffer.
+
+use crate::qdisc::Qdisc;
+use crate::{NodeId, PacketId};
+use tcplab_engine::SimTime;
+
+/// How to build a simplex link.
+#[derive(Clone, Debug)]
+pub struct LinkConfig {
+    /// Sending node.
+    pub from: NodeId,
+    /// Receiving node.
+    pub to: NodeId,
+    /// Rate in bits per second.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay: SimTime,
+    /// Bytes of framing added to every packet on this link (e.g. 0, or 14+4
+    /// for Ethernet); they take serialisation time but are not part of the packet.
+    pub overhead_bytes: u32,
+}
+
+/// Counters of one simplex link. All are cumulative since time zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Packets offered to the link's queue.
+    pub arrived_pkts: u64,
+    /// Bytes offered to the link's queue.
+    pub arrived_bytes: u64,
+    /// Packets whose serialisation finished (they are on or past the wire).
+    pub sent_pkts: u64,
+    /// Bytes whose serialisation finished (IP bytes, framing excluded).
+    pub sent_bytes: u64,
+    /// Packets dropped by the queue discipline.
+    pub dropped_pkts: u64,
+    /// Bytes dropped by the queue discipline.
+    pub dropped_bytes: u64,
+    /// Packets that reached the far end.
+    pub delivered_pkts: u64,
+    /// Nanoseconds the transmitter was busy (serialising, framing included).
+    pub busy_ns: u64,
+    /// Integral of the queue length in packets over time (packet-nanoseconds).
+    pub queue_pkt_ns: u128,
+}
+
+/// A simplex link and its state.
+pub struct Link {
+    /// Static configuration.
+    pub cfg: LinkConfig,
+    /// The egress queue discipline.
+    pub qdisc: Box<dyn Qdisc>,
+    /// The packet being serialised, if any.
+    pub(crate) tx: Option<PacketId>,
+    /// Packets propagating on the wire.
+    pub(crate) in_flight: u32,
+    /// Counters.
+    pub stats: LinkStats,
+    last_q_change: SimTime,
+}
+
+impl Link {
+    /// A link with an empty queue.
+    pub fn new(cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> Self {
+        Link { cfg, qdisc, tx: None, in_flight: 0, stats: LinkStats::default(), last_q_change: SimTime::ZERO }
+    }
+    /// Time to serialise a packet of `size` bytes (framing included).
+    #[inline]
+    pub fn tx_time(&self, size: u32) -> SimTime {
+        SimTime::transmission((size + self.cfg.overhead_bytes) as u64, self.cfg.rate_bps)
+    }
+    /// Whether the transmitter is busy.
+    pub fn busy(&self) -> bool {
+        self.tx.is_some()
+    }
+    /// Packets currently propagating on the wire.
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+    /// Packets held by the link: waiting, serialising and propagating.
+    pub fn held_packets(&self) -> u64 {
+        self.qdisc.len_packets() as u64 + self.tx.is_some() as u64 + self.in_flight as u64
+    }
+    /// Account the queue-length integral up to `now`; call before the length changes.
+    #[inline]
+    pub(crate) fn touch_queue(&mut self, now: SimTime) {
+        let dt = (now.0 - self.last_q_change.0) as u128;
+        self.stats.queue_pkt_ns += dt * self.qdisc.len_packets() as u128;
+        self.last_q_change = now;
+    }
+    /// Queue-length integral brought up to `now` (for time averages).
+    pub fn queue_pkt_ns_at(&self, now: SimTime) -> u128 {
+        self.stats.queue_pkt_ns + (now.0 - self.last_q_change.0) as u128 * self.qdisc.len_packets() as u128
+    }
+}

@@ -1,0 +1,356 @@
+//! Nodes, links and static routing, and the handling of link events.
+
+use crate::link::{Link, LinkConfig};
+use crate::packet::{Packet, PacketId, PacketPool};
+use crate::qdisc::{QPkt, Qdisc};
+use crate::{LinkId, NodeId};
+use std::collections::VecDeque;
+use tcplab_engine::Scheduler;
+
+/// The network's own events, wrapped by the world's event type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetEvent {
+    /// Link `0` finished serialising its current packet.
+    TxDone(LinkId),
+    /// Packet `1` reaches the far end of link `0`.
+    Arrive(LinkId, PacketId),
+}
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end host: packets addressed to it are delivered to its transport.
+    Host,
+    /// A router: forwards packets along its routes.
+    Router,
+}
+
+const NO_ROUTE: LinkId = LinkId::MAX;
+
+/// The network: nodes, links, routes and the packet pool.
+pub struct Network<H> {
+    /// All packets in existence.
+    pub pool: PacketPool<H>,
+    links: Vec<Link>,
+    kinds: Vec<NodeKind>,
+    /// `routes[node * n + dst]`: the link `node` sends on towards `dst`.
+    routes: Vec<LinkId>,
+    /// Packets that had no route (should stay zero after validation).
+    pub unroutable: u64,
+}
+
+impl<H: Copy> Network<H> {
+    /// A network of the given nodes and no links.
+    pub fn new(kinds: Vec<NodeKind>) -> Self {
+        let n = kinds.len();
+        Network {
+            pool: PacketPool::with_capacity(4096),
+            links: Vec::new(),
+            kinds,
+            routes: vec![NO_ROUTE; n * n],
+            unroutable: 0,
+        }
+    }
+    /// Add a simplex link; returns its id.
+    pub fn add_link(&mut self, cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> LinkId {
+        assert!((cfg.from as usize) < self.kinds.len() && (cfg.to as usize) < self.kinds.len());
+        assert!(cfg.rate_bps > 0);
+        self.links.push(Link::new(cfg, qdisc));
+        (self.links.len() - 1) as LinkId
+    }
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.kinds.len()
+    }
+    /// The kind of a node.
+    pub fn kind(&self, n: NodeId) -> NodeKind {
+        self.kinds[n as usize]
+    }
+    /// All links.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+    /// One link.
+    pub fn link(&self, l: LinkId) -> &Link {
+        &self.links[l as usize]
+    }
+    /// Set the route from `node` towards `dst` explicitly.
+    pub fn set_route(&mut self, node: NodeId, dst: NodeId, link: LinkId) {
+        let n = self.kinds.len();
+        assert_eq!(self.links[link as usize].cfg.from, node, "route must leave from the node");
+        self.routes[node as usize * n + dst as usize] = link;
+    }
+    /// The link `node` uses towards `dst`, if any.
+    pub fn route(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
+        let l = self.routes[node as usize * self.kinds.len() + dst as usize];
+        (l != NO_ROUTE).then_some(l)
+    }
+    /// Fill every unset route with a shortest path in hops (ties broken by the
+    /// lowest link id, so routes are deterministic). Packets never transit
+    /// through hosts other than their source.
+    pub fn compute_routes(&mut self) {
+        let n = self.kinds.len();
+        // Reverse BFS from each destination over links `from -> to`.
+        let mut incoming: Vec<Vec<LinkId>> = vec![Vec::new(); n];
+        for (i, l) in self.links.iter().enumerate() {
+            incoming[l.cfg.to as usize].push(i as LinkId);
+        }
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = VecDeque::new();
+        for dst in 0..n {
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[dst] = 0;
+            queue.clear();
+            queue.push_back(dst);
+            while let Some(v) = queue.pop_front() {
+                // Only the destination itself or routers may forward towards dst.
+                if v != dst && self.kinds[v] == NodeKind::Host {
+                    continue;
+                }
+                for &l in &incoming[v] {
+                    let u = self.links[l as usize].cfg.from as usize;
+                    if dist[u] == u32::MAX {
+                        dist[u] = dist[v] + 1;
+                        if self.routes[u * n + dst] == NO_ROUTE {
+                            self.routes[u * n + dst] = l;
+                        }
+                        queue.push_back(u);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Send packet `id` from `node` along its route (used by hosts and routers).
+    #[inline]
+    pub fn send<E: Copy + From<NetEvent>>(&mut self, node: NodeId, id: PacketId, sched: &mut Scheduler<E>) {
+        let dst = self.pool.get(id).dst;
+        match self.route(node, dst) {
+            Some(l) => self.enqueue(l, id, sched),
+            None => {
+                self.unroutable += 1;
+                self.pool.free(id);
+            }
+        }
+    }
+
+    /// Offer packet `id` to link `l`'s queue, starting transmission if idle.
+    pub fn enqueue<E: Copy + From<NetEvent>>(&mut self, l: LinkId, id: PacketId, sched: &mut Scheduler<E>) {
+        let now = sched.now();
+        let size = self.pool.get(id).size;
+        self.pool.get_mut(id).enqueued_at = now;
+        let link = &mut self.links[l as usize];
+        link.stats.arrived_pkts += 1;
+        link.stats.arrived_bytes += size as u64;
+        link.touch_queue(now);
+        if let Some(d) = link.qdisc.enqueue(QPkt { id, size }, now) {
+            link.stats.dropped_pkts += 1;
+            link.stats.dropped_bytes += d.size as u64;
+            self.pool.free(d.id);
+        }
+        if link.tx.is_none() {
+            self.start_tx(l, sched);
+        }
+    }
+
+    fn start_tx<E: Copy + From<NetEvent>>(&mut self, l: LinkId, sched: &mut Scheduler<E>) {
+        let now = sched.now();
+        let link = &mut self.links[l as usize];
+        link.touch_queue(now);
+        let pool = &mut self.pool;
+        let stats = &mut link.stats;
+        let next = link.qdisc.dequeue(now, &mut |d: QPkt| {
+            stats.dropped_pkts += 1;
+            stats.dropped_bytes += d.size as u64;
+            pool.free(d.id);
+        });
+        if let Some(p) = next {
+            let t = link.tx_time(p.size);
+            link.tx = Some(p.id);
+            link.stats.busy_ns += t.0;
+            sched.schedule(now + t, NetEvent::TxDone(l).into());
+        }
+    }
+
+    /// Handle a network event. Returns `(node, packet)` when a packet reaches the
+    /// host it is addressed to; the caller then owns it and must free it.
+    #[inline]
+    pub fn handle<E: Copy + From<NetEvent>>(&mut self, ev: NetEvent, sched: &mut Scheduler<E>) -> Option<(NodeId, PacketId)> {
+        match ev {
+            NetEvent::TxDone(l) => {
+                let link = &mut self.links[l as usize];
+                let id = link.tx.take().expect("TxDone on an idle link");
+                let size = self.pool.get(id).size;
+                link.stats.sent_pkts += 1;
+                link.stats.sent_bytes += size as u64;
+                link.in_flight += 1;
+                let at = sched.now() + link.cfg.delay;
+                sched.schedule(at, NetEvent::Arrive(l, id).into());
+                self.start_tx(l, sched);
+                None
+            }
+            NetEvent::Arrive(l, id) => {
+                let link = &mut self.links[l as usize];
+                link.in_flight -= 1;
+                link.stats.delivered_pkts += 1;
+                let node = link.cfg.to;
+                if self.pool.get(id).dst == node {
+                    Some((node, id))
+                } else {
+                    self.send(node, id, sched);
+                    None
+                }
+            }
+        }
+    }
+
+    /// Packets held by links (queued, serialising, propagating).
+    pub fn packets_in_links(&self) -> u64 {
+        self.links.iter().map(|l| l.held_packets()).sum()
+    }
+
+    /// Build a packet and allocate it.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet<H>) -> PacketId {
+        self.pool.alloc(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::{DropTail, QueueLimit};
+    use tcplab_engine::SimTime;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Ev {
+        Net(NetEvent),
+    }
+    impl From<NetEvent> for Ev {
+        fn from(e: NetEvent) -> Self {
+            Ev::Net(e)
+        }
+    }
+
+    fn two_hosts(rate: u64, delay_ms: u64, limit: u32) -> Network<u32> {
+        let mut net = Network::new(vec![NodeKind::Host, NodeKind::Host]);
+        net.add_link(
+            LinkConfig { from: 0, to: 1, rate_bps: rate, delay: SimTime::from_millis(delay_ms), overhead_bytes: 0 },
+            Box::new(DropTail::new(QueueLimit::Packets(limit))),
+        );
+        net.compute_routes();
+        net
+    }
+
+    fn pkt(seq: u32, size: u32) -> Packet<u32> {
+        Packet { src: 0, dst: 1, flow: 0, size, enqueued_at: SimTime::ZERO, header: seq }
+    }
+
+    /// Run to completion; returns (arrival time, header) of delivered packets.
+    fn drain(net: &mut Network<u32>, s: &mut Scheduler<Ev>) -> Vec<(u64, u32)> {
+        let mut out = vec![];
+        while let Some((t, Ev::Net(e))) = s.step() {
+            if let Some((_, id)) = net.handle(e, s) {
+                out.push((t.0, net.pool.get(id).header));
+                net.pool.free(id);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn serialisation_and_propagation_are_exact_to_the_nanosecond() {
+        // 10 Mb/s, 42 ms: a 1500 B packet sent at 0 arrives at 1.2 ms + 42 ms.
+        // Three back-to-back packets arrive 1.2 ms apart.
+        let mut net = two_hosts(10_000_000, 42, 100);
+        let mut s = Scheduler::new();
+        for i in 0..3 {
+            let id = net.alloc(pkt(i, 1500));
+            net.send(0, id, &mut s);
+        }
+        let got = drain(&mut net, &mut s);
+        assert_eq!(got, vec![(43_200_000, 0), (44_400_000, 1), (45_600_000, 2)]);
+    }
+
+    #[test]
+    fn drop_tail_drops_exactly_the_packets_beyond_the_limit() {
+        // One packet serialising + 5 waiting fit; of 10 sent at once, 6..9 are dropped.
+        let mut net = two_hosts(1_000_000, 1, 5);
+        let mut s = Scheduler::new();
+        for i in 0..10 {
+            let id = net.alloc(pkt(i, 1000));
+            net.send(0, id, &mut s);
+        }
+        let got: Vec<u32> = drain(&mut net, &mut s).into_iter().map(|x| x.1).collect();
+        assert_eq!(got, vec![0, 1, 2, 3, 4, 5]);
+        let st = net.link(0).stats;
+        assert_eq!((st.dropped_pkts, st.dropped_bytes), (4, 4000));
+    }
+
+    #[test]
+    fn packets_and_bytes_are_conserved_on_every_link() {
+        // Random sizes and send times; at every step arrived = dropped + held + delivered.
+        let mut net = two_hosts(2_000_000, 5, 7);
+        let mut s: Scheduler<Ev> = Scheduler::new();
+        let mut rng = tcplab_engine::RngStream::new(3, 0);
+        let mut sent = 0u64;
+        for round in 0..200 {
+            for _ in 0..rng.below(4) {
+                let size = 40 + rng.below(1461) as u32;
+                let id = net.alloc(pkt(round, size));
+                net.send(0, id, &mut s);
+                sent += 1;
+            }
+            let until = s.now() + SimTime::from_millis(3);
+            while let Some((_, Ev::Net(e))) = s.step_before(until) {
+                if let Some((_, id)) = net.handle(e, &mut s) {
+                    net.pool.free(id);
+                }
+                let l = net.link(0);
+                let st = l.stats;
+                assert_eq!(st.arrived_pkts, st.dropped_pkts + l.held_packets() + st.delivered_pkts);
+                assert_eq!(st.arrived_pkts, st.sent_pkts + st.dropped_pkts + l.qdisc.len_packets() as u64 + l.busy() as u64);
+                assert_eq!(net.pool.live() as u64, net.packets_in_links());
+            }
+        }
+        drain(&mut net, &mut s);
+        let st = net.link(0).stats;
+        assert_eq!(st.arrived_pkts, sent);
+        assert_eq!(st.delivered_pkts + st.dropped_pkts, sent);
+        assert_eq!(st.arrived_bytes, st.sent_bytes + st.dropped_bytes);
+        assert_eq!(net.pool.live(), 0);
+    }
+
+    #[test]
+    fn routers_forward_along_shortest_paths() {
+        // h0 -- r1 -- h2, plus a longer detour r1 -> r3 -> h2 that must not be used.
+        let mut net: Network<u32> = Network::new(vec![NodeKind::Host, NodeKind::Router, NodeKind::Host, NodeKind::Router]);
+        let cfg = |from, to| LinkConfig { from, to, rate_bps: 8_000_000, delay: SimTime::from_millis(1), overhead_bytes: 0 };
+        let dt = || Box::new(DropTail::new(QueueLimit::Packets(10)));
+        net.add_link(cfg(0, 1), dt());
+        net.add_link(cfg(1, 3), dt());
+        net.add_link(cfg(3, 2), dt());
+        net.add_link(cfg(1, 2), dt());
+        net.compute_routes();
+        assert_eq!(net.route(0, 2), Some(0));
+        assert_eq!(net.route(1, 2), Some(3));
+        assert_eq!(net.route(2, 0), None); // no reverse links
+        let mut s = Scheduler::new();
+        let id = net.alloc(Packet { src: 0, dst: 2, flow: 0, size: 1000, enqueued_at: SimTime::ZERO, header: 9 });
+        net.send(0, id, &mut s);
+        // Two hops of 1 ms serialisation (1000 B at 8 Mb/s) + 1 ms propagation.
+        assert_eq!(drain(&mut net, &mut s), vec![(4_000_000, 9)]);
+    }
+
+    #[test]
+    fn hosts_do_not_forward_transit_traffic() {
+        // h0 -> h1 -> h2 with h1 a host: no route from h0 to h2.
+        let mut net: Network<u32> = Network::new(vec![NodeKind::Host; 3]);
+        let cfg = |from, to| LinkConfig { from, to, rate_bps: 8_000_000, delay: SimTime::ZERO, overhead_bytes: 0 };
+        net.add_link(cfg(0, 1), Box::new(DropTail::new(QueueLimit::Packets(1))));
+        net.add_link(cfg(1, 2), Box::new(DropTail::new(QueueLimit::Packets(1))));
+        net.compute_routes();
+        assert_eq!(net.route(0, 2), None);
+        assert_eq!(net.route(0, 1), Some(0));
+    }
+}

@@ -1,0 +1,43 @@
+//! Queue disciplines: one file each against the [`Qdisc`] trait.
+
+mod droptail;
+
+pub use droptail::DropTail;
+
+use crate::PacketId;
+use tcplab_engine::SimTime;
+
+/// A packet as a queue sees it: its id and size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QPkt {
+    /// The packet.
+    pub id: PacketId,
+    /// Its size in bytes.
+    pub size: u32,
+}
+
+/// A queue limit, in packets or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// At most this many packets wait.
+    Packets(u32),
+    /// At most this many bytes wait.
+    Bytes(u64),
+}
+
+/// An egress queue discipline. The limit counts packets waiting, not the packet
+/// being serialised on the link.
+pub trait Qdisc {
+    /// Offer a packet. Returns the packet dropped to make the decision, if any
+    /// (the arriving packet for Drop Tail, possibly another for other disciplines).
+    fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt>;
+    /// Take the next packet to transmit; `drop` receives packets the discipline
+    /// drops at dequeue time (AQMs such as CoDel).
+    fn dequeue(&mut self, now: SimTime, drop: &mut dyn FnMut(QPkt)) -> Option<QPkt>;
+    /// Packets waiting.
+    fn len_packets(&self) -> u32;
+    /// Bytes waiting.
+    fn len_bytes(&self) -> u64;
+    /// The discipline's name.
+    fn name(&self) -> &'static str;
+}
