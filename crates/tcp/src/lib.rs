@@ -1,1 +1,21 @@
+//! TCP: a sender and a receiver exchanging real segments, loss recovery,
+//! RTT/RTO estimation, the SACK scoreboard, host profiles, and the
+//! congestion-control trait with its controllers (`cc/`).
+//!
+//! Protocol code does no I/O: time is passed in, segments come out in a vector.
 
+pub mod cc;
+pub mod header;
+pub mod profile;
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+pub use header::TcpHeader;
+pub use profile::{profile, profiles, Profile, Recovery, TcpConfig};
+pub use receiver::Receiver;
+pub use sender::{Sender, SenderState, SenderStats};
+
+#[cfg(test)]
+mod tests;

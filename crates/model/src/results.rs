@@ -1,0 +1,192 @@
+//! What a run produces: per-flow and per-link summaries over the measurement
+//! window, and optional traces as columns.
+
+/// Facts about the run itself.
+#[derive(Clone, Debug, Default)]
+pub struct Meta {
+    /// The scenario's name.
+    pub name: String,
+    /// The seed used.
+    pub seed: u64,
+    /// Simulated duration, seconds.
+    pub duration_s: f64,
+    /// Measurement window start, seconds.
+    pub measure_start_s: f64,
+    /// Measurement window end, seconds.
+    pub measure_end_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Packets created (data segments, ACKs, SYNs...).
+    pub packets: u64,
+    /// Wall-clock time of the simulation proper, seconds.
+    pub wall_s: f64,
+    /// tcplab version.
+    pub version: String,
+}
+
+/// One flow's results. Rates and RTT statistics are over the measurement window.
+#[derive(Clone, Debug, Default)]
+pub struct FlowResult {
+    /// Flow name.
+    pub name: String,
+    /// Sending host name.
+    pub src: String,
+    /// Receiving host name.
+    pub dst: String,
+    /// Congestion controller of the sender.
+    pub cc: String,
+    /// Host profile of the sender.
+    pub profile: String,
+    /// When the flow started (SYN sent), seconds.
+    pub start_s: f64,
+    /// Application bytes delivered in order to the receiver in the window, * 8 / window.
+    pub goodput_bps: f64,
+    /// Application bytes delivered in the window.
+    pub bytes_delivered_window: u64,
+    /// Application bytes delivered over the whole run.
+    pub bytes_delivered: u64,
+    /// Mean RTT sample, seconds (NaN when there is none).
+    pub rtt_mean_s: f64,
+    /// Median RTT sample, seconds.
+    pub rtt_p50_s: f64,
+    /// 95th percentile RTT, seconds.
+    pub rtt_p95_s: f64,
+    /// 99th percentile RTT, seconds.
+    pub rtt_p99_s: f64,
+    /// RTT samples taken in the window.
+    pub rtt_samples: u64,
+    /// Data segments sent (first transmissions and retransmissions), whole run.
+    pub segs_sent: u64,
+    /// Data segments retransmitted, whole run.
+    pub segs_retrans: u64,
+    /// Fast retransmits (entries into fast recovery), whole run.
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts, whole run.
+    pub timeouts: u64,
+    /// Segments sent in the window.
+    pub segs_sent_window: u64,
+    /// Segments retransmitted in the window.
+    pub segs_retrans_window: u64,
+    /// Timeouts in the window.
+    pub timeouts_window: u64,
+    /// Whether a finite flow delivered all its bytes.
+    pub completed: bool,
+    /// Completion time of a finite flow (SYN sent to last byte delivered), seconds; NaN otherwise.
+    pub fct_s: f64,
+}
+
+/// One simplex link's results over the measurement window.
+#[derive(Clone, Debug, Default)]
+pub struct LinkResult {
+    /// `from->to`.
+    pub name: String,
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// Rate, bits per second.
+    pub rate_bps: u64,
+    /// Propagation delay, seconds.
+    pub delay_s: f64,
+    /// Fraction of the window the transmitter was busy (framing included).
+    pub utilisation: f64,
+    /// IP bytes serialised in the window * 8 / window.
+    pub throughput_bps: f64,
+    /// Packets serialised in the window.
+    pub pkts_sent: u64,
+    /// Packets dropped in the window.
+    pub drops: u64,
+    /// Time-averaged queue length in the window, packets.
+    pub mean_queue_pkts: f64,
+    /// The queue discipline.
+    pub qdisc: String,
+}
+
+/// Sampled congestion state of every flow.
+#[derive(Clone, Debug, Default)]
+pub struct CwndTrace {
+    /// Sample time, seconds.
+    pub time_s: Vec<f64>,
+    /// Flow index (row of the flows table).
+    pub flow: Vec<u32>,
+    /// Congestion window, segments.
+    pub cwnd: Vec<u32>,
+    /// Slow-start threshold, segments (u32::MAX when unset).
+    pub ssthresh: Vec<u32>,
+    /// Smoothed RTT, seconds (NaN before the first sample).
+    pub srtt_s: Vec<f64>,
+    /// Bytes in flight.
+    pub inflight_bytes: Vec<u64>,
+}
+
+/// Every RTT sample taken by every sender.
+#[derive(Clone, Debug, Default)]
+pub struct RttTrace {
+    /// Sample time, seconds.
+    pub time_s: Vec<f64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// The RTT sample, seconds.
+    pub rtt_s: Vec<f64>,
+}
+
+/// Sampled queue occupancy of every link.
+#[derive(Clone, Debug, Default)]
+pub struct QueueTrace {
+    /// Sample time, seconds.
+    pub time_s: Vec<f64>,
+    /// Link index (row of the links table).
+    pub link: Vec<u32>,
+    /// Packets waiting.
+    pub pkts: Vec<u32>,
+    /// Bytes waiting.
+    pub bytes: Vec<u64>,
+}
+
+/// The optional traces.
+#[derive(Clone, Debug, Default)]
+pub struct Traces {
+    /// Present when the scenario asks for `trace.cwnd`.
+    pub cwnd: Option<CwndTrace>,
+    /// Present when the scenario asks for `trace.rtt`.
+    pub rtt: Option<RttTrace>,
+    /// Present when the scenario asks for `trace.queue`.
+    pub queue: Option<QueueTrace>,
+}
+
+/// Everything one run produces.
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    /// Facts about the run.
+    pub meta: Meta,
+    /// One row per flow, in scenario order.
+    pub flows: Vec<FlowResult>,
+    /// One row per simplex link, in scenario order (a duplex link gives two rows).
+    pub links: Vec<LinkResult>,
+    /// Optional traces.
+    pub traces: Traces,
+}
+
+/// A controller, queue discipline or profile as `tcplab list` shows it.
+#[derive(Clone, Debug, Default)]
+pub struct CatalogEntry {
+    /// Name used in scenario files.
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Where the algorithm or defaults come from.
+    pub source: String,
+    /// Parameters or settings as (name, value or default, meaning).
+    pub params: Vec<(String, String, String)>,
+}
+
+/// Everything a scenario can name.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    /// Congestion controllers.
+    pub controllers: Vec<CatalogEntry>,
+    /// Queue disciplines.
+    pub queues: Vec<CatalogEntry>,
+    /// Host profiles.
+    pub profiles: Vec<CatalogEntry>,
+}

@@ -1,0 +1,99 @@
+//! Window arithmetic shared by controllers, as in Linux net/ipv4/tcp_cong.c.
+
+use super::CcState;
+
+/// Slow start (Linux `tcp_slow_start`): grow by the segments acknowledged, up to
+/// ssthresh; returns the acknowledged segments left over for congestion avoidance.
+pub fn slow_start(tp: &mut CcState, acked: u32) -> u32 {
+    let cwnd = tp.cwnd.saturating_add(acked).min(tp.ssthresh);
+    let left = acked - (cwnd - tp.cwnd);
+    tp.cwnd = cwnd.min(tp.cwnd_clamp);
+    left
+}
+
+/// Additive increase of one segment per `w` segments acknowledged
+/// (Linux `tcp_cong_avoid_ai`).
+pub fn cong_avoid_ai(tp: &mut CcState, w: u32, acked: u32) {
+    let w = w.max(1);
+    // If credits accumulated at a higher w, apply them gently now.
+    if tp.cwnd_cnt >= w {
+        tp.cwnd_cnt = 0;
+        tp.cwnd += 1;
+    }
+    tp.cwnd_cnt += acked;
+    if tp.cwnd_cnt >= w {
+        let delta = tp.cwnd_cnt / w;
+        tp.cwnd_cnt -= delta * w;
+        tp.cwnd += delta;
+    }
+    tp.cwnd = tp.cwnd.min(tp.cwnd_clamp);
+}
+
+/// RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 segments).
+pub fn reno_ssthresh(tp: &CcState) -> u32 {
+    (tp.in_flight / 2).max(2)
+}
+
+/// Linux `tcp_reno_cong_avoid`: slow start below ssthresh, then one segment per
+/// window of acknowledged segments; nothing when not limited by cwnd.
+pub fn reno_cong_avoid(tp: &mut CcState, acked: u32) {
+    if !tp.is_cwnd_limited {
+        return;
+    }
+    let mut acked = acked;
+    if tp.in_slow_start() {
+        acked = slow_start(tp, acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    let w = tp.cwnd;
+    cong_avoid_ai(tp, w, acked);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
+        let mut tp = CcState::new(10, 1448);
+        tp.ssthresh = 12;
+        assert_eq!(slow_start(&mut tp, 5), 3);
+        assert_eq!(tp.cwnd, 12);
+    }
+
+    #[test]
+    fn additive_increase_is_one_segment_per_window() {
+        // cwnd 10: 10 segments acked one at a time -> 11; then 11 more -> 12.
+        let mut tp = CcState::new(10, 1448);
+        tp.ssthresh = 5;
+        for _ in 0..10 {
+            reno_cong_avoid(&mut tp, 1);
+        }
+        assert_eq!((tp.cwnd, tp.cwnd_cnt), (11, 0));
+        for _ in 0..10 {
+            reno_cong_avoid(&mut tp, 1);
+        }
+        assert_eq!(tp.cwnd, 11);
+        reno_cong_avoid(&mut tp, 1);
+        assert_eq!(tp.cwnd, 12);
+    }
+
+    #[test]
+    fn no_growth_when_not_cwnd_limited() {
+        let mut tp = CcState::new(10, 1448);
+        tp.is_cwnd_limited = false;
+        reno_cong_avoid(&mut tp, 5);
+        assert_eq!(tp.cwnd, 10);
+    }
+
+    #[test]
+    fn ssthresh_is_half_the_flight_but_at_least_two() {
+        let mut tp = CcState::new(10, 1448);
+        tp.in_flight = 31;
+        assert_eq!(reno_ssthresh(&tp), 15);
+        tp.in_flight = 3;
+        assert_eq!(reno_ssthresh(&tp), 2);
+    }
+}

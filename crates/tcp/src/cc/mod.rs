@@ -1,0 +1,212 @@
+//! Congestion control: one trait, like Linux's `tcp_congestion_ops`, and one
+//! small file per algorithm. The window lives in [`CcState`] (the socket's
+//! view); the sender owns loss recovery and calls the hooks.
+//!
+//! Hook order on an ACK that acknowledges new data (as `tcp_ack` does):
+//! `pkts_acked` with the RTT sample, then either `cong_control` (rate-based
+//! controllers that return `true` from [`CongestionControl::has_cong_control`])
+//! or `cong_avoid` when the connection is not in fast recovery.
+
+mod helpers;
+mod newreno;
+mod reno;
+mod tahoe;
+
+pub use helpers::{cong_avoid_ai, reno_cong_avoid, reno_ssthresh, slow_start};
+
+use crate::profile::Recovery;
+use std::collections::BTreeMap;
+use tcplab_engine::SimTime;
+
+/// Congestion-avoidance state of the sender (Linux `tcp_ca_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Nothing wrong.
+    Open,
+    /// Duplicate ACKs or SACKs seen, below the threshold.
+    Disorder,
+    /// Fast recovery.
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+/// Events a controller may react to (Linux `tcp_ca_event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndEvent {
+    /// First transmission when no packet is in flight.
+    TxStart,
+    /// Congestion window restart after idle.
+    CwndRestart,
+    /// Fast recovery finished.
+    CompleteCwr,
+    /// A retransmission timeout.
+    Loss,
+}
+
+/// The socket state a controller reads and writes. Windows are in segments.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    /// Congestion window, segments.
+    pub cwnd: u32,
+    /// Slow-start threshold, segments (`u32::MAX` = infinite).
+    pub ssthresh: u32,
+    /// Linear-increase counter (Linux `snd_cwnd_cnt`).
+    pub cwnd_cnt: u32,
+    /// Upper bound of the window (Linux `snd_cwnd_clamp`).
+    pub cwnd_clamp: u32,
+    /// Window before the last reduction (for undo).
+    pub prior_cwnd: u32,
+    /// Sender maximum segment size, bytes of payload.
+    pub mss: u32,
+    /// Current time.
+    pub now: SimTime,
+    /// Smoothed RTT (zero before the first sample).
+    pub srtt: SimTime,
+    /// Smallest RTT seen (zero before the first sample).
+    pub min_rtt: SimTime,
+    /// Segments in flight (RFC 6675 pipe, Linux `tcp_packets_in_flight`).
+    pub in_flight: u32,
+    /// Whether the last transmissions were limited by cwnd (not rwnd or the application).
+    pub is_cwnd_limited: bool,
+    /// Congestion-avoidance state.
+    pub ca_state: CaState,
+    /// Total segments delivered (cumulatively or selectively acknowledged).
+    pub delivered: u64,
+    /// Pacing rate, bytes per second; 0 = no pacing.
+    pub pacing_rate: u64,
+}
+
+impl CcState {
+    /// A fresh state with `iw` segments and infinite ssthresh.
+    pub fn new(iw: u32, mss: u32) -> Self {
+        CcState {
+            cwnd: iw,
+            ssthresh: u32::MAX,
+            cwnd_cnt: 0,
+            cwnd_clamp: u32::MAX / 2,
+            prior_cwnd: iw,
+            mss,
+            now: SimTime::ZERO,
+            srtt: SimTime::ZERO,
+            min_rtt: SimTime::ZERO,
+            in_flight: 0,
+            is_cwnd_limited: true,
+            ca_state: CaState::Open,
+            delivered: 0,
+            pacing_rate: 0,
+        }
+    }
+    /// Linux `tcp_in_slow_start`.
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What an ACK acknowledged (Linux `ack_sample`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckSample {
+    /// Segments newly acknowledged (cumulatively or by SACK).
+    pub pkts_acked: u32,
+    /// RTT sample from this ACK, if Karn's rule allows one.
+    pub rtt: Option<SimTime>,
+    /// Segments in flight before this ACK.
+    pub in_flight: u32,
+}
+
+/// A delivery-rate sample (Linux `rate_sample`, tcp_rate.c).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    /// Segments delivered over the interval.
+    pub delivered: u64,
+    /// Length of the interval.
+    pub interval: SimTime,
+    /// Segments newly acknowledged or SACKed by this ACK.
+    pub acked_sacked: u32,
+    /// Segments newly marked lost by this ACK.
+    pub losses: u32,
+    /// RTT of the most recently sent segment acknowledged.
+    pub rtt: Option<SimTime>,
+    /// Whether the sample was taken while the application limited sending.
+    pub is_app_limited: bool,
+    /// Segments in flight before this ACK.
+    pub prior_in_flight: u32,
+}
+
+/// A congestion-control algorithm (Linux `tcp_congestion_ops`).
+pub trait CongestionControl {
+    /// Name as registered.
+    fn name(&self) -> &'static str;
+    /// Called once when the connection is established.
+    fn init(&mut self, _tp: &mut CcState) {}
+    /// The slow-start threshold after a loss (required).
+    fn ssthresh(&mut self, tp: &CcState) -> u32;
+    /// Window growth on an ACK outside recovery (required unless `cong_control`).
+    fn cong_avoid(&mut self, tp: &mut CcState, acked: u32);
+    /// Every ACK that acknowledges data, with its RTT sample.
+    fn pkts_acked(&mut self, _tp: &mut CcState, _s: &AckSample) {}
+    /// The congestion-avoidance state changes.
+    fn set_state(&mut self, _tp: &mut CcState, _new: CaState) {}
+    /// Events of the window.
+    fn cwnd_event(&mut self, _tp: &mut CcState, _ev: CwndEvent) {}
+    /// The window to restore when a reduction proves spurious.
+    fn undo_cwnd(&mut self, tp: &CcState) -> u32 {
+        tp.cwnd.max(tp.prior_cwnd)
+    }
+    /// Whether this controller sets the window itself from rate samples.
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+    /// Rate-based control on every ACK (BBR); only called when `has_cong_control`.
+    fn cong_control(&mut self, _tp: &mut CcState, _rs: &RateSample) {}
+    /// A loss recovery the algorithm requires regardless of the host (Tahoe, Reno).
+    fn recovery(&self) -> Option<Recovery> {
+        None
+    }
+}
+
+/// Parameters given to a controller in a scenario: name -> value.
+pub type CcParams = BTreeMap<String, f64>;
+
+/// A registered controller.
+pub struct CcInfo {
+    /// Name used in scenario files.
+    pub name: &'static str,
+    /// One line.
+    pub description: &'static str,
+    /// What it follows.
+    pub source: &'static str,
+    /// Parameters: (name, default, meaning).
+    pub params: &'static [(&'static str, &'static str, &'static str)],
+    /// Build one with the given parameters (checked: unknown names are errors).
+    pub make: fn(&CcParams) -> Result<Box<dyn CongestionControl>, String>,
+}
+
+/// Every controller, by name.
+pub fn registry() -> &'static [CcInfo] {
+    &[tahoe::INFO, reno::INFO, newreno::INFO]
+}
+
+/// Names that later issues add; a scenario naming one gets a clear message.
+pub const PLANNED: &[&str] =
+    &["vegas", "cubic", "compound", "bic", "highspeed", "htcp", "scalable", "westwood", "fast", "bbr"];
+
+/// Build a controller by name.
+pub fn make(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
+    match registry().iter().find(|i| i.name == name) {
+        Some(i) => (i.make)(params),
+        None => Err(format!(
+            "unknown congestion controller {name:?}; available: {}",
+            registry().iter().map(|i| i.name).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// Reject parameters a controller does not have.
+pub(crate) fn no_params(name: &str, params: &CcParams) -> Result<(), String> {
+    match params.keys().next() {
+        Some(k) => Err(format!("controller {name} has no parameter {k:?} (it takes none)")),
+        None => Ok(()),
+    }
+}

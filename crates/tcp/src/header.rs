@@ -1,0 +1,135 @@
+//! The TCP segment as it travels: flags, sequence numbers (64-bit, never
+//! wrapping: a deliberate deviation that removes wrap-around arithmetic without
+//! changing behaviour below 4 GiB per connection), window, and options
+//! (MSS, window scale, SACK-permitted on SYNs; timestamps; SACK blocks).
+//!
+//! Sizes follow the wire format: 20 bytes of IP and 20 of TCP header, options
+//! padded to 4 bytes as Linux lays them out (RFC 793, 2018, 7323).
+
+/// SYN flag.
+pub const SYN: u8 = 0x02;
+/// ACK flag.
+pub const ACK: u8 = 0x10;
+/// FIN flag.
+pub const FIN: u8 = 0x01;
+
+/// IPv4 + TCP header bytes without options.
+pub const BASE_HEADER: u32 = 40;
+/// Timestamp option with its two NOPs (RFC 7323 Appendix A layout).
+pub const TS_OPTION: u32 = 12;
+/// At most this many SACK blocks fit in 40 option bytes without timestamps; 3 with.
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// A TCP segment header with its options. `payload` is the number of data bytes
+/// carried (the data itself is not modelled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TcpHeader {
+    /// SYN/ACK/FIN bits.
+    pub flags: u8,
+    /// Sequence number of the first byte (or of the SYN/FIN).
+    pub seq: u64,
+    /// Cumulative acknowledgement (valid with ACK).
+    pub ack: u64,
+    /// Window field as sent: already shifted right by the sender's window scale
+    /// (except on SYNs), at most 65535.
+    pub wnd: u32,
+    /// Data bytes carried.
+    pub payload: u32,
+    /// MSS option (SYN only; 0 = absent).
+    pub mss: u16,
+    /// Window-scale option shift (SYN only; `None` = absent).
+    pub wscale: Option<u8>,
+    /// SACK-permitted option (SYN only).
+    pub sack_perm: bool,
+    /// Timestamps option present.
+    pub has_ts: bool,
+    /// TSval (sender clock, nanoseconds; real stacks use a coarser clock).
+    pub tsval: u64,
+    /// TSecr.
+    pub tsecr: u64,
+    /// Number of SACK blocks used.
+    pub nsack: u8,
+    /// SACK blocks `[left, right)`, most recent first (RFC 2018).
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+}
+
+impl TcpHeader {
+    /// Whether a flag is set.
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    /// Sequence space the segment occupies (data + SYN + FIN).
+    #[inline]
+    pub fn seq_len(&self) -> u64 {
+        self.payload as u64 + self.has(SYN) as u64 + self.has(FIN) as u64
+    }
+    /// The SACK blocks carried.
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..self.nsack as usize]
+    }
+    /// Bytes of options, padded as Linux pads them.
+    pub fn options_len(&self) -> u32 {
+        let mut n = 0;
+        if self.has(SYN) {
+            if self.mss != 0 {
+                n += 4;
+            }
+            // Linux: SACKOK+TS share 12 bytes; TS alone 12 (NOP NOP TS);
+            // SACKOK alone 4 (NOP NOP SACKOK); WS 4 (NOP WS).
+            if self.has_ts {
+                n += 12;
+            } else if self.sack_perm {
+                n += 4;
+            }
+            if self.wscale.is_some() {
+                n += 4;
+            }
+        } else if self.has_ts {
+            n += TS_OPTION;
+        }
+        if self.nsack > 0 {
+            n += 4 + 8 * self.nsack as u32;
+        }
+        debug_assert!(n <= 40, "options exceed 40 bytes: {n}");
+        n
+    }
+    /// Size of the IP packet carrying this segment.
+    #[inline]
+    pub fn wire_size(&self) -> u32 {
+        BASE_HEADER + self.options_len() + self.payload
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_data_segment_with_timestamps_is_a_1500_byte_packet() {
+        // MSS option 1460 = 1500 - 40; with timestamps 12 bytes go to options: 1448 of data.
+        let h = TcpHeader { flags: ACK, payload: 1448, has_ts: true, ..Default::default() };
+        assert_eq!(h.wire_size(), 1500);
+    }
+
+    #[test]
+    fn ack_sizes_follow_the_option_layout() {
+        let mut h = TcpHeader { flags: ACK, ..Default::default() };
+        assert_eq!(h.wire_size(), 40);
+        h.has_ts = true;
+        assert_eq!(h.wire_size(), 52);
+        h.nsack = 3; // 12 + 2 NOP + 2 + 24 = 40 bytes of options: the maximum
+        assert_eq!(h.wire_size(), 80);
+        let syn = TcpHeader { flags: SYN, mss: 1460, sack_perm: true, has_ts: true, wscale: Some(7), ..Default::default() };
+        // Linux SYN: MSS(4) + SACKOK/TS(12) + NOP/WS(4) = 20 bytes of options.
+        assert_eq!(syn.wire_size(), 60);
+    }
+
+    #[test]
+    fn syn_and_fin_take_one_sequence_number() {
+        let h = TcpHeader { flags: SYN | ACK, ..Default::default() };
+        assert_eq!(h.seq_len(), 1);
+        let h = TcpHeader { flags: FIN | ACK, payload: 100, ..Default::default() };
+        assert_eq!(h.seq_len(), 101);
+    }
+}

@@ -1,0 +1,295 @@
+//! The data receiver of one connection: answers the handshake, delivers data in
+//! order, keeps out-of-order data within the receive buffer, and acknowledges
+//! with delayed ACKs (every second full segment or on a timer; at once for
+//! out-of-order data, for a segment that fills a hole and for duplicates,
+//! RFC 5681 4.2), SACK blocks (RFC 2018: the block of the latest segment first,
+//! then the most recently reported ones) and timestamps (RFC 7323 TS.Recent).
+//!
+//! The application reads at once, so the advertised window is the receive
+//! buffer; data beyond rcv_nxt + buffer is discarded.
+
+use crate::header::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::profile::TcpConfig;
+use crate::sender::wscale_for;
+use tcplab_engine::SimTime;
+
+/// Counters of one receiver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Application bytes delivered in order.
+    pub delivered: u64,
+    /// ACK segments sent (SYN-ACK included).
+    pub acks_sent: u64,
+    /// Data segments received.
+    pub segs_received: u64,
+    /// Data segments received entirely below rcv_nxt (duplicates).
+    pub dup_segs: u64,
+}
+
+/// The receiver.
+pub struct Receiver {
+    cfg: TcpConfig,
+    established: bool,
+    /// Next sequence number expected.
+    pub rcv_nxt: u64,
+    ooo: Vec<(u64, u64)>,
+    recent: [(u64, u64); MAX_SACK_BLOCKS],
+    nrecent: usize,
+    sack_ok: bool,
+    ts_ok: bool,
+    rcv_wscale: u8,
+    ts_recent: u64,
+    last_ack_sent: u64,
+    pending: u32,
+    delack_deadline: Option<SimTime>,
+    mss: u32,
+    fin: Option<u64>,
+    /// Counters.
+    pub stats: ReceiverStats,
+    /// When the last byte (the FIN) arrived in order.
+    pub fin_at: Option<SimTime>,
+    /// When the last in-order data byte was delivered.
+    pub last_delivery: Option<SimTime>,
+}
+
+impl Receiver {
+    /// A listening receiver.
+    pub fn new(cfg: TcpConfig) -> Self {
+        Receiver {
+            mss: cfg.mss,
+            cfg,
+            established: false,
+            rcv_nxt: 0,
+            ooo: Vec::with_capacity(64),
+            recent: [(0, 0); MAX_SACK_BLOCKS],
+            nrecent: 0,
+            sack_ok: false,
+            ts_ok: false,
+            rcv_wscale: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            pending: 0,
+            delack_deadline: None,
+            fin: None,
+            stats: ReceiverStats::default(),
+            fin_at: None,
+            last_delivery: None,
+        }
+    }
+    /// Earliest pending timer.
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+    /// Whether SACK was negotiated.
+    pub fn sack_ok(&self) -> bool {
+        self.sack_ok
+    }
+    /// Out-of-order ranges held.
+    pub fn ooo(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
+    fn max_blocks(&self) -> usize {
+        if self.ts_ok {
+            3
+        } else {
+            MAX_SACK_BLOCKS
+        }
+    }
+
+    /// Process a segment from the sender.
+    pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        if h.has(SYN) {
+            self.on_syn(now, h, out);
+            return;
+        }
+        if !self.established {
+            if !h.has(ACK) || self.rcv_nxt == 0 {
+                return;
+            }
+            self.established = true;
+        }
+        // RFC 7323 4.3: TS.Recent from segments at or left of the last ACK sent.
+        if self.ts_ok && h.has_ts && h.tsval >= self.ts_recent && h.seq <= self.last_ack_sent {
+            self.ts_recent = h.tsval;
+        }
+        let len = h.seq_len();
+        if len == 0 {
+            return; // a pure ACK (of our FIN)
+        }
+        self.stats.segs_received += 1;
+        let (start, end) = (h.seq, h.seq + len);
+        if end <= self.rcv_nxt {
+            self.stats.dup_segs += 1;
+            self.send_ack(now, out);
+            return;
+        }
+        if start >= self.rcv_nxt + self.cfg.rcvbuf {
+            self.send_ack(now, out); // beyond the window
+            return;
+        }
+        if h.has(FIN) {
+            self.fin = Some(end - 1);
+        }
+        if start <= self.rcv_nxt {
+            let had_holes = !self.ooo.is_empty();
+            self.advance(now, end);
+            if had_holes || self.fin_at.is_some() {
+                self.send_ack(now, out);
+            } else {
+                self.pending += 1;
+                let full = h.payload >= self.mss;
+                if self.cfg.delack_timeout == SimTime::ZERO
+                    || self.pending >= self.cfg.delack_segments
+                    || !full && h.payload > 0 && self.pending >= 1 && self.cfg.delack_segments <= 1
+                {
+                    self.send_ack(now, out);
+                } else if self.delack_deadline.is_none() {
+                    self.delack_deadline = Some(now + self.cfg.delack_timeout);
+                }
+            }
+        } else {
+            // Out of order: hold it, ACK at once with SACK blocks.
+            let r = self.insert_ooo(start, end);
+            self.note_recent(r);
+            self.send_ack(now, out);
+        }
+    }
+
+    fn on_syn(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        if self.rcv_nxt == 0 {
+            self.rcv_nxt = h.seq + 1;
+            self.sack_ok = self.cfg.sack && h.sack_perm;
+            self.ts_ok = self.cfg.timestamps && h.has_ts;
+            let ws = self.cfg.window_scaling && h.wscale.is_some();
+            self.rcv_wscale = if ws { wscale_for(self.cfg.rcvbuf) } else { 0 };
+            let peer_mss = if h.mss == 0 { 536 } else { h.mss as u32 };
+            self.mss = self.cfg.mss.min(peer_mss) - if self.ts_ok { 12 } else { 0 };
+            self.ts_recent = h.tsval;
+        }
+        let ws = self.cfg.window_scaling && h.wscale.is_some();
+        out.push(TcpHeader {
+            flags: SYN | ACK,
+            seq: 0,
+            ack: self.rcv_nxt,
+            wnd: self.cfg.rcvbuf.min(65535) as u32,
+            mss: self.cfg.mss as u16,
+            wscale: ws.then_some(self.rcv_wscale),
+            sack_perm: self.sack_ok,
+            has_ts: self.ts_ok,
+            tsval: now.0,
+            tsecr: self.ts_recent,
+            ..Default::default()
+        });
+        self.last_ack_sent = self.rcv_nxt;
+        self.stats.acks_sent += 1;
+    }
+
+    /// In-order data up to `end` arrived: deliver it and whatever it joins.
+    fn advance(&mut self, now: SimTime, end: u64) {
+        let mut new_nxt = end.max(self.rcv_nxt);
+        while let Some(&(l, r)) = self.ooo.first() {
+            if l > new_nxt {
+                break;
+            }
+            new_nxt = new_nxt.max(r);
+            self.ooo.remove(0);
+        }
+        let data_end = match self.fin {
+            Some(f) if new_nxt > f => f,
+            _ => new_nxt,
+        };
+        if data_end > self.rcv_nxt.min(data_end) {
+            self.stats.delivered += data_end - self.rcv_nxt.min(data_end);
+            self.last_delivery = Some(now);
+        }
+        self.rcv_nxt = new_nxt;
+        if self.fin.is_some_and(|f| self.rcv_nxt > f) && self.fin_at.is_none() {
+            self.fin_at = Some(now);
+        }
+        // Drop SACK blocks now covered.
+        let mut k = 0;
+        for i in 0..self.nrecent {
+            if self.recent[i].1 > self.rcv_nxt {
+                self.recent[k] = self.recent[i];
+                k += 1;
+            }
+        }
+        self.nrecent = k;
+    }
+
+    /// Insert `[start, end)` into the out-of-order set; returns the merged range holding it.
+    fn insert_ooo(&mut self, start: u64, end: u64) -> (u64, u64) {
+        let mut l = start;
+        let mut r = end;
+        let mut i = 0;
+        while i < self.ooo.len() {
+            let (a, b) = self.ooo[i];
+            if b < l {
+                i += 1;
+            } else if a > r {
+                break;
+            } else {
+                l = l.min(a);
+                r = r.max(b);
+                self.ooo.remove(i);
+            }
+        }
+        self.ooo.insert(i, (l, r));
+        (l, r)
+    }
+
+    /// RFC 2018: the block holding the latest segment first, then earlier blocks.
+    fn note_recent(&mut self, first: (u64, u64)) {
+        let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        blocks[0] = first;
+        let mut n = 1;
+        for i in 0..self.nrecent {
+            if n >= MAX_SACK_BLOCKS {
+                break;
+            }
+            let (l, _) = self.recent[i];
+            // The range now holding the old block's left edge.
+            if let Some(&cur) = self.ooo.iter().find(|&&(a, b)| a <= l && l < b) {
+                if !blocks[..n].contains(&cur) {
+                    blocks[n] = cur;
+                    n += 1;
+                }
+            }
+        }
+        self.recent = blocks;
+        self.nrecent = n;
+    }
+
+    fn send_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let mut h = TcpHeader {
+            flags: ACK,
+            seq: 1,
+            ack: self.rcv_nxt,
+            wnd: ((self.cfg.rcvbuf >> self.rcv_wscale).min(65535)) as u32,
+            has_ts: self.ts_ok,
+            tsval: now.0,
+            tsecr: self.ts_recent,
+            ..Default::default()
+        };
+        if self.fin_at.is_some() {
+            h.flags |= FIN; // passive close: our FIN rides on every ACK after theirs
+        }
+        if self.sack_ok {
+            let n = self.nrecent.min(self.max_blocks());
+            h.sack[..n].copy_from_slice(&self.recent[..n]);
+            h.nsack = n as u8;
+        }
+        self.last_ack_sent = self.rcv_nxt;
+        self.pending = 0;
+        self.delack_deadline = None;
+        self.stats.acks_sent += 1;
+        out.push(h);
+    }
+
+    /// Fire the delayed-ACK timer if due.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.delack_deadline.is_some_and(|d| d <= now) {
+            self.send_ack(now, out);
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! The sender's record of every segment sent and not yet cumulatively
+//! acknowledged, with SACK, lost and retransmitted flags (RFC 6675's scoreboard,
+//! Linux's retransmit queue). Counters are kept incrementally and checked
+//! against a recount in debug builds.
+
+use std::collections::VecDeque;
+use tcplab_engine::SimTime;
+
+/// Selectively acknowledged.
+pub const SACKED: u8 = 1;
+/// Considered lost (stays set when retransmitted, as Linux's TCPCB_LOST: the
+/// pipe counts such a segment once, through its retransmission).
+pub const LOST: u8 = 2;
+/// A retransmission of it is in flight.
+pub const RETRANS: u8 = 4;
+/// It was retransmitted at least once (Karn's rule).
+pub const EVER_RETRANS: u8 = 8;
+
+/// One segment of the sequence space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seg {
+    /// First sequence number.
+    pub start: u64,
+    /// Sequence numbers occupied (payload, +1 for a FIN).
+    pub len: u32,
+    /// Data bytes.
+    pub payload: u32,
+    /// Carries the FIN.
+    pub fin: bool,
+    /// Time of the latest (re)transmission.
+    pub sent: SimTime,
+    /// Flag bits.
+    pub flags: u8,
+    /// Rate sampling: segments delivered when it was sent (Linux `tx.delivered`).
+    pub tx_delivered: u64,
+    /// Rate sampling: time of the last delivery when it was sent.
+    pub tx_delivered_time: SimTime,
+}
+
+impl Seg {
+    /// One past the last sequence number.
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.start + self.len as u64
+    }
+    /// Whether a flag is set.
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// What a cumulative ACK removed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Acked {
+    /// Segments removed.
+    pub segs: u32,
+    /// Of which were not SACKed before (newly delivered).
+    pub newly_delivered: u32,
+    /// Send time of the earliest removed segment never retransmitted, if no removed
+    /// segment was ever retransmitted (Karn).
+    pub karn_sent: Option<SimTime>,
+    /// Whether any removed segment had been retransmitted.
+    pub any_retrans: bool,
+    /// Latest removed segment (by send time) for rate sampling.
+    pub newest: Option<Seg>,
+}
+
+/// The scoreboard.
+#[derive(Debug)]
+pub struct Scoreboard {
+    segs: VecDeque<Seg>,
+    mss: u32,
+    /// Segments SACKed.
+    pub sacked: u32,
+    /// Segments marked lost and not retransmitted.
+    pub lost: u32,
+    /// Retransmissions in flight.
+    pub retrans: u32,
+    /// One past the highest SACKed sequence number (0 if none).
+    pub high_sacked: u64,
+    /// Everything unSACKed below this is already marked lost (RFC 6675 IsLost scan point).
+    lost_scan: u64,
+}
+
+impl Scoreboard {
+    /// An empty scoreboard with room for `cap` segments.
+    pub fn new(mss: u32, cap: usize) -> Self {
+        Scoreboard {
+            segs: VecDeque::with_capacity(cap),
+            mss,
+            sacked: 0,
+            lost: 0,
+            retrans: 0,
+            high_sacked: 0,
+            lost_scan: 0,
+        }
+    }
+    /// Set the segment size once it is negotiated.
+    pub fn set_mss(&mut self, mss: u32) {
+        self.mss = mss;
+    }
+    /// Segments outstanding.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    /// No segment outstanding.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    /// Segment by index from the oldest.
+    #[inline]
+    pub fn get(&self, i: usize) -> &Seg {
+        &self.segs[i]
+    }
+    /// Append a newly sent segment.
+    #[inline]
+    pub fn push(&mut self, s: Seg) {
+        debug_assert!(self.segs.back().is_none_or(|b| b.end() == s.start));
+        self.segs.push_back(s);
+    }
+    /// RFC 6675 pipe / Linux `tcp_packets_in_flight`:
+    /// outstanding - SACKed - lost + retransmissions in flight.
+    #[inline]
+    pub fn in_flight(&self) -> u32 {
+        self.segs.len() as u32 - self.sacked - self.lost + self.retrans
+    }
+    /// Index of the segment holding `seq`, if outstanding.
+    pub fn index_of(&self, seq: u64) -> Option<usize> {
+        let first = self.segs.front()?;
+        if seq < first.start || seq >= self.segs.back()?.end() {
+            return None;
+        }
+        let mut i = (((seq - first.start) / self.mss.max(1) as u64) as usize).min(self.segs.len() - 1);
+        while self.segs[i].start > seq {
+            i -= 1;
+        }
+        while self.segs[i].end() <= seq {
+            i += 1;
+        }
+        Some(i)
+    }
+    /// Remove every segment below `ack`.
+    pub fn ack_to(&mut self, ack: u64) -> Acked {
+        let mut a = Acked::default();
+        while let Some(s) = self.segs.front() {
+            if s.end() > ack {
+                break;
+            }
+            let s = self.segs.pop_front().expect("front exists");
+            a.segs += 1;
+            if s.has(SACKED) {
+                self.sacked -= 1;
+            } else {
+                a.newly_delivered += 1;
+            }
+            if s.has(LOST) {
+                self.lost -= 1;
+            }
+            if s.has(RETRANS) {
+                self.retrans -= 1;
+            }
+            if s.has(EVER_RETRANS) {
+                a.any_retrans = true;
+            } else if a.karn_sent.is_none() {
+                a.karn_sent = Some(s.sent);
+            }
+            if a.newest.is_none_or(|n| s.sent >= n.sent) {
+                a.newest = Some(s);
+            }
+        }
+        if a.any_retrans {
+            a.karn_sent = None;
+        }
+        a
+    }
+    /// Mark `[left, right)` SACKed; returns segments newly SACKed and the
+    /// latest-sent of them (for rate sampling).
+    pub fn sack(&mut self, left: u64, right: u64) -> (u32, Option<Seg>) {
+        let mut n = 0;
+        let mut newest: Option<Seg> = None;
+        let Some(mut i) = self.index_of(left) else { return (0, None) };
+        while i < self.segs.len() {
+            let s = &mut self.segs[i];
+            if s.end() > right {
+                break;
+            }
+            if s.start >= left && !s.has(SACKED) {
+                if s.has(LOST) {
+                    self.lost -= 1;
+                }
+                if s.has(RETRANS) {
+                    self.retrans -= 1;
+                }
+                s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
+                self.sacked += 1;
+                n += 1;
+                if newest.is_none_or(|x| s.sent >= x.sent) {
+                    newest = Some(*s);
+                }
+                self.high_sacked = self.high_sacked.max(s.end());
+            }
+            i += 1;
+        }
+        (n, newest)
+    }
+    /// RFC 6675 IsLost applied to every segment: an unSACKed segment is lost when
+    /// at least `dupthresh` SACKed segments lie above it (for full-sized
+    /// segments this is also the "(DupThresh - 1) * SMSS bytes" rule). Segments
+    /// already retransmitted are left alone. Returns segments newly marked.
+    pub fn mark_lost(&mut self, dupthresh: u32) -> u32 {
+        if self.sacked < dupthresh {
+            return 0;
+        }
+        // Find the dupthresh-th SACKed segment from the top: everything below it qualifies.
+        let mut seen = 0;
+        let mut limit_idx = None;
+        for i in (0..self.segs.len()).rev() {
+            if self.segs[i].start < self.lost_scan {
+                break;
+            }
+            if self.segs[i].has(SACKED) {
+                seen += 1;
+                if seen == dupthresh {
+                    limit_idx = Some(i);
+                    break;
+                }
+            }
+        }
+        let Some(limit) = limit_idx else { return 0 };
+        let from = self.index_of(self.lost_scan).unwrap_or(0);
+        let mut n = 0;
+        for i in from..limit {
+            let s = &mut self.segs[i];
+            if s.flags & (SACKED | LOST | RETRANS) == 0 {
+                s.flags |= LOST;
+                self.lost += 1;
+                n += 1;
+            }
+        }
+        self.lost_scan = self.lost_scan.max(self.segs[limit].start);
+        n
+    }
+    /// Mark the oldest outstanding segment lost (fast retransmit, NewReno partial ACK).
+    pub fn mark_head_lost(&mut self) {
+        if let Some(s) = self.segs.front_mut() {
+            if s.has(SACKED) {
+                return;
+            }
+            if s.has(RETRANS) {
+                // Its retransmission is presumed lost too: make it eligible again.
+                s.flags &= !RETRANS;
+                self.retrans -= 1;
+            }
+            if !s.has(LOST) {
+                s.flags |= LOST;
+                self.lost += 1;
+            }
+        }
+    }
+    /// After a timeout: every unSACKed segment is lost, no retransmission is in flight.
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            if !s.has(SACKED) {
+                s.flags = (s.flags & !RETRANS) | LOST;
+            }
+        }
+        self.retrans = 0;
+        self.lost = self.segs.len() as u32 - self.sacked;
+        self.lost_scan = self.segs.back().map_or(0, |s| s.end());
+    }
+    /// Forget all SACK information (a reneging receiver, or a non-SACK recovery).
+    pub fn clear_sacks(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.flags &= !SACKED;
+        }
+        self.sacked = 0;
+        self.high_sacked = 0;
+        self.lost_scan = 0;
+    }
+    /// The first segment marked lost and not yet retransmitted, from index `from`.
+    pub fn first_lost(&self, from: usize) -> Option<usize> {
+        if self.lost == 0 {
+            return None;
+        }
+        (from..self.segs.len()).find(|&i| self.segs[i].flags & (LOST | RETRANS) == LOST)
+    }
+    /// Record a retransmission of segment `i` at `now`.
+    pub fn retransmitted(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.segs[i];
+        if !s.has(RETRANS) {
+            self.retrans += 1;
+        }
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent = now;
+    }
+    /// Recount the flags (debug invariant): (sacked, lost, retrans).
+    pub fn recount(&self) -> (u32, u32, u32) {
+        let c = |f| self.segs.iter().filter(|s| s.has(f)).count() as u32;
+        (c(SACKED), c(LOST), c(RETRANS))
+    }
+    /// Check the invariants; panics with a description when one fails.
+    pub fn check(&self) {
+        assert_eq!(self.recount(), (self.sacked, self.lost, self.retrans), "scoreboard counters drifted");
+        for w in self.segs.iter().zip(self.segs.iter().skip(1)) {
+            assert_eq!(w.0.end(), w.1.start, "scoreboard has a gap or overlap");
+        }
+        for s in &self.segs {
+            assert!(!(s.has(SACKED) && (s.has(LOST) || s.has(RETRANS))), "SACKed segment also lost/retrans");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new(100, 16);
+        for i in 0..n {
+            b.push(Seg { start: 1 + 100 * i, len: 100, payload: 100, fin: false, sent: SimTime(i), flags: 0, tx_delivered: 0, tx_delivered_time: SimTime::ZERO });
+        }
+        b
+    }
+
+    #[test]
+    fn index_lookup_finds_the_segment_holding_a_sequence_number() {
+        let b = board(5);
+        assert_eq!(b.index_of(1), Some(0));
+        assert_eq!(b.index_of(100), Some(0));
+        assert_eq!(b.index_of(101), Some(1));
+        assert_eq!(b.index_of(500), Some(4));
+        assert_eq!(b.index_of(501), None);
+        assert_eq!(b.index_of(0), None);
+    }
+
+    #[test]
+    fn is_lost_needs_three_sacked_segments_above() {
+        // Segments 0..10; SACK 3, 4 (two above 0..2): nothing lost; SACK 6: 0,1,2 lost
+        // (three SACKed above them) but not 5 (only one SACKed above it).
+        let mut b = board(10);
+        b.sack(301, 501);
+        assert_eq!(b.mark_lost(3), 0);
+        b.sack(601, 701);
+        assert_eq!(b.mark_lost(3), 3);
+        let lost: Vec<bool> = (0..10).map(|i| b.get(i).has(LOST)).collect();
+        assert_eq!(lost, vec![true, true, true, false, false, false, false, false, false, false]);
+        // pipe = 10 outstanding - 3 SACKed - 3 lost + 0 retransmitted = 4 (segments 5, 7, 8, 9)
+        assert_eq!(b.in_flight(), 4);
+        b.check();
+        // SACK 8 and 9: now 5 has 3 SACKed above it (6, 8, 9), 7 has two.
+        b.sack(801, 1001);
+        assert_eq!(b.mark_lost(3), 1);
+        assert!(b.get(5).has(LOST) && !b.get(7).has(LOST));
+        b.check();
+    }
+
+    #[test]
+    fn retransmission_moves_lost_to_in_flight_and_a_cumulative_ack_clears_it() {
+        let mut b = board(6);
+        b.sack(201, 501);
+        b.mark_lost(3);
+        assert_eq!((b.lost, b.sacked), (2, 3));
+        assert_eq!(b.first_lost(0), Some(0));
+        b.retransmitted(0, SimTime(100));
+        assert_eq!(b.first_lost(0), Some(1));
+        // Segment 0 stays counted as lost, its retransmission is in flight:
+        // pipe = 6 - 3 SACKed - 2 lost + 1 retransmitted = 2 (segments 0' and 5).
+        assert_eq!((b.lost, b.retrans, b.in_flight()), (2, 1, 2));
+        let a = b.ack_to(101);
+        assert!(a.any_retrans);
+        assert_eq!(a.karn_sent, None);
+        assert_eq!((b.len(), b.retrans, b.lost), (5, 0, 1));
+        assert_eq!(b.first_lost(0), Some(0)); // segment 1, now at the head
+        b.check();
+    }
+
+    #[test]
+    fn karn_sample_comes_from_the_earliest_never_retransmitted_segment() {
+        let mut b = board(4);
+        let a = b.ack_to(201);
+        assert_eq!((a.segs, a.newly_delivered), (2, 2));
+        assert_eq!(a.karn_sent, Some(SimTime(0)));
+    }
+
+    #[test]
+    fn timeout_marks_every_unsacked_segment_lost() {
+        let mut b = board(5);
+        b.sack(201, 301);
+        b.retransmitted(0, SimTime(9));
+        b.mark_all_lost();
+        assert_eq!((b.lost, b.sacked, b.retrans, b.in_flight()), (4, 1, 0, 0));
+        b.check();
+    }
+}

@@ -1,0 +1,768 @@
+//! The data sender of one connection: handshake, transmission under cwnd, rwnd
+//! and the send buffer, fast retransmit and recovery (Tahoe, Reno, NewReno per
+//! RFC 6582, SACK per RFC 6675), retransmission timeout (RFC 6298 with Karn's
+//! rule and backoff), timestamps (RFC 7323), pacing, and the congestion-control
+//! hooks.
+//!
+//! No I/O: time is passed in and segments are appended to an output vector.
+//! Sequence numbers start at 0 (the SYN); data starts at 1.
+
+use crate::cc::{AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample};
+use crate::header::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::profile::{Recovery, TcpConfig};
+use crate::rtt::RttEstimator;
+use crate::scoreboard::{Scoreboard, Seg, EVER_RETRANS, LOST, RETRANS, SACKED};
+
+use tcplab_engine::SimTime;
+
+/// Connection state of the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    /// Not started.
+    Closed,
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    /// Sending data.
+    Established,
+    /// All data and the FIN acknowledged.
+    Done,
+}
+
+/// Counters of one sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments transmitted (first transmissions and retransmissions; FIN included).
+    pub segs_sent: u64,
+    /// Retransmitted segments.
+    pub segs_retrans: u64,
+    /// Fast retransmits (entries into fast recovery, Tahoe's included).
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts (SYN timeouts included).
+    pub timeouts: u64,
+    /// Payload bytes transmitted for the first time.
+    pub bytes_sent: u64,
+}
+
+/// The sender.
+pub struct Sender {
+    cfg: TcpConfig,
+    /// Window state shared with the controller.
+    pub tp: CcState,
+    cc: Box<dyn CongestionControl>,
+    state: SenderState,
+    recovery_kind: Recovery,
+    /// Oldest unacknowledged sequence number.
+    pub snd_una: u64,
+    /// Next sequence number to send (rewinds on a timeout without SACK).
+    pub snd_nxt: u64,
+    /// One past the highest sequence number ever sent (RFC 6675 HighData + 1).
+    pub snd_max: u64,
+    /// One past the last data byte (1 + application bytes); `u64::MAX` for bulk.
+    data_end: u64,
+    sb: Scoreboard,
+    rtt: RttEstimator,
+    recover: u64,
+    dupacks: u32,
+    partial_acks: u32,
+    rwnd: u64,
+    snd_wscale: u8,
+    mss: u32,
+    ts_ok: bool,
+    sack_ok: bool,
+    ts_recent: u64,
+    peer_fin: Option<u64>,
+    rto_deadline: Option<SimTime>,
+    pace_next: SimTime,
+    pace_deadline: Option<SimTime>,
+    syn_sent_at: SimTime,
+    syn_retransmitted: bool,
+    undo_marker: bool,
+    delivered_time: SimTime,
+    last_rtt: Option<SimTime>,
+    /// Counters.
+    pub stats: SenderStats,
+    /// When the FIN was acknowledged.
+    pub done_at: Option<SimTime>,
+}
+
+impl Sender {
+    /// A sender of `bytes` application bytes (`None`: unlimited) with `cfg` and `cc`.
+    pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
+        let mss = cfg.mss;
+        let cap = (cfg.sndbuf / mss as u64 + 16).min(1 << 20) as usize;
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
+        Sender {
+            tp: CcState::new(cfg.initial_window, mss),
+            recovery_kind: cc.recovery().unwrap_or(cfg.recovery),
+            cfg,
+            cc,
+            state: SenderState::Closed,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            data_end: bytes.map_or(u64::MAX, |b| 1 + b),
+            sb: Scoreboard::new(mss, cap),
+            rtt,
+            recover: 0,
+            dupacks: 0,
+            partial_acks: 0,
+            rwnd: 65535,
+            snd_wscale: 0,
+            mss,
+            ts_ok: false,
+            sack_ok: false,
+            ts_recent: 0,
+            peer_fin: None,
+            rto_deadline: None,
+            pace_next: SimTime::ZERO,
+            pace_deadline: None,
+            syn_sent_at: SimTime::ZERO,
+            syn_retransmitted: false,
+            undo_marker: false,
+            delivered_time: SimTime::ZERO,
+            last_rtt: None,
+            stats: SenderStats::default(),
+            done_at: None,
+        }
+    }
+
+    /// Connection state.
+    pub fn state(&self) -> SenderState {
+        self.state
+    }
+    /// Congestion-avoidance state.
+    pub fn ca_state(&self) -> CaState {
+        self.tp.ca_state
+    }
+    /// The controller's name.
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+    /// Loss recovery in use (after negotiation).
+    pub fn recovery(&self) -> Recovery {
+        self.recovery_kind
+    }
+    /// Negotiated payload bytes per segment.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+    /// Whether SACK was negotiated.
+    pub fn sack_ok(&self) -> bool {
+        self.sack_ok
+    }
+    /// Whether timestamps were negotiated.
+    pub fn ts_ok(&self) -> bool {
+        self.ts_ok
+    }
+    /// Receive window of the peer, bytes.
+    pub fn rwnd(&self) -> u64 {
+        self.rwnd
+    }
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    /// The scoreboard.
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.sb
+    }
+    /// Bytes sent and not cumulatively acknowledged.
+    pub fn outstanding_bytes(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+    /// Take the RTT sample produced by the last ACK, if any.
+    pub fn take_rtt_sample(&mut self) -> Option<SimTime> {
+        self.last_rtt.take()
+    }
+    /// Earliest pending timer.
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        match (self.rto_deadline, self.pace_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    /// When the retransmission timer fires, if it runs.
+    pub fn rto_deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    fn effective_recovery(&self) -> Recovery {
+        match self.recovery_kind {
+            Recovery::Sack if !self.sack_ok => Recovery::NewReno,
+            r => r,
+        }
+    }
+    fn uses_sack(&self) -> bool {
+        self.effective_recovery() == Recovery::Sack
+    }
+
+    // ---------------------------------------------------------------- handshake
+
+    /// Open the connection: send the SYN.
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        debug_assert_eq!(self.state, SenderState::Closed);
+        self.state = SenderState::SynSent;
+        self.syn_sent_at = now;
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.send_syn(now, out);
+    }
+
+    fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let c = &self.cfg;
+        out.push(TcpHeader {
+            flags: SYN,
+            seq: 0,
+            wnd: c.rcvbuf.min(65535) as u32,
+            mss: c.mss as u16,
+            wscale: c.window_scaling.then_some(wscale_for(c.rcvbuf)),
+            sack_perm: c.sack,
+            has_ts: c.timestamps,
+            tsval: now.0,
+            ..Default::default()
+        });
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn on_syn_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        if h.ack != 1 {
+            return;
+        }
+        self.state = SenderState::Established;
+        self.ts_ok = self.cfg.timestamps && h.has_ts;
+        self.sack_ok = self.cfg.sack && h.sack_perm;
+        self.snd_wscale = if self.cfg.window_scaling { h.wscale.unwrap_or(0) } else { 0 };
+        if self.cfg.window_scaling && h.wscale.is_none() {
+            self.snd_wscale = 0;
+        }
+        let peer_mss = if h.mss == 0 { 536 } else { h.mss as u32 };
+        self.mss = self.cfg.mss.min(peer_mss) - if self.ts_ok { 12 } else { 0 };
+        self.sb.set_mss(self.mss);
+        self.tp.mss = self.mss;
+        self.rwnd = h.wnd as u64; // unscaled on the SYN-ACK
+        self.ts_recent = h.tsval;
+        self.snd_una = 1;
+        if self.syn_retransmitted {
+            // RFC 6298 (5.7) and RFC 5681 3.1: a lost SYN means RTO 3 s and IW of one segment.
+            self.rtt.reset_after_syn_timeout();
+            self.tp.cwnd = 1;
+        } else {
+            self.sample_rtt(now - self.syn_sent_at);
+        }
+        self.tp.now = now;
+        self.cc.init(&mut self.tp);
+        self.rto_deadline = None;
+        let before = out.len();
+        self.transmit(now, out);
+        if out.len() == before {
+            out.push(self.ack_header(now, 1));
+        }
+    }
+
+    // ---------------------------------------------------------------- output
+
+    fn ack_header(&self, now: SimTime, seq: u64) -> TcpHeader {
+        TcpHeader {
+            flags: ACK,
+            seq,
+            ack: self.peer_fin.map_or(1, |f| f + 1),
+            wnd: 65535,
+            has_ts: self.ts_ok,
+            tsval: now.0,
+            tsecr: self.ts_recent,
+            ..Default::default()
+        }
+    }
+
+    fn emit(&mut self, now: SimTime, seg: Seg, out: &mut Vec<TcpHeader>) {
+        let mut h = self.ack_header(now, seg.start);
+        h.payload = seg.payload;
+        if seg.fin {
+            h.flags |= FIN;
+        }
+        self.stats.segs_sent += 1;
+        if self.tp.pacing_rate > 0 {
+            let bytes = h.wire_size() as u64;
+            self.pace_next = now.max(self.pace_next)
+                + SimTime((bytes as u128 * 1_000_000_000 / self.tp.pacing_rate as u128) as u64);
+        }
+        out.push(h);
+        if self.rto_deadline.is_none() {
+            // RFC 6298 (5.1): start the timer if it is not running.
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<TcpHeader>) {
+        self.sb.retransmitted(i, now);
+        let seg = *self.sb.get(i);
+        self.stats.segs_retrans += 1;
+        self.emit(now, seg, out);
+    }
+
+    /// Next new segment (start, seq length, payload, fin), if the application has any.
+    fn next_new_segment(&self) -> Option<(u64, u32, u32, bool)> {
+        let s = self.snd_max;
+        if s < self.data_end {
+            let payload = (self.data_end - s).min(self.mss as u64) as u32;
+            Some((s, payload, payload, false))
+        } else if s == self.data_end && self.data_end != u64::MAX {
+            Some((s, 1, 0, true))
+        } else {
+            None
+        }
+    }
+
+    fn send_new(&mut self, now: SimTime, start: u64, len: u32, payload: u32, fin: bool, out: &mut Vec<TcpHeader>) {
+        if self.sb.is_empty() {
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::TxStart);
+        }
+        let seg = Seg {
+            start,
+            len,
+            payload,
+            fin,
+            sent: now,
+            flags: 0,
+            tx_delivered: self.tp.delivered,
+            tx_delivered_time: self.delivered_time,
+        };
+        self.sb.push(seg);
+        self.snd_max = start + len as u64;
+        self.snd_nxt = self.snd_max;
+        self.stats.bytes_sent += payload as u64;
+        self.emit(now, seg, out);
+    }
+
+    /// Send whatever the windows allow.
+    fn transmit(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        self.pace_deadline = None;
+        let sack = self.uses_sack();
+        let mut cwnd_limited = false;
+        loop {
+            if self.tp.pacing_rate > 0 && self.pace_next > now {
+                self.pace_deadline = Some(self.pace_next);
+                break;
+            }
+            let cwnd_bytes = self.tp.cwnd as u64 * self.mss as u64;
+            if sack {
+                // RFC 6675 / Linux: pipe below cwnd, lost segments first, then new data.
+                if self.sb.in_flight() >= self.tp.cwnd {
+                    cwnd_limited = true;
+                    break;
+                }
+                if let Some(i) = self.sb.first_lost(0) {
+                    self.retransmit(now, i, out);
+                    continue;
+                }
+                // NextSeg rule 3: an unSACKed hole below the highest SACK, not yet resent.
+                if self.tp.ca_state == CaState::Recovery && self.rule3(now, out) {
+                    continue;
+                }
+            } else {
+                // Go-back-N after a timeout: resend from snd_nxt up to snd_max.
+                let flight = self.snd_nxt - self.snd_una;
+                if self.snd_nxt < self.snd_max {
+                    let i = self.sb.index_of(self.snd_nxt).expect("snd_nxt outstanding");
+                    let len = self.sb.get(i).len as u64;
+                    if flight + len > cwnd_bytes.max(self.mss as u64) {
+                        cwnd_limited = true;
+                        break;
+                    }
+                    self.snd_nxt += len;
+                    self.retransmit(now, i, out);
+                    continue;
+                }
+                if flight + self.mss as u64 > cwnd_bytes && flight > 0 {
+                    cwnd_limited = true;
+                    break;
+                }
+            }
+            // New data: receiver window and send buffer.
+            let Some((start, len, payload, fin)) = self.next_new_segment() else { break };
+            let out_after = start + len as u64 - self.snd_una;
+            if out_after > self.rwnd.max(1) && !(fin && payload == 0) {
+                break;
+            }
+            if out_after > self.cfg.sndbuf {
+                break;
+            }
+            self.send_new(now, start, len, payload, fin, out);
+        }
+        self.tp.is_cwnd_limited = cwnd_limited || self.tp.in_slow_start() && self.sb.in_flight() * 2 > self.tp.cwnd;
+    }
+
+    /// RFC 6675 NextSeg (3): retransmit the first unSACKed, unretransmitted segment
+    /// below the highest SACKed one even if not yet deemed lost.
+    fn rule3(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        let hs = self.sb.high_sacked;
+        for i in 0..self.sb.len() {
+            let s = self.sb.get(i);
+            if s.start >= hs {
+                return false;
+            }
+            if s.flags & (SACKED | RETRANS | EVER_RETRANS) == 0 {
+                self.retransmit(now, i, out);
+                return true;
+            }
+        }
+        false
+    }
+
+    // ---------------------------------------------------------------- input
+
+    /// Process a segment from the receiver.
+    pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        self.tp.now = now;
+        match self.state {
+            SenderState::Closed => {}
+            SenderState::SynSent => {
+                if h.has(SYN) && h.has(ACK) {
+                    self.on_syn_ack(now, h, out);
+                }
+            }
+            SenderState::Established | SenderState::Done => {
+                if h.has(SYN) {
+                    // Our ACK of the SYN-ACK was lost: ACK again.
+                    out.push(self.ack_header(now, self.snd_nxt));
+                    return;
+                }
+                if h.has(FIN) && self.peer_fin.is_none() {
+                    self.peer_fin = Some(h.seq);
+                }
+                if self.state == SenderState::Established {
+                    self.on_ack(now, h, out);
+                }
+                if h.has(FIN) {
+                    out.push(self.ack_header(now, self.snd_max));
+                }
+            }
+        }
+    }
+
+    fn sample_rtt(&mut self, r: SimTime) {
+        self.rtt.sample(r);
+        self.last_rtt = Some(r);
+        self.tp.srtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
+        self.tp.min_rtt = self.rtt.min_rtt().unwrap_or(SimTime::ZERO);
+    }
+
+    fn set_ca_state(&mut self, s: CaState) {
+        if self.tp.ca_state != s {
+            self.cc.set_state(&mut self.tp, s);
+            self.tp.ca_state = s;
+        }
+    }
+
+    fn on_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        if !h.has(ACK) || h.ack > self.snd_max {
+            return;
+        }
+        // RFC 7323: remember the peer's TSval to echo.
+        if h.has_ts && h.tsval >= self.ts_recent {
+            self.ts_recent = h.tsval;
+        }
+        self.rwnd = (h.wnd as u64) << self.snd_wscale;
+        let prior_in_flight = self.sb.in_flight();
+        self.tp.in_flight = prior_in_flight;
+        let sack = self.uses_sack();
+
+        // SACK blocks.
+        let mut newly_sacked = 0;
+        let mut newest = None;
+        if self.sack_ok {
+            for &(l, r) in &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)] {
+                if r <= self.snd_una.max(h.ack) {
+                    continue;
+                }
+                let (n, s) = self.sb.sack(l.max(h.ack), r);
+                newly_sacked += n;
+                if s.is_some_and(|s| newest.is_none_or(|x: Seg| s.sent >= x.sent)) {
+                    newest = s;
+                }
+            }
+        }
+
+        let mut newly_lost = 0;
+        if h.ack > self.snd_una {
+            let acked = self.sb.ack_to(h.ack);
+            if acked.newest.is_some_and(|s| newest.is_none_or(|x: Seg| s.sent >= x.sent)) {
+                newest = acked.newest;
+            }
+            self.snd_una = h.ack;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+            // RTT: timestamps (RFC 7323 RTTM) when negotiated, else Karn's rule.
+            let sample = if self.ts_ok && h.has_ts && h.tsecr > 0 {
+                Some(now.saturating_sub(SimTime(h.tsecr)))
+            } else {
+                acked.karn_sent.map(|t| now - t)
+            };
+            if let Some(r) = sample {
+                self.sample_rtt(r);
+            }
+            let delivered = acked.newly_delivered + newly_sacked;
+            self.tp.delivered += delivered as u64;
+            self.delivered_time = now;
+            self.dupacks = 0;
+            let s = AckSample { pkts_acked: delivered, rtt: sample, in_flight: prior_in_flight };
+            self.cc.pkts_acked(&mut self.tp, &s);
+
+            let mut grow = true;
+            match self.tp.ca_state {
+                CaState::Recovery => {
+                    grow = false;
+                    if h.ack >= self.recover {
+                        // Full ACK: RFC 6582 (3) option 2 / RFC 6675: cwnd = ssthresh.
+                        self.tp.cwnd = self.tp.ssthresh.max(1);
+                        self.tp.cwnd_cnt = 0;
+                        self.set_ca_state(CaState::Open);
+                        self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
+                    } else {
+                        match self.effective_recovery() {
+                            Recovery::Reno => {
+                                // RFC 5681: the first new ACK ends fast recovery.
+                                self.tp.cwnd = self.tp.ssthresh.max(1);
+                                self.set_ca_state(CaState::Open);
+                            }
+                            Recovery::NewReno => {
+                                // RFC 6582 (4): retransmit the first unacknowledged segment,
+                                // deflate by the amount acknowledged, add back one segment.
+                                self.sb.mark_head_lost();
+                                if let Some(i) = self.sb.first_lost(0) {
+                                    self.retransmit(now, i, out);
+                                }
+                                let a = acked.segs;
+                                self.tp.cwnd = (self.tp.cwnd.saturating_sub(a) + if a >= 1 { 1 } else { 0 }).max(1);
+                                self.partial_acks += 1;
+                                if self.partial_acks == 1 {
+                                    self.rto_deadline = Some(now + self.rtt.rto());
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                CaState::Loss => {
+                    if h.ack >= self.recover {
+                        self.set_ca_state(CaState::Open);
+                    }
+                }
+                CaState::Disorder | CaState::Open => {
+                    if self.sb.sacked == 0 {
+                        self.set_ca_state(CaState::Open);
+                    }
+                }
+            }
+            if self.cc.has_cong_control() {
+                let rs = self.rate_sample(now, newest, delivered, prior_in_flight);
+                self.cc.cong_control(&mut self.tp, &rs);
+            } else if grow {
+                self.cc.cong_avoid(&mut self.tp, delivered);
+            }
+            // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else if !(self.tp.ca_state == CaState::Recovery && self.effective_recovery() == Recovery::NewReno) {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
+            if self.data_end != u64::MAX && self.snd_una > self.data_end {
+                self.state = SenderState::Done;
+                self.done_at = Some(now);
+                self.rto_deadline = None;
+                return;
+            }
+        } else if h.ack == self.snd_una && self.snd_max > self.snd_una && h.payload == 0 && !h.has(FIN) {
+            // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
+            if !sack || newly_sacked > 0 {
+                self.dupacks += 1;
+                self.tp.delivered += newly_sacked as u64;
+                match self.tp.ca_state {
+                    CaState::Open | CaState::Disorder => {
+                        let head_lost = sack && {
+                            newly_lost += self.sb.mark_lost(self.cfg.dupthresh);
+                            self.sb.get(0).has(LOST)
+                        };
+                        if self.dupacks == self.cfg.dupthresh || head_lost {
+                            self.enter_recovery(now, out);
+                        } else {
+                            self.set_ca_state(CaState::Disorder);
+                        }
+                    }
+                    CaState::Recovery => {
+                        if !sack {
+                            // RFC 6582 (2): inflate by one segment per duplicate ACK.
+                            self.tp.cwnd += 1;
+                        }
+                    }
+                    CaState::Loss => {}
+                }
+                if self.cc.has_cong_control() {
+                    let rs = self.rate_sample(now, newest, newly_sacked, prior_in_flight);
+                    self.cc.cong_control(&mut self.tp, &rs);
+                }
+            }
+        }
+        if sack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
+            newly_lost += self.sb.mark_lost(self.cfg.dupthresh);
+        }
+        let _ = newly_lost;
+        self.transmit(now, out);
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let kind = self.effective_recovery();
+        // RFC 6582 (1) / RFC 6675: no new recovery for losses of the window already recovered.
+        if matches!(kind, Recovery::NewReno | Recovery::Sack) && self.snd_una < self.recover {
+            return;
+        }
+        self.stats.fast_retransmits += 1;
+        self.tp.in_flight = self.sb.in_flight().max(((self.snd_max - self.snd_una) / self.mss as u64) as u32);
+        if !self.uses_sack() {
+            // RFC 5681 FlightSize: everything outstanding.
+            self.tp.in_flight = self.sb.len() as u32;
+        }
+        self.tp.prior_cwnd = self.tp.cwnd;
+        self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+        self.recover = self.snd_max;
+        self.partial_acks = 0;
+        self.undo_marker = true;
+        self.sb.mark_head_lost();
+        match kind {
+            Recovery::Tahoe => {
+                // 4.3BSD-Tahoe: retransmit one segment, cwnd = 1, slow start; snd_nxt unchanged.
+                self.tp.cwnd = 1;
+                self.tp.cwnd_cnt = 0;
+                if let Some(i) = self.sb.first_lost(0) {
+                    self.retransmit(now, i, out);
+                }
+                self.set_ca_state(CaState::Open);
+                self.recover = 0;
+                return;
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                // RFC 6582 (1): retransmit, cwnd = ssthresh + 3 segments.
+                self.tp.cwnd = self.tp.ssthresh + self.cfg.dupthresh;
+            }
+            Recovery::Sack => {
+                // RFC 6675 (4.2): cwnd = ssthresh, retransmit the first segment.
+                self.tp.cwnd = self.tp.ssthresh;
+            }
+        }
+        self.tp.cwnd_cnt = 0;
+        self.set_ca_state(CaState::Recovery);
+        if let Some(i) = self.sb.first_lost(0) {
+            self.retransmit(now, i, out);
+        }
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn rate_sample(&self, now: SimTime, newest: Option<Seg>, acked: u32, prior_in_flight: u32) -> RateSample {
+        let mut rs = RateSample { acked_sacked: acked, prior_in_flight, ..Default::default() };
+        if let Some(s) = newest {
+            rs.delivered = self.tp.delivered - s.tx_delivered;
+            let ack_elapsed = now - s.tx_delivered_time.min(now);
+            rs.interval = ack_elapsed;
+            if !s.has(EVER_RETRANS) {
+                rs.rtt = Some(now - s.sent);
+            }
+        }
+        rs
+    }
+
+    // ---------------------------------------------------------------- timers
+
+    /// Fire every timer due at `now`.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.tp.now = now;
+        if self.pace_deadline.is_some_and(|d| d <= now) {
+            self.pace_deadline = None;
+            self.transmit(now, out);
+        }
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.rto_deadline = None;
+            self.on_rto(now, out);
+        }
+    }
+
+    fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.stats.timeouts += 1;
+        if self.state == SenderState::SynSent {
+            self.rtt.back_off();
+            self.syn_retransmitted = true;
+            self.send_syn(now, out);
+            return;
+        }
+        if self.state != SenderState::Established || self.sb.is_empty() {
+            return;
+        }
+        // RFC 5681 (4) on the first timeout of a segment; held on later backoffs.
+        if self.rtt.backoffs() == 0 {
+            self.tp.in_flight = self.sb.in_flight();
+            if !self.uses_sack() {
+                self.tp.in_flight = self.sb.len() as u32;
+            }
+            self.tp.prior_cwnd = self.tp.cwnd;
+            self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+        }
+        self.tp.cwnd = 1;
+        self.tp.cwnd_cnt = 0;
+        self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
+        self.set_ca_state(CaState::Loss);
+        self.recover = self.snd_max;
+        self.dupacks = 0;
+        self.rtt.back_off();
+        if self.uses_sack() {
+            self.sb.mark_all_lost();
+        } else {
+            self.sb.clear_sacks();
+            self.snd_nxt = self.snd_una;
+        }
+        // (5.4) retransmit the earliest unacknowledged segment.
+        if self.uses_sack() {
+            if let Some(i) = self.sb.first_lost(0) {
+                self.retransmit(now, i, out);
+            }
+        } else {
+            let len = self.sb.get(0).len as u64;
+            self.snd_nxt += len;
+            self.retransmit(now, 0, out);
+        }
+        // (5.6) restart the timer with the backed-off RTO.
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// Debug invariant: counters match the scoreboard, sequence pointers are ordered.
+    pub fn check_invariants(&self) {
+        self.sb.check();
+        assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.snd_max, "sequence pointers out of order");
+        if self.state == SenderState::Established {
+            let covered: u64 = (0..self.sb.len()).map(|i| self.sb.get(i).len as u64).sum();
+            assert_eq!(covered, self.snd_max - self.snd_una, "bytes in flight differ from the scoreboard");
+        }
+        assert!(self.tp.cwnd >= 1, "cwnd fell to zero");
+    }
+
+    /// Flags of the segment at index i (for tests).
+    #[cfg(test)]
+    pub(crate) fn seg_flags(&self, i: usize) -> u8 {
+        self.sb.get(i).flags
+    }
+    #[cfg(test)]
+    pub(crate) fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+}
+
+/// Smallest window-scale shift that lets `buf` bytes fit in 16 bits (at most 14).
+pub fn wscale_for(buf: u64) -> u8 {
+    let mut s = 0;
+    while s < 14 && (buf >> s) > 65535 {
+        s += 1;
+    }
+    s
+}

@@ -1,0 +1,541 @@
+//! Segment-level tests of the sender and receiver (smoltcp/packetdrill style):
+//! each drives the endpoints with explicit segments at explicit times and checks
+//! what comes out against the RFCs' rules worked by hand.
+
+use crate::cc::{self, CaState, CcParams};
+use crate::header::{TcpHeader, ACK, FIN, SYN};
+use crate::profile::{profile, Recovery, TcpConfig};
+use crate::receiver::Receiver;
+use crate::scoreboard::{LOST, RETRANS, SACKED};
+use crate::sender::{Sender, SenderState};
+use tcplab_engine::SimTime;
+
+const MSS: u64 = 1448;
+
+fn ms(x: u64) -> SimTime {
+    SimTime::from_millis(x)
+}
+
+fn cfg() -> TcpConfig {
+    let mut c = profile("rfc").unwrap().config;
+    c.initial_window = 2;
+    c
+}
+
+fn sender(c: &TcpConfig, ccname: &str) -> Sender {
+    Sender::new(c.clone(), cc::make(ccname, &CcParams::new()).unwrap(), None)
+}
+
+/// Handshake through a real receiver with a 100 ms RTT; returns the sender, the
+/// receiver and the data segments the sender sent on establishment (at t = 100 ms).
+fn established(c: &TcpConfig, ccname: &str) -> (Sender, Receiver, Vec<TcpHeader>) {
+    let mut s = sender(c, ccname);
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let mut back = vec![];
+    r.on_segment(ms(50), &syn, &mut back);
+    s.on_segment(ms(100), &back[0], &mut out);
+    (s, r, out)
+}
+
+/// An ACK from the receiver as the sender sees it.
+fn ack(ackno: u64, sacks: &[(u64, u64)], ts: bool, tsecr: u64) -> TcpHeader {
+    let mut h = TcpHeader { flags: ACK, seq: 1, ack: ackno, wnd: 65535, has_ts: ts, tsecr, ..Default::default() };
+    h.wnd = (4u64 << 20 >> 7) as u32; // the rfc profile's 4 MiB buffer with shift 7
+    for (i, &b) in sacks.iter().enumerate() {
+        h.sack[i] = b;
+    }
+    h.nsack = sacks.len() as u8;
+    h
+}
+
+fn seg_start(i: u64) -> u64 {
+    1 + i * MSS
+}
+
+fn data_seqs(out: &[TcpHeader]) -> Vec<u64> {
+    out.iter().filter(|h| h.payload > 0).map(|h| (h.seq - 1) / MSS).collect()
+}
+
+#[test]
+fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
+    let c = cfg();
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let syn = out[0];
+    assert!(syn.has(SYN) && !syn.has(ACK));
+    assert_eq!((syn.seq, syn.mss, syn.sack_perm, syn.has_ts), (0, 1460, true, true));
+    // 4 MiB buffer: 4194304 >> 6 = 65536 > 65535, >> 7 = 32768: shift 7.
+    assert_eq!(syn.wscale, Some(7));
+    let mut back = vec![];
+    r.on_segment(ms(50), &syn, &mut back);
+    let sa = back[0];
+    assert!(sa.has(SYN) && sa.has(ACK));
+    assert_eq!((sa.ack, sa.wscale, sa.sack_perm, sa.has_ts, sa.tsecr), (1, Some(7), true, true, 0));
+    out.clear();
+    s.on_segment(ms(100), &sa, &mut out);
+    assert_eq!(s.state(), SenderState::Established);
+    assert!(s.sack_ok() && s.ts_ok());
+    // MSS 1460 minus 12 bytes of timestamp option.
+    assert_eq!(s.mss(), 1448);
+    // Handshake RTT is the first sample: 100 ms.
+    assert_eq!(s.rtt().srtt(), Some(ms(100)));
+    // IW 2 data segments leave at once, each a 1500-byte packet.
+    assert_eq!(data_seqs(&out), vec![0, 1]);
+    assert!(out.iter().all(|h| h.wire_size() == 1500 && h.has(ACK)));
+}
+
+#[test]
+fn options_are_off_when_the_peer_does_not_offer_them() {
+    let mut c = cfg();
+    let mut peer = cfg();
+    peer.sack = false;
+    peer.timestamps = false;
+    peer.window_scaling = false;
+    c.rcvbuf = 1 << 20;
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(peer);
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(ms(1), &out[0], &mut back);
+    assert_eq!((back[0].sack_perm, back[0].has_ts, back[0].wscale), (false, false, None));
+    out.clear();
+    s.on_segment(ms(2), &back[0], &mut out);
+    assert!(!s.sack_ok() && !s.ts_ok());
+    assert_eq!(s.mss(), 1460);
+    assert_eq!(s.rwnd(), 65535);
+    assert_eq!(s.recovery(), Recovery::Sack); // asked for, but falls back to NewReno rules
+}
+
+#[test]
+fn slow_start_with_an_ack_per_segment_adds_one_segment_per_ack() {
+    // IW 2; 7 segments acknowledged one ACK each: cwnd = 2 + 7 = 9.
+    let c = cfg();
+    let (mut s, _, _) = established(&c, "newreno");
+    let mut out = vec![];
+    let mut acked = 0;
+    let mut t = 200;
+    while acked < 7 {
+        acked += 1;
+        s.on_segment(ms(t), &ack(seg_start(acked), &[], false, 0), &mut out);
+        t += 1;
+    }
+    assert_eq!(s.tp.cwnd, 9);
+    // Each ACK of one segment released two: 2 + 7 * 2 = 16 segments sent in all.
+    assert_eq!(s.snd_max, seg_start(16));
+}
+
+#[test]
+fn slow_start_doubles_per_rtt_with_and_without_delayed_acks() {
+    for delack in [false, true] {
+        let mut c = cfg();
+        c.initial_window = 2;
+        let (mut s, _, first) = established(&c, "newreno");
+        let mut outstanding = data_seqs(&first).len() as u64;
+        let mut next_ack = 0;
+        let mut t = 200;
+        let mut cwnds = vec![s.tp.cwnd];
+        for _round in 0..4 {
+            // The receiver acknowledges the whole flight, one ACK per segment or per two.
+            let step = if delack { 2 } else { 1 };
+            let mut out = vec![];
+            let end = next_ack + outstanding;
+            while next_ack < end {
+                next_ack = (next_ack + step).min(end);
+                s.on_segment(ms(t), &ack(seg_start(next_ack), &[], false, 0), &mut out);
+            }
+            outstanding = data_seqs(&out).len() as u64;
+            t += 100;
+            cwnds.push(s.tp.cwnd);
+        }
+        assert_eq!(cwnds, vec![2, 4, 8, 16, 32], "delayed ACKs: {delack}");
+    }
+}
+
+#[test]
+fn congestion_avoidance_adds_one_segment_per_rtt() {
+    let c = cfg();
+    let (mut s, _, _) = established(&c, "newreno");
+    s.tp.ssthresh = 2; // straight into congestion avoidance at cwnd 2
+    let mut next = 0u64;
+    let mut t = 200;
+    let mut cwnds = vec![];
+    for _rtt in 0..5 {
+        let w = s.tp.cwnd as u64;
+        let mut out = vec![];
+        for _ in 0..w {
+            next += 1;
+            s.on_segment(ms(t), &ack(seg_start(next), &[], false, 0), &mut out);
+        }
+        t += 100;
+        cwnds.push(s.tp.cwnd);
+    }
+    assert_eq!(cwnds, vec![3, 4, 5, 6, 7]);
+}
+
+fn no_sack_cfg() -> TcpConfig {
+    let mut c = cfg();
+    c.sack = false;
+    c
+}
+
+#[test]
+fn three_duplicate_acks_trigger_exactly_one_fast_retransmit() {
+    // Segments 2..12 outstanding (cwnd 10), segment 2 lost: dupacks for 2 arrive.
+    let c = no_sack_cfg();
+    let (mut s, _, _) = established(&c, "newreno");
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(2), &[], false, 0), &mut out);
+    s.on_segment(ms(201), &ack(seg_start(2), &[], false, 0), &mut out);
+    assert_eq!(s.dupacks(), 1);
+    out.clear();
+    s.on_segment(ms(202), &ack(seg_start(2), &[], false, 0), &mut out);
+    s.on_segment(ms(203), &ack(seg_start(2), &[], false, 0), &mut out);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    let rexmit: Vec<_> = out.iter().filter(|h| h.seq == seg_start(2)).collect();
+    assert_eq!(rexmit.len(), 1, "one retransmission of the head");
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    // More duplicates: no further retransmission of segment 2.
+    out.clear();
+    for k in 0..5 {
+        s.on_segment(ms(204 + k), &ack(seg_start(2), &[], false, 0), &mut out);
+    }
+    assert!(out.iter().all(|h| h.seq != seg_start(2)));
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.stats.segs_retrans, 1);
+}
+
+#[test]
+fn newreno_recovery_follows_rfc6582() {
+    // Window of 10 segments 0..9 sent, segments 3 and 6 lost.
+    let c = no_sack_cfg();
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(ms(50), &out[0], &mut back);
+    out.clear();
+    s.on_segment(ms(100), &back[0], &mut out);
+    s.tp.cwnd = 10;
+    s.tp.ssthresh = 10;
+    // Release the whole window with an ACK of segment 0 -> segments 2..10 go out; cwnd 10 -> 10 + 1/10.
+    s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+    assert_eq!(s.snd_max, seg_start(11)); // segments 0..10 sent, 1..10 outstanding
+    // Segments 3 and 6 lost. 1 and 2 arrive: ACK 3. The window (cwnd 10, in congestion
+    // avoidance) slides by two: 11 and 12 go out, 3..12 are outstanding.
+    out.clear();
+    s.on_segment(ms(201), &ack(seg_start(3), &[], false, 0), &mut out);
+    assert_eq!(data_seqs(&out), vec![11, 12]);
+    assert_eq!((s.snd_max - s.snd_una) / MSS, 10);
+    // 4 and 5 arrive: two dupacks; 7 arrives: the third.
+    out.clear();
+    for k in 0..3 {
+        s.on_segment(ms(202 + k), &ack(seg_start(3), &[], false, 0), &mut out);
+    }
+    // (1) ssthresh = max(FlightSize/2, 2) = 10/2 = 5; cwnd = ssthresh + 3 = 8; retransmit 3.
+    assert_eq!(s.tp.ssthresh, 5);
+    assert_eq!(s.tp.cwnd, 8);
+    assert_eq!(data_seqs(&out), vec![3]);
+    // (2) 8, 9 arrive: each dupack inflates by one (cwnd 10 = flight, nothing sent);
+    // 10 arrives: cwnd 11 > flight 10, new segment 13 goes out.
+    out.clear();
+    s.on_segment(ms(205), &ack(seg_start(3), &[], false, 0), &mut out);
+    s.on_segment(ms(206), &ack(seg_start(3), &[], false, 0), &mut out);
+    assert_eq!(s.tp.cwnd, 10);
+    assert!(data_seqs(&out).is_empty());
+    s.on_segment(ms(207), &ack(seg_start(3), &[], false, 0), &mut out);
+    assert_eq!(s.tp.cwnd, 11);
+    assert_eq!(data_seqs(&out), vec![13]);
+    // (4) partial ACK: the retransmitted 3 arrives, the receiver ACKs up to 6 (the next hole).
+    // Retransmit 6 at once; deflate by the 3 segments acknowledged, add one: 11 - 3 + 1 = 9.
+    out.clear();
+    s.on_segment(ms(300), &ack(seg_start(6), &[], false, 0), &mut out);
+    assert_eq!(data_seqs(&out)[0], 6);
+    assert_eq!(s.tp.cwnd, 9);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    // (3) full ACK (covering recover = 13, the highest sent at entry): cwnd = ssthresh.
+    out.clear();
+    s.on_segment(ms(400), &ack(s.snd_max, &[], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.tp.cwnd, 5);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.stats.segs_retrans, 2);
+}
+
+#[test]
+fn reno_leaves_recovery_at_the_first_new_ack() {
+    let c = no_sack_cfg();
+    let (mut s, _, _) = established(&c, "reno");
+    s.tp.cwnd = 10;
+    s.tp.ssthresh = 10;
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+    for k in 0..3 {
+        s.on_segment(ms(201 + k), &ack(seg_start(1), &[], false, 0), &mut out);
+    }
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    let ssthresh = s.tp.ssthresh;
+    out.clear();
+    // A partial ACK: Reno deflates to ssthresh and leaves recovery without retransmitting.
+    s.on_segment(ms(300), &ack(seg_start(4), &[], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert!(out.iter().all(|h| h.seq >= s.snd_una && h.seq >= seg_start(11)));
+    assert!(s.tp.cwnd >= ssthresh && s.tp.cwnd <= ssthresh + 1);
+}
+
+#[test]
+fn tahoe_fast_retransmit_restarts_from_one_segment() {
+    let c = no_sack_cfg();
+    let (mut s, _, _) = established(&c, "tahoe");
+    s.tp.cwnd = 10;
+    s.tp.ssthresh = 10;
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+    let outstanding = s.scoreboard().len() as u32;
+    out.clear();
+    for k in 0..3 {
+        s.on_segment(ms(201 + k), &ack(seg_start(1), &[], false, 0), &mut out);
+    }
+    assert_eq!(data_seqs(&out), vec![1]);
+    assert_eq!(s.tp.cwnd, 1);
+    assert_eq!(s.tp.ssthresh, outstanding / 2);
+    assert_eq!(s.stats.fast_retransmits, 1);
+}
+
+#[test]
+fn sack_recovery_retransmits_every_hole_once() {
+    // 20 segments outstanding (0..19), holes at 2, 5, 6 and 11.
+    let c = cfg();
+    let (mut s, _, _) = established(&c, "newreno");
+    s.tp.cwnd = 20;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out); // window update: release 20
+    assert_eq!(s.snd_max, seg_start(20));
+    out.clear();
+    let b = |a: u64, z: u64| (seg_start(a), seg_start(z));
+    let mut t = 200;
+    let mut feed = |s: &mut Sender, cum: u64, blocks: &[(u64, u64)], out: &mut Vec<TcpHeader>| {
+        s.on_segment(ms(t), &ack(seg_start(cum), blocks, true, 100_000_000), out);
+        t += 1;
+    };
+    feed(&mut s, 2, &[], &mut out); // 0, 1 arrive
+    feed(&mut s, 2, &[b(3, 4)], &mut out);
+    feed(&mut s, 2, &[b(3, 5)], &mut out);
+    assert_eq!(s.ca_state(), CaState::Disorder);
+    feed(&mut s, 2, &[b(7, 8), b(3, 5)], &mut out);
+    // Three SACKed segments above 2: lost, recovery starts, 2 is retransmitted.
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    for z in 9..=11 {
+        feed(&mut s, 2, &[b(7, z), b(3, 5)], &mut out);
+    }
+    for z in 13..=20 {
+        feed(&mut s, 2, &[b(12, z), b(7, 11), b(3, 5)], &mut out);
+    }
+    let mut rexmits: Vec<u64> = out.iter().filter(|h| h.seq < seg_start(20) && h.payload > 0).map(|h| (h.seq - 1) / MSS).collect();
+    rexmits.sort();
+    assert_eq!(rexmits, vec![2, 5, 6, 11], "each hole retransmitted once");
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // The holes arrive: ACK everything, recovery ends with cwnd = ssthresh.
+    let ssthresh = s.tp.ssthresh;
+    let all = (s.snd_max - 1) / MSS;
+    feed(&mut s, all, &[], &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.tp.cwnd, ssthresh);
+    s.check_invariants();
+}
+
+#[test]
+fn sack_pipe_counts_lost_and_retransmitted_segments_per_rfc6675() {
+    let c = cfg();
+    let (mut s, _, _) = established(&c, "newreno");
+    s.tp.cwnd = 10;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out);
+    // 0..9 outstanding; 0 lost, 1..3 SACKed: 0 is lost (3 SACKed above).
+    out.clear();
+    s.on_segment(ms(200), &ack(1, &[(seg_start(1), seg_start(4))], true, 1), &mut out);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    // ssthresh = FlightSize/2 = 10/2 = 5 = cwnd. pipe: 10 outstanding - 3 SACKed - 1 lost
+    // + 1 retransmitted = 7 >= cwnd 5: only the retransmission goes out.
+    assert_eq!(s.tp.ssthresh, 5);
+    assert_eq!(s.tp.cwnd, 5);
+    assert_eq!(s.scoreboard().in_flight(), 7);
+    assert_eq!(data_seqs(&out), vec![0]);
+    assert_eq!(s.seg_flags(0) & (LOST | RETRANS), LOST | RETRANS);
+    assert_eq!(s.seg_flags(1) & SACKED, SACKED);
+}
+
+fn no_ts_cfg() -> TcpConfig {
+    let mut c = cfg();
+    c.timestamps = false;
+    c
+}
+
+#[test]
+fn rto_fires_after_one_second_then_backs_off_by_doubling() {
+    let mut c = no_ts_cfg();
+    c.min_rto = ms(1000);
+    let (mut s, _, _) = established(&c, "newreno");
+    // Handshake sample 100 ms: RTO = max(1 s, 100 + 4*50) = 1 s, armed at 100 ms.
+    assert_eq!(s.rto_deadline(), Some(ms(1100)));
+    let mut out = vec![];
+    s.on_timer(ms(1100), &mut out);
+    assert_eq!(s.stats.timeouts, 1);
+    assert_eq!(data_seqs(&out), vec![0]);
+    assert_eq!(s.tp.cwnd, 1);
+    assert_eq!(s.ca_state(), CaState::Loss);
+    assert_eq!(s.rto_deadline(), Some(ms(3100))); // 2 s
+    out.clear();
+    s.on_timer(ms(3100), &mut out);
+    assert_eq!(s.rto_deadline(), Some(ms(7100))); // 4 s
+    // ssthresh was set once (IW 2 in flight -> 2) and held on the second timeout.
+    assert_eq!(s.tp.ssthresh, 2);
+}
+
+#[test]
+fn karns_rule_takes_no_sample_from_a_retransmitted_segment() {
+    // Without timestamps or SACK. IW 2: segments 0 and 1 sent at 100 ms; the RTO
+    // fires at 1.1 s and retransmits 0 (go-back-N).
+    let mut c = no_ts_cfg();
+    c.sack = false;
+    let (mut s, _, _) = established(&c, "newreno");
+    let mss = s.mss() as u64;
+    let seg = |i: u64| 1 + i * mss;
+    let mut out = vec![];
+    s.on_timer(ms(1100), &mut out);
+    let srtt = s.rtt().srtt();
+    let rto = s.rtt().rto();
+    s.take_rtt_sample();
+    // ACK of the retransmitted 0: no sample, the backed-off RTO stays (RFC 6298 5.7, Karn).
+    out.clear();
+    s.on_segment(ms(1150), &ack(seg(1), &[], false, 0), &mut out);
+    assert_eq!(s.take_rtt_sample(), None);
+    assert_eq!(s.rtt().srtt(), srtt);
+    assert_eq!(s.rtt().rto(), rto);
+    // cwnd 2 after the ACK: go-back-N resends 1 and sends 2 for the first time.
+    assert_eq!(out.iter().map(|h| (h.seq - 1) / mss).collect::<Vec<_>>(), vec![1, 2]);
+    assert_eq!(s.stats.segs_retrans, 2);
+    // An ACK covering 1 (retransmitted) and 2 (not): still no sample (Linux's rule too).
+    out.clear();
+    s.on_segment(ms(1250), &ack(seg(3), &[], false, 0), &mut out);
+    assert_eq!(s.take_rtt_sample(), None);
+    // Segments sent at 1250 ms and never retransmitted give a sample: 100 ms.
+    let first_new = (out[0].seq - 1) / mss;
+    s.on_segment(ms(1350), &ack(seg(first_new + 1), &[], false, 0), &mut out);
+    assert_eq!(s.take_rtt_sample(), Some(ms(100)));
+}
+
+#[test]
+fn timestamps_give_a_sample_even_for_retransmitted_data() {
+    let c = cfg();
+    let (mut s, _, _) = established(&c, "newreno");
+    let mut out = vec![];
+    s.on_timer(ms(1100), &mut out);
+    let ts = out.iter().find(|h| h.payload > 0).unwrap().tsval;
+    s.take_rtt_sample();
+    s.on_segment(ms(1180), &ack(seg_start(1), &[], true, ts), &mut out);
+    assert_eq!(s.take_rtt_sample(), Some(ms(80)));
+}
+
+#[test]
+fn syn_loss_backs_off_and_starts_with_one_segment_and_three_second_rto() {
+    let c = no_ts_cfg();
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    out.clear();
+    s.on_timer(ms(1000), &mut out); // the SYN was lost
+    assert!(out[0].has(SYN));
+    let mut back = vec![];
+    r.on_segment(ms(1050), &out[0], &mut back);
+    out.clear();
+    s.on_segment(ms(1100), &back[0], &mut out);
+    assert_eq!(s.tp.cwnd, 1);
+    assert_eq!(data_seqs(&out), vec![0]);
+    assert_eq!(s.rto_deadline(), Some(ms(4100)));
+}
+
+#[test]
+fn receiver_delays_acks_to_every_second_segment_or_the_timer() {
+    let c = cfg();
+    let (_, mut r, data) = established(&c, "newreno");
+    let mut out = vec![];
+    r.on_segment(ms(150), &data[0], &mut out);
+    assert!(out.is_empty());
+    assert_eq!(r.next_deadline(), Some(ms(350))); // 200 ms timer
+    r.on_segment(ms(151), &data[1], &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, seg_start(2));
+    assert_eq!(r.next_deadline(), None);
+    // A lone segment is acknowledged when the timer fires.
+    let third = TcpHeader { seq: seg_start(2), ..data[0] };
+    out.clear();
+    r.on_segment(ms(200), &third, &mut out);
+    assert!(out.is_empty());
+    r.on_timer(ms(399), &mut out);
+    assert!(out.is_empty());
+    r.on_timer(ms(400), &mut out);
+    assert_eq!(out[0].ack, seg_start(3));
+}
+
+#[test]
+fn receiver_acks_out_of_order_data_at_once_with_rfc2018_sack_blocks() {
+    let c = cfg();
+    let (_, mut r, data) = established(&c, "newreno");
+    let seg = |i: u64| TcpHeader { seq: seg_start(i), ..data[0] };
+    let mut out = vec![];
+    r.on_segment(ms(150), &seg(0), &mut out);
+    r.on_segment(ms(151), &seg(2), &mut out); // hole at 1
+    let a = out.last().unwrap();
+    assert_eq!((a.ack, a.sack_blocks()), (seg_start(1), &[(seg_start(2), seg_start(3))][..]));
+    r.on_segment(ms(152), &seg(5), &mut out); // hole at 3, 4
+    let a = out.last().unwrap();
+    // Most recent block first, then the earlier one.
+    assert_eq!(a.sack_blocks(), &[(seg_start(5), seg_start(6)), (seg_start(2), seg_start(3))][..]);
+    r.on_segment(ms(153), &seg(3), &mut out);
+    let a = out.last().unwrap();
+    assert_eq!(a.sack_blocks(), &[(seg_start(2), seg_start(4)), (seg_start(5), seg_start(6))][..]);
+    // Filling the first hole: immediate ACK up to 4 with the remaining block.
+    let n = out.len();
+    r.on_segment(ms(154), &seg(1), &mut out);
+    assert_eq!(out.len(), n + 1);
+    let a = out.last().unwrap();
+    assert_eq!((a.ack, a.sack_blocks()), (seg_start(4), &[(seg_start(5), seg_start(6))][..]));
+    // ACK with timestamps and 3 SACK blocks max: 80 bytes.
+    assert!(out.iter().all(|h| h.wire_size() <= 80));
+}
+
+#[test]
+fn finite_transfer_closes_with_fin_and_reports_completion() {
+    // 5000 bytes: segments of 1448, 1448, 1448, 656, then FIN; lossless exchange.
+    let c = cfg();
+    let mut s = Sender::new(c.clone(), cc::make("newreno", &CcParams::new()).unwrap(), Some(5000));
+    let mut r = Receiver::new(c.clone());
+    let mut to_r = vec![];
+    let mut to_s = vec![];
+    s.start(SimTime::ZERO, &mut to_r);
+    let mut t = 0;
+    for _ in 0..50 {
+        t += 10;
+        for h in std::mem::take(&mut to_r) {
+            r.on_segment(ms(t), &h, &mut to_s);
+        }
+        r.on_timer(ms(t + 300), &mut to_s);
+        for h in std::mem::take(&mut to_s) {
+            s.on_segment(ms(t + 5), &h, &mut to_r);
+        }
+    }
+    assert_eq!(r.stats.delivered, 5000);
+    assert!(r.fin_at.is_some());
+    assert_eq!(s.state(), SenderState::Done);
+    assert_eq!(s.stats.bytes_sent, 5000);
+    assert_eq!(s.stats.segs_retrans, 0);
+    let _ = FIN;
+}
