@@ -2,8 +2,13 @@
 //! probes that measure it, and `run()`.
 
 pub mod results;
+pub mod schema;
+pub mod units;
+mod world;
 
 pub use results::*;
+pub use schema::Scenario;
+pub use world::build_network;
 
 /// A scenario that failed validation: the message names the file, the field
 /// path, the value and what is allowed.
@@ -11,28 +16,64 @@ pub use results::*;
 #[error("{0}")]
 pub struct ScenarioError(pub String);
 
-/// A validated scenario (placeholder until the schema lands).
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    /// Name.
-    pub name: String,
-}
-
 /// Parse and validate a scenario given its text and the path it came from.
 pub fn parse_scenario(text: &str, path: &str) -> Result<Scenario, ScenarioError> {
-    let _ = text;
-    Err(ScenarioError(format!("{path}: scenario support is not built yet")))
+    schema::parse(text, path)
 }
 
-/// Run a scenario; `seed` overrides the scenario's own seed.
+/// Run a scenario; `seed` overrides the scenario's own seed. The run simulates
+/// until the end of the measurement window.
 pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
-    let _ = (sc, seed);
-    RunResult::default()
+    world::run(sc, seed)
 }
 
 /// Everything a scenario can name.
 pub fn catalog() -> Catalog {
-    Catalog::default()
+    let s = |x: &str| x.to_string();
+    let controllers = tcplab_tcp::cc::registry()
+        .iter()
+        .map(|c| CatalogEntry {
+            name: s(c.name),
+            description: s(c.description),
+            source: s(c.source),
+            params: c.params.iter().map(|(a, b, d)| (s(a), s(b), s(d))).collect(),
+        })
+        .collect();
+    let queues = vec![CatalogEntry {
+        name: s("droptail"),
+        description: s("FIFO; arrivals beyond the limit (packets or bytes) are dropped"),
+        source: s("the classic router queue"),
+        params: vec![(s("packets"), s("1000"), s("limit in packets")), (s("bytes"), s("-"), s("limit in bytes (instead of packets)"))],
+    }];
+    let profiles = tcplab_tcp::profiles()
+        .into_iter()
+        .map(|p| {
+            let c = &p.config;
+            let ms = |t: tcplab_engine::SimTime| format!("{} ms", t.0 / 1_000_000);
+            CatalogEntry {
+                name: s(p.name),
+                description: s(p.description),
+                source: format!("{}{}", p.sources, if p.notes.is_empty() { String::new() } else { format!(". Simplified: {}", p.notes) }),
+                params: vec![
+                    (s("initial_window"), c.initial_window.to_string(), s("segments")),
+                    (s("min_rto"), ms(c.min_rto), s("minimum retransmission timeout")),
+                    (s("initial_rto"), ms(c.initial_rto), s("RTO before the first sample")),
+                    (s("max_rto"), ms(c.max_rto), s("maximum retransmission timeout")),
+                    (s("delack"), ms(c.delack_timeout), s("delayed-ACK timer")),
+                    (s("delack_segments"), c.delack_segments.to_string(), s("ACK every N full segments")),
+                    (s("recovery"), s(c.recovery.name()), s("loss recovery")),
+                    (s("sack"), c.sack.to_string(), s("offer SACK")),
+                    (s("timestamps"), c.timestamps.to_string(), s("offer timestamps")),
+                    (s("window_scaling"), c.window_scaling.to_string(), s("offer window scaling")),
+                    (s("mss"), c.mss.to_string(), s("MSS option (MTU - 40)")),
+                    (s("sndbuf"), c.sndbuf.to_string(), s("send buffer, bytes")),
+                    (s("rcvbuf"), c.rcvbuf.to_string(), s("receive buffer, bytes")),
+                    (s("cc"), s(c.default_cc), s("default congestion controller")),
+                ],
+            }
+        })
+        .collect();
+    Catalog { controllers, queues, profiles }
 }
 
 /// The crate version.

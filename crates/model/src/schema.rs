@@ -1,0 +1,529 @@
+//! The scenario file schema (TOML) and its validation into a [`Scenario`].
+//!
+//! Every error names the file, the field path (`flow[1].to`), the value and what
+//! is allowed. Unknown fields are errors, so a typo never passes silently.
+
+use crate::units::{Duration, Rate, Size};
+use crate::ScenarioError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use tcplab_engine::SimTime;
+use tcplab_tcp::cc::{self, CcParams};
+use tcplab_tcp::{profile, profiles, Recovery, TcpConfig};
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: Option<String>,
+    description: Option<String>,
+    seed: Option<u64>,
+    duration: Duration,
+    measure: Option<Measure>,
+    trace: Option<Trace>,
+    #[serde(default)]
+    host: Vec<Host>,
+    #[serde(default)]
+    router: Vec<Router>,
+    #[serde(default)]
+    link: Vec<Link>,
+    #[serde(default)]
+    flow: Vec<Flow>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Measure {
+    start: Option<Duration>,
+    end: Option<Duration>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Trace {
+    #[serde(default)]
+    cwnd: bool,
+    #[serde(default)]
+    rtt: bool,
+    #[serde(default)]
+    queue: bool,
+    interval: Option<Duration>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Host {
+    name: String,
+    profile: Option<String>,
+    cc: Option<String>,
+    #[serde(default)]
+    cc_params: BTreeMap<String, f64>,
+    initial_window: Option<u32>,
+    min_rto: Option<Duration>,
+    delack: Option<Duration>,
+    delack_segments: Option<u32>,
+    recovery: Option<String>,
+    sack: Option<bool>,
+    timestamps: Option<bool>,
+    window_scaling: Option<bool>,
+    mss: Option<u32>,
+    sndbuf: Option<Size>,
+    rcvbuf: Option<Size>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Router {
+    name: String,
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+struct Direction {
+    rate: Option<Rate>,
+    delay: Option<Duration>,
+    queue: Option<Queue>,
+    overhead: Option<u32>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct Queue {
+    kind: Option<String>,
+    packets: Option<u32>,
+    bytes: Option<Size>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Link {
+    between: [String; 2],
+    rate: Option<Rate>,
+    delay: Option<Duration>,
+    queue: Option<Queue>,
+    overhead: Option<u32>,
+    forward: Option<Direction>,
+    reverse: Option<Direction>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+enum Start {
+    At(Duration),
+    Uniform { uniform: [Duration; 2] },
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Flow {
+    name: Option<String>,
+    from: String,
+    to: String,
+    start: Option<Start>,
+    size: Option<Size>,
+}
+
+/// A queue discipline as configured.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueSpec {
+    /// Drop Tail limited in packets.
+    DropTailPackets(u32),
+    /// Drop Tail limited in bytes.
+    DropTailBytes(u64),
+}
+
+/// One simplex link, resolved.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    /// Sending node index.
+    pub from: u32,
+    /// Receiving node index.
+    pub to: u32,
+    /// Bits per second.
+    pub rate_bps: u64,
+    /// Propagation delay.
+    pub delay: SimTime,
+    /// Queue discipline.
+    pub queue: QueueSpec,
+    /// Framing bytes per packet.
+    pub overhead: u32,
+}
+
+/// A host, resolved.
+#[derive(Clone, Debug)]
+pub struct HostSpec {
+    /// Name.
+    pub name: String,
+    /// Profile name.
+    pub profile: String,
+    /// TCP settings (profile + overrides).
+    pub tcp: TcpConfig,
+    /// Congestion controller.
+    pub cc: String,
+    /// Its parameters.
+    pub cc_params: CcParams,
+}
+
+/// When a flow starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StartSpec {
+    /// At a fixed time.
+    At(SimTime),
+    /// Uniformly at random in `[a, b]`, from the flow's own random stream.
+    Uniform(SimTime, SimTime),
+}
+
+/// A flow, resolved.
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    /// Name.
+    pub name: String,
+    /// Sending node index (a host).
+    pub src: u32,
+    /// Receiving node index (a host).
+    pub dst: u32,
+    /// Start time.
+    pub start: StartSpec,
+    /// Bytes to send (`None`: bulk, never ends).
+    pub size: Option<u64>,
+}
+
+/// What to trace.
+#[derive(Clone, Debug, Default)]
+pub struct TraceSpec {
+    /// cwnd/ssthresh/srtt samples.
+    pub cwnd: bool,
+    /// Every RTT sample.
+    pub rtt: bool,
+    /// Queue lengths.
+    pub queue: bool,
+    /// Sampling interval for cwnd and queue.
+    pub interval: SimTime,
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Seed (default 1).
+    pub seed: u64,
+    /// Simulated time.
+    pub duration: SimTime,
+    /// Measurement window start.
+    pub measure_start: SimTime,
+    /// Measurement window end.
+    pub measure_end: SimTime,
+    /// Node names, hosts first then routers.
+    pub nodes: Vec<String>,
+    /// Host node count (hosts are nodes 0..n_hosts).
+    pub hosts: Vec<HostSpec>,
+    /// Simplex links.
+    pub links: Vec<LinkSpec>,
+    /// Flows.
+    pub flows: Vec<FlowSpec>,
+    /// Traces.
+    pub trace: TraceSpec,
+}
+
+struct Ctx<'a> {
+    path: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, field: &str, value: impl std::fmt::Display, allowed: impl std::fmt::Display) -> ScenarioError {
+        ScenarioError(format!("{}: field `{field}`: value {value}: {allowed}", self.path))
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+/// Parse and validate a scenario.
+pub fn parse(text: &str, path: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    let file: File = match serde_path_to_error::deserialize(de) {
+        Ok(f) => f,
+        Err(e) => {
+            let field = e.path().to_string();
+            let inner = e.into_inner();
+            let loc = inner.span().map(|s| line_col(text, s.start));
+            let msg = inner.message().trim().to_string();
+            let at = loc.map_or(String::new(), |(l, c)| format!(" (line {l}, column {c})"));
+            let where_ = if field.is_empty() || field == "." { String::new() } else { format!(" field `{field}`:") };
+            return Err(ScenarioError(format!("{path}{at}:{where_} {msg}")));
+        }
+    };
+    resolve(file, &Ctx { path })
+}
+
+fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
+    let duration = f.duration.0;
+    if duration == SimTime::ZERO {
+        return Err(cx.err("duration", "0", "must be positive"));
+    }
+    let (ms, me) = match &f.measure {
+        Some(m) => (m.start.map_or(SimTime::ZERO, |d| d.0), m.end.map_or(duration, |d| d.0)),
+        None => (SimTime::ZERO, duration),
+    };
+    if me > duration {
+        return Err(cx.err("measure.end", me, format!("must not exceed duration ({duration})")));
+    }
+    if ms >= me {
+        return Err(cx.err("measure.start", ms, format!("must be before measure.end ({me})")));
+    }
+    let trace = match &f.trace {
+        Some(t) => {
+            let interval = t.interval.map_or(SimTime::from_millis(10), |d| d.0);
+            if interval == SimTime::ZERO {
+                return Err(cx.err("trace.interval", "0", "must be positive"));
+            }
+            TraceSpec { cwnd: t.cwnd, rtt: t.rtt, queue: t.queue, interval }
+        }
+        None => TraceSpec { interval: SimTime::from_millis(10), ..Default::default() },
+    };
+
+    // Nodes: hosts then routers, names unique.
+    let mut nodes: Vec<String> = Vec::new();
+    let mut index: BTreeMap<String, u32> = BTreeMap::new();
+    let mut add = |name: &str, field: String, nodes: &mut Vec<String>| -> Result<(), ScenarioError> {
+        if name.is_empty() {
+            return Err(cx.err(&field, "\"\"", "a node name must not be empty"));
+        }
+        if index.insert(name.to_string(), nodes.len() as u32).is_some() {
+            return Err(cx.err(&field, format!("{name:?}"), "another host or router already has this name"));
+        }
+        nodes.push(name.to_string());
+        Ok(())
+    };
+    for (i, h) in f.host.iter().enumerate() {
+        add(&h.name, format!("host[{i}].name"), &mut nodes)?;
+    }
+    for (i, r) in f.router.iter().enumerate() {
+        add(&r.name, format!("router[{i}].name"), &mut nodes)?;
+    }
+    let n_hosts = f.host.len();
+    let known = |name: &str| -> String {
+        let mut v: Vec<&str> = nodes.iter().map(|s| s.as_str()).collect();
+        v.sort();
+        let _ = name;
+        v.join(", ")
+    };
+
+    let mut hosts = Vec::new();
+    for (i, h) in f.host.iter().enumerate() {
+        hosts.push(resolve_host(h, i, cx)?);
+    }
+
+    // Links.
+    let mut links = Vec::new();
+    for (i, l) in f.link.iter().enumerate() {
+        let mut ends = [0u32; 2];
+        for k in 0..2 {
+            ends[k] = *index.get(&l.between[k]).ok_or_else(|| {
+                cx.err(&format!("link[{i}].between[{k}]"), format!("{:?}", l.between[k]), format!("no host or router of that name; known: {}", known("")))
+            })?;
+        }
+        if ends[0] == ends[1] {
+            return Err(cx.err(&format!("link[{i}].between"), format!("{:?}", l.between), "a link joins two different nodes"));
+        }
+        let base = Direction { rate: l.rate, delay: l.delay, queue: l.queue.clone(), overhead: l.overhead };
+        for (dir, name, (a, b)) in [(&l.forward, "forward", (ends[0], ends[1])), (&l.reverse, "reverse", (ends[1], ends[0]))] {
+            let d = dir.clone().unwrap_or_default();
+            let field = |x: &str| {
+                if dir.as_ref().is_some_and(|d| match x {
+                    "rate" => d.rate.is_some(),
+                    "delay" => d.delay.is_some(),
+                    _ => d.queue.is_some(),
+                }) {
+                    format!("link[{i}].{name}.{x}")
+                } else {
+                    format!("link[{i}].{x}")
+                }
+            };
+            let rate = d.rate.or(base.rate).ok_or_else(|| {
+                cx.err(&format!("link[{i}].{name}.rate"), "missing", "every direction needs a rate: set `rate` on the link or in its forward/reverse table")
+            })?;
+            let delay = d.delay.or(base.delay).map_or(SimTime::ZERO, |x| x.0);
+            let q = d.queue.or(base.queue.clone()).unwrap_or(Queue { kind: None, packets: Some(1000), bytes: None });
+            let queue = resolve_queue(&q, &field("queue"), cx)?;
+            links.push(LinkSpec { from: a, to: b, rate_bps: rate.0, delay, queue, overhead: d.overhead.or(base.overhead).unwrap_or(0) });
+        }
+    }
+
+    // Flows.
+    let mut flows = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for (i, fl) in f.flow.iter().enumerate() {
+        let host_of = |name: &str, field: &str| -> Result<u32, ScenarioError> {
+            match index.get(name) {
+                Some(&n) if (n as usize) < n_hosts => Ok(n),
+                Some(_) => Err(cx.err(field, format!("{name:?}"), "is a router; flows run between hosts")),
+                None => Err(cx.err(field, format!("{name:?}"), format!("no host of that name; hosts: {}", f.host.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", ")))),
+            }
+        };
+        let src = host_of(&fl.from, &format!("flow[{i}].from"))?;
+        let dst = host_of(&fl.to, &format!("flow[{i}].to"))?;
+        if src == dst {
+            return Err(cx.err(&format!("flow[{i}].to"), format!("{:?}", fl.to), "a flow needs two different hosts"));
+        }
+        let name = fl.name.clone().unwrap_or_else(|| format!("{}->{}#{i}", fl.from, fl.to));
+        if !names.insert(name.clone()) {
+            return Err(cx.err(&format!("flow[{i}].name"), format!("{name:?}"), "another flow already has this name"));
+        }
+        let start = match &fl.start {
+            None => StartSpec::At(SimTime::ZERO),
+            Some(Start::At(d)) => StartSpec::At(d.0),
+            Some(Start::Uniform { uniform: [a, b] }) => {
+                if a.0 > b.0 {
+                    return Err(cx.err(&format!("flow[{i}].start.uniform"), format!("[{}, {}]", a.0, b.0), "the lower bound must not exceed the upper"));
+                }
+                StartSpec::Uniform(a.0, b.0)
+            }
+        };
+        let latest = match start {
+            StartSpec::At(t) => t,
+            StartSpec::Uniform(_, b) => b,
+        };
+        if latest >= duration {
+            return Err(cx.err(&format!("flow[{i}].start"), latest, format!("must be before the end of the run ({duration})")));
+        }
+        if let Some(s) = fl.size {
+            if s.0 == 0 {
+                return Err(cx.err(&format!("flow[{i}].size"), 0, "must be at least one byte (omit it for a bulk transfer)"));
+            }
+        }
+        flows.push(FlowSpec { name, src, dst, start, size: fl.size.map(|s| s.0) });
+    }
+
+    let sc = Scenario {
+        name: f.name.unwrap_or_else(|| cx.path.rsplit('/').next().unwrap_or(cx.path).trim_end_matches(".toml").to_string()),
+        description: f.description.unwrap_or_default(),
+        seed: f.seed.unwrap_or(1),
+        duration,
+        measure_start: ms,
+        measure_end: me,
+        nodes,
+        hosts,
+        links,
+        flows,
+        trace,
+    };
+    check_routes(&sc, cx)?;
+    Ok(sc)
+}
+
+fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, ScenarioError> {
+    let kind = q.kind.as_deref().unwrap_or("droptail");
+    if kind != "droptail" {
+        return Err(cx.err(&format!("{field}.kind"), format!("{kind:?}"), "unknown queue discipline; available: droptail"));
+    }
+    match (q.packets, q.bytes) {
+        (Some(_), Some(_)) => Err(cx.err(field, "both `packets` and `bytes`", "give the limit in packets or in bytes, not both")),
+        (Some(0), None) => Err(cx.err(&format!("{field}.packets"), 0, "a queue must hold at least one packet")),
+        (Some(p), None) => Ok(QueueSpec::DropTailPackets(p)),
+        (None, Some(b)) if b.0 < 1500 => Err(cx.err(&format!("{field}.bytes"), b.0, "must hold at least one 1500-byte packet")),
+        (None, Some(b)) => Ok(QueueSpec::DropTailBytes(b.0)),
+        (None, None) => Err(cx.err(field, "no limit", "set `packets = N` or `bytes = \"...\"`")),
+    }
+}
+
+fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError> {
+    let f = |x: &str| format!("host[{i}].{x}");
+    let pname = h.profile.clone().unwrap_or_else(|| "rfc".into());
+    let p = profile(&pname).ok_or_else(|| {
+        cx.err(&f("profile"), format!("{pname:?}"), format!("unknown profile; available: {}", profiles().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
+    })?;
+    let mut c = p.config.clone();
+    if let Some(v) = h.initial_window {
+        if v == 0 {
+            return Err(cx.err(&f("initial_window"), 0, "must be at least 1 segment"));
+        }
+        c.initial_window = v;
+    }
+    if let Some(v) = h.min_rto {
+        c.min_rto = v.0;
+    }
+    if let Some(v) = h.delack {
+        c.delack_timeout = v.0;
+    }
+    if let Some(v) = h.delack_segments {
+        if v == 0 {
+            return Err(cx.err(&f("delack_segments"), 0, "must be at least 1"));
+        }
+        c.delack_segments = v;
+    }
+    if let Some(r) = &h.recovery {
+        c.recovery = Recovery::parse(r).ok_or_else(|| cx.err(&f("recovery"), format!("{r:?}"), "allowed: sack, newreno, reno, tahoe"))?;
+    }
+    if let Some(v) = h.sack {
+        c.sack = v;
+    }
+    if let Some(v) = h.timestamps {
+        c.timestamps = v;
+    }
+    if let Some(v) = h.window_scaling {
+        c.window_scaling = v;
+    }
+    if let Some(v) = h.mss {
+        if !(88..=65495).contains(&v) {
+            return Err(cx.err(&f("mss"), v, "must be between 88 and 65495 bytes"));
+        }
+        c.mss = v;
+    }
+    if let Some(v) = h.sndbuf {
+        if v.0 < c.mss as u64 {
+            return Err(cx.err(&f("sndbuf"), v.0, "must hold at least one segment"));
+        }
+        c.sndbuf = v.0;
+    }
+    if let Some(v) = h.rcvbuf {
+        if v.0 < c.mss as u64 {
+            return Err(cx.err(&f("rcvbuf"), v.0, "must hold at least one segment"));
+        }
+        c.rcvbuf = v.0;
+    }
+    let ccname = h.cc.clone().unwrap_or_else(|| c.default_cc.to_string());
+    let params: CcParams = h.cc_params.clone();
+    if let Err(m) = cc::make(&ccname, &params) {
+        let field = if h.cc.is_none() { f("profile") } else if m.contains("parameter") { f("cc_params") } else { f("cc") };
+        let extra = if cc::PLANNED.contains(&ccname.as_str()) {
+            format!("{m} ({ccname} is planned but not implemented yet{})", if h.cc.is_none() { format!("; profile {pname} defaults to it, so set `cc` explicitly") } else { String::new() })
+        } else {
+            m
+        };
+        return Err(cx.err(&field, format!("{ccname:?}"), extra));
+    }
+    Ok(HostSpec { name: h.name.clone(), profile: pname, tcp: c, cc: ccname, cc_params: params })
+}
+
+fn check_routes(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
+    // Build the routing once (the same code the run uses) and check both directions of every flow.
+    let net = crate::world::build_network(sc);
+    for (i, fl) in sc.flows.iter().enumerate() {
+        for (a, b) in [(fl.src, fl.dst), (fl.dst, fl.src)] {
+            let mut node = a;
+            let mut hops = 0;
+            while node != b {
+                match net.route(node, b) {
+                    Some(l) => node = net.link(l).cfg.to,
+                    None => {
+                        return Err(cx.err(
+                            &format!("flow[{i}]"),
+                            format!("{:?} -> {:?}", sc.nodes[a as usize], sc.nodes[b as usize]),
+                            format!("no route from {} to {} (a flow needs links both ways: data one way, ACKs back)", sc.nodes[node as usize], sc.nodes[b as usize]),
+                        ))
+                    }
+                }
+                hops += 1;
+                assert!(hops <= sc.nodes.len(), "routing loop");
+            }
+        }
+    }
+    Ok(())
+}
