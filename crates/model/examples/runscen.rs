@@ -12,10 +12,33 @@ fn main() {
     };
     let r = tcplab_model::run(&sc, seed);
     for f in &r.flows {
-        println!("{:10} {:>7.3} Mb/s  rtt mean {:7.1} ms p95 {:7.1}  sent {} retx {} fr {} to {}", f.name, f.goodput_bps / 1e6, f.rtt_mean_s * 1e3, f.rtt_p95_s * 1e3, f.segs_sent, f.segs_retrans, f.fast_retransmits, f.timeouts);
+        println!(
+            "{:10} {:>7.3} Mb/s  rtt mean {:7.1} ms p95 {:7.1}  sent {} retx {} fr {} to {}",
+            f.name,
+            f.goodput_bps / 1e6,
+            f.rtt_mean_s * 1e3,
+            f.rtt_p95_s * 1e3,
+            f.segs_sent,
+            f.segs_retrans,
+            f.fast_retransmits,
+            f.timeouts
+        );
     }
     for l in &r.links {
-        println!("{:16} util {:6.2}%  thr {:7.3} Mb/s  meanq {:7.1}  drops {}", l.name, l.utilisation * 100.0, l.throughput_bps / 1e6, l.mean_queue_pkts, l.drops);
+        println!(
+            "{:16} util {:6.2}%  thr {:7.3} Mb/s  meanq {:7.1}  drops {}",
+            l.name,
+            l.utilisation * 100.0,
+            l.throughput_bps / 1e6,
+            l.mean_queue_pkts,
+            l.drops
+        );
     }
-    println!("events {} packets {} wall {:.3}s  {:.1} Mev/s", r.meta.events, r.meta.packets, r.meta.wall_s, r.meta.events as f64 / r.meta.wall_s / 1e6);
+    println!(
+        "events {} packets {} wall {:.3}s  {:.1} Mev/s",
+        r.meta.events,
+        r.meta.packets,
+        r.meta.wall_s,
+        r.meta.events as f64 / r.meta.wall_s / 1e6
+    );
 }

@@ -36,14 +36,21 @@ pub fn catalog() -> Catalog {
             name: s(c.name),
             description: s(c.description),
             source: s(c.source),
-            params: c.params.iter().map(|(a, b, d)| (s(a), s(b), s(d))).collect(),
+            params: c
+                .params
+                .iter()
+                .map(|(a, b, d)| (s(a), s(b), s(d)))
+                .collect(),
         })
         .collect();
     let queues = vec![CatalogEntry {
         name: s("droptail"),
         description: s("FIFO; arrivals beyond the limit (packets or bytes) are dropped"),
         source: s("the classic router queue"),
-        params: vec![(s("packets"), s("1000"), s("limit in packets")), (s("bytes"), s("-"), s("limit in bytes (instead of packets)"))],
+        params: vec![
+            (s("packets"), s("1000"), s("limit in packets")),
+            (s("bytes"), s("-"), s("limit in bytes (instead of packets)")),
+        ],
     }];
     let profiles = tcplab_tcp::profiles()
         .into_iter()
@@ -53,27 +60,71 @@ pub fn catalog() -> Catalog {
             CatalogEntry {
                 name: s(p.name),
                 description: s(p.description),
-                source: format!("{}{}", p.sources, if p.notes.is_empty() { String::new() } else { format!(". Simplified: {}", p.notes) }),
+                source: format!(
+                    "{}{}",
+                    p.sources,
+                    if p.notes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(". Simplified: {}", p.notes)
+                    }
+                ),
                 params: vec![
-                    (s("initial_window"), c.initial_window.to_string(), s("segments")),
-                    (s("min_rto"), ms(c.min_rto), s("minimum retransmission timeout")),
-                    (s("initial_rto"), ms(c.initial_rto), s("RTO before the first sample")),
-                    (s("max_rto"), ms(c.max_rto), s("maximum retransmission timeout")),
+                    (
+                        s("initial_window"),
+                        c.initial_window.to_string(),
+                        s("segments"),
+                    ),
+                    (
+                        s("min_rto"),
+                        ms(c.min_rto),
+                        s("minimum retransmission timeout"),
+                    ),
+                    (
+                        s("initial_rto"),
+                        ms(c.initial_rto),
+                        s("RTO before the first sample"),
+                    ),
+                    (
+                        s("max_rto"),
+                        ms(c.max_rto),
+                        s("maximum retransmission timeout"),
+                    ),
                     (s("delack"), ms(c.delack_timeout), s("delayed-ACK timer")),
-                    (s("delack_segments"), c.delack_segments.to_string(), s("ACK every N full segments")),
+                    (
+                        s("delack_segments"),
+                        c.delack_segments.to_string(),
+                        s("ACK every N full segments"),
+                    ),
                     (s("recovery"), s(c.recovery.name()), s("loss recovery")),
                     (s("sack"), c.sack.to_string(), s("offer SACK")),
-                    (s("timestamps"), c.timestamps.to_string(), s("offer timestamps")),
-                    (s("window_scaling"), c.window_scaling.to_string(), s("offer window scaling")),
+                    (
+                        s("timestamps"),
+                        c.timestamps.to_string(),
+                        s("offer timestamps"),
+                    ),
+                    (
+                        s("window_scaling"),
+                        c.window_scaling.to_string(),
+                        s("offer window scaling"),
+                    ),
                     (s("mss"), c.mss.to_string(), s("MSS option (MTU - 40)")),
                     (s("sndbuf"), c.sndbuf.to_string(), s("send buffer, bytes")),
-                    (s("rcvbuf"), c.rcvbuf.to_string(), s("receive buffer, bytes")),
+                    (
+                        s("rcvbuf"),
+                        c.rcvbuf.to_string(),
+                        s("receive buffer, bytes"),
+                    ),
                     (s("cc"), s(c.default_cc), s("default congestion controller")),
                 ],
             }
         })
         .collect();
-    Catalog { controllers, queues, profiles }
+    Catalog {
+        controllers,
+        queues,
+        profiles,
+    }
 }
 
 /// The crate version.

@@ -232,8 +232,16 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn err(&self, field: &str, value: impl std::fmt::Display, allowed: impl std::fmt::Display) -> ScenarioError {
-        ScenarioError(format!("{}: field `{field}`: value {value}: {allowed}", self.path))
+    fn err(
+        &self,
+        field: &str,
+        value: impl std::fmt::Display,
+        allowed: impl std::fmt::Display,
+    ) -> ScenarioError {
+        ScenarioError(format!(
+            "{}: field `{field}`: value {value}: {allowed}",
+            self.path
+        ))
     }
 }
 
@@ -255,7 +263,11 @@ pub fn parse(text: &str, path: &str) -> Result<Scenario, ScenarioError> {
             let loc = inner.span().map(|s| line_col(text, s.start));
             let msg = inner.message().trim().to_string();
             let at = loc.map_or(String::new(), |(l, c)| format!(" (line {l}, column {c})"));
-            let where_ = if field.is_empty() || field == "." { String::new() } else { format!(" field `{field}`:") };
+            let where_ = if field.is_empty() || field == "." {
+                String::new()
+            } else {
+                format!(" field `{field}`:")
+            };
             return Err(ScenarioError(format!("{path}{at}:{where_} {msg}")));
         }
     };
@@ -268,14 +280,25 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         return Err(cx.err("duration", "0", "must be positive"));
     }
     let (ms, me) = match &f.measure {
-        Some(m) => (m.start.map_or(SimTime::ZERO, |d| d.0), m.end.map_or(duration, |d| d.0)),
+        Some(m) => (
+            m.start.map_or(SimTime::ZERO, |d| d.0),
+            m.end.map_or(duration, |d| d.0),
+        ),
         None => (SimTime::ZERO, duration),
     };
     if me > duration {
-        return Err(cx.err("measure.end", me, format!("must not exceed duration ({duration})")));
+        return Err(cx.err(
+            "measure.end",
+            me,
+            format!("must not exceed duration ({duration})"),
+        ));
     }
     if ms >= me {
-        return Err(cx.err("measure.start", ms, format!("must be before measure.end ({me})")));
+        return Err(cx.err(
+            "measure.start",
+            ms,
+            format!("must be before measure.end ({me})"),
+        ));
     }
     let trace = match &f.trace {
         Some(t) => {
@@ -283,24 +306,37 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             if interval == SimTime::ZERO {
                 return Err(cx.err("trace.interval", "0", "must be positive"));
             }
-            TraceSpec { cwnd: t.cwnd, rtt: t.rtt, queue: t.queue, interval }
+            TraceSpec {
+                cwnd: t.cwnd,
+                rtt: t.rtt,
+                queue: t.queue,
+                interval,
+            }
         }
-        None => TraceSpec { interval: SimTime::from_millis(10), ..Default::default() },
+        None => TraceSpec {
+            interval: SimTime::from_millis(10),
+            ..Default::default()
+        },
     };
 
     // Nodes: hosts then routers, names unique.
     let mut nodes: Vec<String> = Vec::new();
     let mut index: BTreeMap<String, u32> = BTreeMap::new();
-    let mut add = |name: &str, field: String, nodes: &mut Vec<String>| -> Result<(), ScenarioError> {
-        if name.is_empty() {
-            return Err(cx.err(&field, "\"\"", "a node name must not be empty"));
-        }
-        if index.insert(name.to_string(), nodes.len() as u32).is_some() {
-            return Err(cx.err(&field, format!("{name:?}"), "another host or router already has this name"));
-        }
-        nodes.push(name.to_string());
-        Ok(())
-    };
+    let mut add =
+        |name: &str, field: String, nodes: &mut Vec<String>| -> Result<(), ScenarioError> {
+            if name.is_empty() {
+                return Err(cx.err(&field, "\"\"", "a node name must not be empty"));
+            }
+            if index.insert(name.to_string(), nodes.len() as u32).is_some() {
+                return Err(cx.err(
+                    &field,
+                    format!("{name:?}"),
+                    "another host or router already has this name",
+                ));
+            }
+            nodes.push(name.to_string());
+            Ok(())
+        };
     for (i, h) in f.host.iter().enumerate() {
         add(&h.name, format!("host[{i}].name"), &mut nodes)?;
     }
@@ -326,14 +362,30 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         let mut ends = [0u32; 2];
         for k in 0..2 {
             ends[k] = *index.get(&l.between[k]).ok_or_else(|| {
-                cx.err(&format!("link[{i}].between[{k}]"), format!("{:?}", l.between[k]), format!("no host or router of that name; known: {}", known("")))
+                cx.err(
+                    &format!("link[{i}].between[{k}]"),
+                    format!("{:?}", l.between[k]),
+                    format!("no host or router of that name; known: {}", known("")),
+                )
             })?;
         }
         if ends[0] == ends[1] {
-            return Err(cx.err(&format!("link[{i}].between"), format!("{:?}", l.between), "a link joins two different nodes"));
+            return Err(cx.err(
+                &format!("link[{i}].between"),
+                format!("{:?}", l.between),
+                "a link joins two different nodes",
+            ));
         }
-        let base = Direction { rate: l.rate, delay: l.delay, queue: l.queue.clone(), overhead: l.overhead };
-        for (dir, name, (a, b)) in [(&l.forward, "forward", (ends[0], ends[1])), (&l.reverse, "reverse", (ends[1], ends[0]))] {
+        let base = Direction {
+            rate: l.rate,
+            delay: l.delay,
+            queue: l.queue.clone(),
+            overhead: l.overhead,
+        };
+        for (dir, name, (a, b)) in [
+            (&l.forward, "forward", (ends[0], ends[1])),
+            (&l.reverse, "reverse", (ends[1], ends[0])),
+        ] {
             let d = dir.clone().unwrap_or_default();
             let field = |x: &str| {
                 if dir.as_ref().is_some_and(|d| match x {
@@ -350,9 +402,20 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 cx.err(&format!("link[{i}].{name}.rate"), "missing", "every direction needs a rate: set `rate` on the link or in its forward/reverse table")
             })?;
             let delay = d.delay.or(base.delay).map_or(SimTime::ZERO, |x| x.0);
-            let q = d.queue.or(base.queue.clone()).unwrap_or(Queue { kind: None, packets: Some(1000), bytes: None });
+            let q = d.queue.or(base.queue.clone()).unwrap_or(Queue {
+                kind: None,
+                packets: Some(1000),
+                bytes: None,
+            });
             let queue = resolve_queue(&q, &field("queue"), cx)?;
-            links.push(LinkSpec { from: a, to: b, rate_bps: rate.0, delay, queue, overhead: d.overhead.or(base.overhead).unwrap_or(0) });
+            links.push(LinkSpec {
+                from: a,
+                to: b,
+                rate_bps: rate.0,
+                delay,
+                queue,
+                overhead: d.overhead.or(base.overhead).unwrap_or(0),
+            });
         }
     }
 
@@ -363,25 +426,55 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         let host_of = |name: &str, field: &str| -> Result<u32, ScenarioError> {
             match index.get(name) {
                 Some(&n) if (n as usize) < n_hosts => Ok(n),
-                Some(_) => Err(cx.err(field, format!("{name:?}"), "is a router; flows run between hosts")),
-                None => Err(cx.err(field, format!("{name:?}"), format!("no host of that name; hosts: {}", f.host.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", ")))),
+                Some(_) => Err(cx.err(
+                    field,
+                    format!("{name:?}"),
+                    "is a router; flows run between hosts",
+                )),
+                None => Err(cx.err(
+                    field,
+                    format!("{name:?}"),
+                    format!(
+                        "no host of that name; hosts: {}",
+                        f.host
+                            .iter()
+                            .map(|h| h.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
             }
         };
         let src = host_of(&fl.from, &format!("flow[{i}].from"))?;
         let dst = host_of(&fl.to, &format!("flow[{i}].to"))?;
         if src == dst {
-            return Err(cx.err(&format!("flow[{i}].to"), format!("{:?}", fl.to), "a flow needs two different hosts"));
+            return Err(cx.err(
+                &format!("flow[{i}].to"),
+                format!("{:?}", fl.to),
+                "a flow needs two different hosts",
+            ));
         }
-        let name = fl.name.clone().unwrap_or_else(|| format!("{}->{}#{i}", fl.from, fl.to));
+        let name = fl
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}->{}#{i}", fl.from, fl.to));
         if !names.insert(name.clone()) {
-            return Err(cx.err(&format!("flow[{i}].name"), format!("{name:?}"), "another flow already has this name"));
+            return Err(cx.err(
+                &format!("flow[{i}].name"),
+                format!("{name:?}"),
+                "another flow already has this name",
+            ));
         }
         let start = match &fl.start {
             None => StartSpec::At(SimTime::ZERO),
             Some(Start::At(d)) => StartSpec::At(d.0),
             Some(Start::Uniform { uniform: [a, b] }) => {
                 if a.0 > b.0 {
-                    return Err(cx.err(&format!("flow[{i}].start.uniform"), format!("[{}, {}]", a.0, b.0), "the lower bound must not exceed the upper"));
+                    return Err(cx.err(
+                        &format!("flow[{i}].start.uniform"),
+                        format!("[{}, {}]", a.0, b.0),
+                        "the lower bound must not exceed the upper",
+                    ));
                 }
                 StartSpec::Uniform(a.0, b.0)
             }
@@ -391,18 +484,39 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             StartSpec::Uniform(_, b) => b,
         };
         if latest >= duration {
-            return Err(cx.err(&format!("flow[{i}].start"), latest, format!("must be before the end of the run ({duration})")));
+            return Err(cx.err(
+                &format!("flow[{i}].start"),
+                latest,
+                format!("must be before the end of the run ({duration})"),
+            ));
         }
         if let Some(s) = fl.size {
             if s.0 == 0 {
-                return Err(cx.err(&format!("flow[{i}].size"), 0, "must be at least one byte (omit it for a bulk transfer)"));
+                return Err(cx.err(
+                    &format!("flow[{i}].size"),
+                    0,
+                    "must be at least one byte (omit it for a bulk transfer)",
+                ));
             }
         }
-        flows.push(FlowSpec { name, src, dst, start, size: fl.size.map(|s| s.0) });
+        flows.push(FlowSpec {
+            name,
+            src,
+            dst,
+            start,
+            size: fl.size.map(|s| s.0),
+        });
     }
 
     let sc = Scenario {
-        name: f.name.unwrap_or_else(|| cx.path.rsplit('/').next().unwrap_or(cx.path).trim_end_matches(".toml").to_string()),
+        name: f.name.unwrap_or_else(|| {
+            cx.path
+                .rsplit('/')
+                .next()
+                .unwrap_or(cx.path)
+                .trim_end_matches(".toml")
+                .to_string()
+        }),
         description: f.description.unwrap_or_default(),
         seed: f.seed.unwrap_or(1),
         duration,
@@ -421,13 +535,29 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
 fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, ScenarioError> {
     let kind = q.kind.as_deref().unwrap_or("droptail");
     if kind != "droptail" {
-        return Err(cx.err(&format!("{field}.kind"), format!("{kind:?}"), "unknown queue discipline; available: droptail"));
+        return Err(cx.err(
+            &format!("{field}.kind"),
+            format!("{kind:?}"),
+            "unknown queue discipline; available: droptail",
+        ));
     }
     match (q.packets, q.bytes) {
-        (Some(_), Some(_)) => Err(cx.err(field, "both `packets` and `bytes`", "give the limit in packets or in bytes, not both")),
-        (Some(0), None) => Err(cx.err(&format!("{field}.packets"), 0, "a queue must hold at least one packet")),
+        (Some(_), Some(_)) => Err(cx.err(
+            field,
+            "both `packets` and `bytes`",
+            "give the limit in packets or in bytes, not both",
+        )),
+        (Some(0), None) => Err(cx.err(
+            &format!("{field}.packets"),
+            0,
+            "a queue must hold at least one packet",
+        )),
         (Some(p), None) => Ok(QueueSpec::DropTailPackets(p)),
-        (None, Some(b)) if b.0 < 1500 => Err(cx.err(&format!("{field}.bytes"), b.0, "must hold at least one 1500-byte packet")),
+        (None, Some(b)) if b.0 < 1500 => Err(cx.err(
+            &format!("{field}.bytes"),
+            b.0,
+            "must hold at least one 1500-byte packet",
+        )),
         (None, Some(b)) => Ok(QueueSpec::DropTailBytes(b.0)),
         (None, None) => Err(cx.err(field, "no limit", "set `packets = N` or `bytes = \"...\"`")),
     }
@@ -437,7 +567,18 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
     let f = |x: &str| format!("host[{i}].{x}");
     let pname = h.profile.clone().unwrap_or_else(|| "rfc".into());
     let p = profile(&pname).ok_or_else(|| {
-        cx.err(&f("profile"), format!("{pname:?}"), format!("unknown profile; available: {}", profiles().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
+        cx.err(
+            &f("profile"),
+            format!("{pname:?}"),
+            format!(
+                "unknown profile; available: {}",
+                profiles()
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
     })?;
     let mut c = p.config.clone();
     if let Some(v) = h.initial_window {
@@ -459,7 +600,13 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
         c.delack_segments = v;
     }
     if let Some(r) = &h.recovery {
-        c.recovery = Recovery::parse(r).ok_or_else(|| cx.err(&f("recovery"), format!("{r:?}"), "allowed: sack, newreno, reno, tahoe"))?;
+        c.recovery = Recovery::parse(r).ok_or_else(|| {
+            cx.err(
+                &f("recovery"),
+                format!("{r:?}"),
+                "allowed: sack, newreno, reno, tahoe",
+            )
+        })?;
     }
     if let Some(v) = h.sack {
         c.sack = v;
@@ -491,15 +638,34 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
     let ccname = h.cc.clone().unwrap_or_else(|| c.default_cc.to_string());
     let params: CcParams = h.cc_params.clone();
     if let Err(m) = cc::make(&ccname, &params) {
-        let field = if h.cc.is_none() { f("profile") } else if m.contains("parameter") { f("cc_params") } else { f("cc") };
+        let field = if h.cc.is_none() {
+            f("profile")
+        } else if m.contains("parameter") {
+            f("cc_params")
+        } else {
+            f("cc")
+        };
         let extra = if cc::PLANNED.contains(&ccname.as_str()) {
-            format!("{m} ({ccname} is planned but not implemented yet{})", if h.cc.is_none() { format!("; profile {pname} defaults to it, so set `cc` explicitly") } else { String::new() })
+            format!(
+                "{m} ({ccname} is planned but not implemented yet{})",
+                if h.cc.is_none() {
+                    format!("; profile {pname} defaults to it, so set `cc` explicitly")
+                } else {
+                    String::new()
+                }
+            )
         } else {
             m
         };
         return Err(cx.err(&field, format!("{ccname:?}"), extra));
     }
-    Ok(HostSpec { name: h.name.clone(), profile: pname, tcp: c, cc: ccname, cc_params: params })
+    Ok(HostSpec {
+        name: h.name.clone(),
+        profile: pname,
+        tcp: c,
+        cc: ccname,
+        cc_params: params,
+    })
 }
 
 fn check_routes(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {

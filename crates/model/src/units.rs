@@ -11,7 +11,15 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+' || c == '_'))
+        .find(|&(_, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || c == 'e'
+                || c == 'E'
+                || c == '-'
+                || c == '+'
+                || c == '_')
+        })
         .map_or(s.len(), |(i, _)| i);
     // 'e' may start a unit only if not followed by digits; keep it simple: units here never start with e.
     let num: String = s[..end].chars().filter(|&c| c != '_').collect();
@@ -35,11 +43,18 @@ macro_rules! quantity {
                     }
                     fn visit_str<E: de::Error>(self, s: &str) -> Result<$name, E> {
                         let parse: fn(&str) -> Result<$inner, String> = $parse;
-                        parse(s).map($name).map_err(|m| E::custom(format!("invalid {} {s:?}: {m}; expected {}", $what, $expect)))
+                        parse(s).map($name).map_err(|m| {
+                            E::custom(format!(
+                                "invalid {} {s:?}: {m}; expected {}",
+                                $what, $expect
+                            ))
+                        })
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
                         let conv: fn(f64) -> Result<$inner, String> = $from_num;
-                        conv(v).map($name).map_err(|m| E::custom(format!("invalid {} {v}: {m}; expected {}", $what, $expect)))
+                        conv(v).map($name).map_err(|m| {
+                            E::custom(format!("invalid {} {v}: {m}; expected {}", $what, $expect))
+                        })
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
                         self.visit_f64(v as f64)
@@ -130,7 +145,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(nonneg(v * scale)?.round() as u64)
 }
 
-quantity!(Duration, SimTime, "duration", "a string such as \"42ms\" or \"1.5s\" (units ns, us, ms, s, min, h) or a number of seconds", parse_duration, secs);
+quantity!(
+    Duration,
+    SimTime,
+    "duration",
+    "a string such as \"42ms\" or \"1.5s\" (units ns, us, ms, s, min, h) or a number of seconds",
+    parse_duration,
+    secs
+);
 quantity!(Rate, u64, "rate", "a string such as \"10Mbps\", \"2 Mb/s\" or \"400kbps\" (bit/s units bps, kbps, Mbps, Gbps; byte/s units Bps, kBps, MBps) or a number of bits per second", parse_rate, positive_rate);
 quantity!(Size, u64, "size", "a string such as \"64KiB\" or \"4MB\" (units B, KB, MB, GB, KiB, MiB, GiB) or a number of bytes", parse_size, |v| nonneg(v).map(|v| v.round() as u64));
 
@@ -145,7 +167,9 @@ mod tests {
         assert_eq!(parse_duration("250us"), Ok(SimTime::from_micros(250)));
         assert_eq!(parse_duration("2min"), Ok(SimTime::from_secs(120)));
         assert!(parse_duration("-1s").unwrap_err().contains("negative"));
-        assert!(parse_duration("3 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("3 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
     }
 
     #[test]

@@ -30,14 +30,31 @@ const FLOW_STREAM: u64 = 1 << 32;
 
 /// Build the network of a scenario (nodes, links, routes).
 pub fn build_network(sc: &Scenario) -> Network<TcpHeader> {
-    let kinds = (0..sc.nodes.len()).map(|i| if i < sc.hosts.len() { NodeKind::Host } else { NodeKind::Router }).collect();
+    let kinds = (0..sc.nodes.len())
+        .map(|i| {
+            if i < sc.hosts.len() {
+                NodeKind::Host
+            } else {
+                NodeKind::Router
+            }
+        })
+        .collect();
     let mut net = Network::new(kinds);
     for l in &sc.links {
         let q: Box<dyn Qdisc> = match l.queue {
             QueueSpec::DropTailPackets(n) => Box::new(DropTail::new(QueueLimit::Packets(n))),
             QueueSpec::DropTailBytes(b) => Box::new(DropTail::new(QueueLimit::Bytes(b))),
         };
-        net.add_link(LinkConfig { from: l.from, to: l.to, rate_bps: l.rate_bps, delay: l.delay, overhead_bytes: l.overhead }, q);
+        net.add_link(
+            LinkConfig {
+                from: l.from,
+                to: l.to,
+                rate_bps: l.rate_bps,
+                delay: l.delay,
+                overhead_bytes: l.overhead,
+            },
+            q,
+        );
     }
     net.compute_routes();
     net
@@ -73,9 +90,20 @@ impl World {
     #[inline]
     fn flush(&mut self, ep: u32) {
         let f = (ep / 2) as usize;
-        let (from, to) = if ep % 2 == 0 { (self.flows[f].src, self.flows[f].dst) } else { (self.flows[f].dst, self.flows[f].src) };
+        let (from, to) = if ep % 2 == 0 {
+            (self.flows[f].src, self.flows[f].dst)
+        } else {
+            (self.flows[f].dst, self.flows[f].src)
+        };
         for h in self.out.drain(..) {
-            let id = self.net.alloc(Packet { src: from, dst: to, flow: f as u32, size: h.wire_size(), enqueued_at: SimTime::ZERO, header: h });
+            let id = self.net.alloc(Packet {
+                src: from,
+                dst: to,
+                flow: f as u32,
+                size: h.wire_size(),
+                enqueued_at: SimTime::ZERO,
+                header: h,
+            });
             self.packets += 1;
             self.net.send(from, id, &mut self.sched);
         }
@@ -86,7 +114,11 @@ impl World {
     #[inline]
     fn arm(&mut self, ep: u32) {
         let f = &self.flows[(ep / 2) as usize];
-        let d = if ep % 2 == 0 { f.sender.next_deadline() } else { f.receiver.next_deadline() };
+        let d = if ep % 2 == 0 {
+            f.sender.next_deadline()
+        } else {
+            f.receiver.next_deadline()
+        };
         if let Some(d) = d {
             let slot = &mut self.timer_at[ep as usize];
             if slot.is_none_or(|s| d < s) {
@@ -134,7 +166,8 @@ impl World {
                 tr.flow.push(i as u32);
                 tr.cwnd.push(f.sender.tp.cwnd);
                 tr.ssthresh.push(f.sender.tp.ssthresh);
-                tr.srtt_s.push(f.sender.rtt().srtt().map_or(f64::NAN, |s| s.as_secs_f64()));
+                tr.srtt_s
+                    .push(f.sender.rtt().srtt().map_or(f64::NAN, |s| s.as_secs_f64()));
                 tr.inflight_bytes.push(f.sender.outstanding_bytes());
             }
         }
@@ -155,16 +188,29 @@ impl World {
         for f in &mut self.flows {
             f.at_window = (f.receiver.stats.delivered, f.sender.stats);
         }
-        self.link_at_window = self.net.links().iter().map(|l| (l.stats, l.queue_pkt_ns_at(now))).collect();
+        self.link_at_window = self
+            .net
+            .links()
+            .iter()
+            .map(|l| (l.stats, l.queue_pkt_ns_at(now)))
+            .collect();
     }
 
     #[cfg(debug_assertions)]
     fn check(&self, touched: Option<usize>) {
         // Packets are conserved: every live packet is in some link (endpoints hold none).
-        assert_eq!(self.net.pool.live() as u64, self.net.packets_in_links(), "packet conservation violated");
+        assert_eq!(
+            self.net.pool.live() as u64,
+            self.net.packets_in_links(),
+            "packet conservation violated"
+        );
         for l in self.net.links() {
             let s = l.stats;
-            assert_eq!(s.arrived_pkts, s.dropped_pkts + s.delivered_pkts + l.held_packets(), "link conservation violated");
+            assert_eq!(
+                s.arrived_pkts,
+                s.dropped_pkts + s.delivered_pkts + l.held_packets(),
+                "link conservation violated"
+            );
         }
         if let Some(f) = touched {
             self.flows[f].sender.check_invariants();
@@ -217,7 +263,12 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         rtt: sc.trace.rtt.then(RttTrace::default),
         queue: sc.trace.queue.then(|| {
             let n = n_samples * net.links().len();
-            QueueTrace { time_s: Vec::with_capacity(n), link: Vec::with_capacity(n), pkts: Vec::with_capacity(n), bytes: Vec::with_capacity(n) }
+            QueueTrace {
+                time_s: Vec::with_capacity(n),
+                link: Vec::with_capacity(n),
+                pkts: Vec::with_capacity(n),
+                bytes: Vec::with_capacity(n),
+            }
         }),
     };
     let mut w = World {
@@ -328,7 +379,11 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             goodput_bps: delivered_w as f64 * 8.0 / win,
             bytes_delivered_window: delivered_w,
             bytes_delivered: f.receiver.stats.delivered,
-            rtt_mean_s: if n == 0 { f64::NAN } else { f.rtts.iter().sum::<f64>() / n as f64 },
+            rtt_mean_s: if n == 0 {
+                f64::NAN
+            } else {
+                f.rtts.iter().sum::<f64>() / n as f64
+            },
             rtt_p50_s: percentile(&f.rtts, 50.0),
             rtt_p95_s: percentile(&f.rtts, 95.0),
             rtt_p99_s: percentile(&f.rtts, 99.0),
@@ -353,7 +408,10 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         .map(|(l, (s0, q0))| {
             let s = l.stats;
             LinkResult {
-                name: format!("{}->{}", sc.nodes[l.cfg.from as usize], sc.nodes[l.cfg.to as usize]),
+                name: format!(
+                    "{}->{}",
+                    sc.nodes[l.cfg.from as usize], sc.nodes[l.cfg.to as usize]
+                ),
                 from: sc.nodes[l.cfg.from as usize].clone(),
                 to: sc.nodes[l.cfg.to as usize].clone(),
                 rate_bps: l.cfg.rate_bps,

@@ -1,0 +1,181 @@
+//! End-to-end runs checked against values derived outside the simulator:
+//! closed-form throughput of simple paths, conservation, determinism. These run
+//! with debug assertions, so every event also checks the world's invariants.
+
+use tcplab_model::{parse_scenario, run, RunResult};
+
+fn sim(text: &str) -> RunResult {
+    let sc = parse_scenario(text, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    run(&sc, None)
+}
+
+/// A two-host path through one router: each direction `rate`, one-way delay
+/// `delay_ms` split over the two hops, bottleneck buffer `buf` packets.
+fn path(
+    rate: &str,
+    delay_ms: f64,
+    buf: u32,
+    host_extra: &str,
+    duration: u32,
+    start: u32,
+) -> String {
+    format!(
+        r#"
+duration = "{duration}s"
+[measure]
+start = "{start}s"
+[[host]]
+name = "a"
+profile = "rfc"
+{host_extra}
+[[host]]
+name = "b"
+profile = "rfc"
+{host_extra}
+[[router]]
+name = "r"
+[[link]]
+between = ["a", "r"]
+rate = "10Gbps"
+delay = "0ms"
+queue = {{ packets = 10000 }}
+[[link]]
+between = ["r", "b"]
+rate = "{rate}"
+delay = "{delay_ms}ms"
+queue = {{ packets = {buf} }}
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+"#
+    )
+}
+
+#[test]
+fn a_flow_limited_by_the_receive_window_gets_rwnd_over_rtt() {
+    // rcvbuf 40 segments of 1448 B = 57920 B (no window scaling needed: < 65535).
+    // 100 Mb/s, RTT 100 ms: rwnd/RTT = 57920 * 8 / 0.1 = 4.6336 Mb/s, far below
+    // the link rate, so the window, not the link, limits. Serialisation adds
+    // 0.12 ms to the RTT (0.12 %).
+    let r = sim(&path("100Mbps", 50.0, 1000, "rcvbuf = 57920", 60, 10));
+    let expected = 57920.0 * 8.0 / 0.1;
+    let got = r.flows[0].goodput_bps;
+    assert!(
+        (got / expected - 1.0).abs() < 0.01,
+        "goodput {got} vs rwnd/RTT {expected}"
+    );
+    assert_eq!(r.flows[0].segs_retrans, 0);
+}
+
+#[test]
+fn a_single_flow_with_a_bdp_of_buffer_fills_the_link() {
+    // 10 Mb/s, RTT 100 ms: BDP = 125000 B = 83.3 packets of 1500 B; buffer 84.
+    // After each halving the window stays >= BDP, so the link never idles.
+    let r = sim(&path("10Mbps", 50.0, 84, "", 200, 40));
+    let down = r.links.iter().find(|l| l.name == "r->b").unwrap();
+    assert!(down.utilisation >= 0.99, "utilisation {}", down.utilisation);
+    // Goodput: the link rate times the payload share of a packet, 1448/1500.
+    let cap = 10e6 * 1448.0 / 1500.0;
+    assert!(
+        r.flows[0].goodput_bps >= 0.99 * cap,
+        "goodput {} vs {}",
+        r.flows[0].goodput_bps,
+        cap
+    );
+    assert!(
+        r.flows[0].fast_retransmits > 0,
+        "the buffer must overflow: the test is about a lossy sawtooth"
+    );
+}
+
+#[test]
+fn newreno_sawtooth_averages_three_quarters_of_bdp_plus_buffer_per_rtt() {
+    // Barakat & Altman (RR-3620, section 6): in congestion avoidance the window
+    // oscillates between (muT + B)/2 and muT + B, and throughput is
+    // 3 (mu T + B) / (4 T). mu = 12 Mb/s = 1000 packets/s of 1500 B, T = 100 ms:
+    // muT = 100 packets; B = 10 packets: 3/4 * 110 = 82.5 packets per RTT.
+    // (The cycle's exact average, counting the RTT growth while the queue
+    // fills, is 81.7: within 1 %.) Tolerance 5 %.
+    let r = sim(&path("12Mbps", 50.0, 10, "", 600, 100));
+    let pkts_per_s = r.flows[0].goodput_bps / (1448.0 * 8.0);
+    let per_rtt = pkts_per_s * 0.1;
+    assert!(
+        (per_rtt / 82.5 - 1.0).abs() < 0.05,
+        "{per_rtt} packets per RTT, expected about 82.5"
+    );
+    assert_eq!(
+        r.flows[0].timeouts, 0,
+        "steady state must be loss recovery, not timeouts"
+    );
+}
+
+#[test]
+fn link_counters_conserve_bytes_between_directions_and_flows() {
+    // The download's goodput can be no more than the IP bytes its link carried,
+    // and every link's IP throughput is below its rate.
+    let r = sim(&path("10Mbps", 20.0, 30, "", 60, 10));
+    for l in &r.links {
+        assert!(
+            l.throughput_bps <= l.rate_bps as f64 * 1.0001,
+            "{} carries more than its rate",
+            l.name
+        );
+        assert!(l.utilisation <= 1.0);
+    }
+    let down = r.links.iter().find(|l| l.name == "r->b").unwrap();
+    assert!(r.flows[0].goodput_bps < down.throughput_bps);
+    // The data: 1448 of every 1500 bytes on the link are payload, less retransmissions.
+    assert!(r.flows[0].goodput_bps > down.throughput_bps * 1448.0 / 1500.0 * 0.97);
+}
+
+fn braud(buf: u32, duration: u32) -> String {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/braud2016/long-newreno.toml"
+    ))
+    .unwrap();
+    text.replace(
+        "queue = { packets = 40 }",
+        &format!("queue = {{ packets = {buf} }}"),
+    )
+    .replace(
+        "duration = \"800s\"",
+        &format!("duration = \"{duration}s\""),
+    )
+    .replace("start = \"200s\"", "start = \"20s\"")
+    .replace("end = \"800s\"", &format!("end = \"{duration}s\""))
+}
+
+#[test]
+fn same_scenario_and_seed_give_bit_identical_results() {
+    let sc = parse_scenario(&braud(40, 60), "b.toml").unwrap();
+    let a = run(&sc, Some(7));
+    let b = run(&sc, Some(7));
+    let key = |r: &RunResult| {
+        format!(
+            "{:?}{:?}{:?}{}{}",
+            r.flows, r.links, r.traces, r.meta.events, r.meta.packets
+        )
+    };
+    assert_eq!(key(&a), key(&b));
+    let c = run(&sc, Some(8));
+    assert_ne!(
+        a.flows[0].start_s, c.flows[0].start_s,
+        "another seed draws other start times"
+    );
+}
+
+#[test]
+fn antiparallel_flows_share_the_asymmetric_link() {
+    // Both directions carry data and ACKs; a well-sized uplink buffer (40) lets the
+    // download keep most of the downlink. Loose bounds: this is a sanity check of
+    // the wiring (both flows make progress, the downlink is busy), not a paper figure.
+    let r = sim(&braud(40, 120));
+    let down = r.flows.iter().find(|f| f.name == "download").unwrap();
+    let up = r.flows.iter().find(|f| f.name == "upload").unwrap();
+    assert!(down.goodput_bps > 5e6, "download {}", down.goodput_bps);
+    assert!(up.goodput_bps > 0.5e6, "upload {}", up.goodput_bps);
+    // RTT can never be below the 94 ms of propagation plus a packet's serialisation.
+    assert!(down.rtt_p50_s > 0.094 && up.rtt_p50_s > 0.094);
+}

@@ -1,0 +1,163 @@
+//! Bad scenarios get one clear error naming the file, the field path, the value
+//! and what is allowed.
+
+use tcplab_model::parse_scenario;
+
+const GOOD: &str = r#"
+duration = "10s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "10ms"
+queue = { packets = 50 }
+[[flow]]
+from = "a"
+to = "b"
+"#;
+
+fn err(text: &str) -> String {
+    match parse_scenario(text, "bad.toml") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn has_all(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "message lacks {p:?}: {msg}");
+    }
+    assert!(
+        msg.starts_with("bad.toml"),
+        "message must start with the file: {msg}"
+    );
+}
+
+#[test]
+fn the_good_scenario_parses() {
+    let sc = parse_scenario(GOOD, "good.toml").unwrap();
+    assert_eq!((sc.nodes.len(), sc.links.len(), sc.flows.len()), (2, 2, 1));
+    assert_eq!(sc.name, "good");
+}
+
+#[test]
+fn unknown_field() {
+    let m = err(&GOOD.replace("delay = \"10ms\"", "delay = \"10ms\"\ndelya = 3"));
+    has_all(
+        &m,
+        &[
+            "link[0]",
+            "unknown field `delya`",
+            "expected one of",
+            "delay",
+        ],
+    );
+}
+
+#[test]
+fn wrong_type() {
+    let m = err(&GOOD.replace(
+        "queue = { packets = 50 }",
+        "queue = { packets = \"fifty\" }",
+    ));
+    has_all(&m, &["link[0].queue.packets", "\"fifty\"", "u32"]);
+}
+
+#[test]
+fn negative_rate() {
+    let m = err(&GOOD.replace("rate = \"10Mbps\"", "rate = \"-10Mbps\""));
+    has_all(
+        &m,
+        &["link[0].rate", "-10Mbps", "must not be negative", "Mbps"],
+    );
+    let m = err(&GOOD.replace("rate = \"10Mbps\"", "rate = -5"));
+    has_all(&m, &["link[0].rate", "-5", "negative"]);
+}
+
+#[test]
+fn bad_unit() {
+    let m = err(&GOOD.replace("delay = \"10ms\"", "delay = \"10 fortnights\""));
+    has_all(
+        &m,
+        &["link[0].delay", "10 fortnights", "unknown unit", "ms"],
+    );
+}
+
+#[test]
+fn flow_between_hosts_with_no_route() {
+    let text = GOOD
+        .replace("[[flow]]", "[[host]]\nname = \"c\"\n[[flow]]")
+        .replace("to = \"b\"", "to = \"c\"");
+    let m = err(&text);
+    has_all(&m, &["flow[0]", "\"a\" -> \"c\"", "no route from a to c"]);
+}
+
+#[test]
+fn unknown_host_in_a_flow() {
+    let m = err(&GOOD.replace("to = \"b\"", "to = \"bb\""));
+    has_all(
+        &m,
+        &["flow[0].to", "\"bb\"", "no host of that name", "a, b"],
+    );
+}
+
+#[test]
+fn unknown_controller_and_profile() {
+    let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\ncc = \"rneo\""));
+    has_all(
+        &m,
+        &["host[0].cc", "\"rneo\"", "available: tahoe, reno, newreno"],
+    );
+    let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\nprofile = \"beos\""));
+    has_all(
+        &m,
+        &[
+            "host[0].profile",
+            "\"beos\"",
+            "available: rfc, linux, freebsd, windows",
+        ],
+    );
+}
+
+#[test]
+fn a_profile_whose_default_controller_is_not_built_yet_says_so() {
+    let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\nprofile = \"linux\""));
+    has_all(
+        &m,
+        &[
+            "host[0].profile",
+            "\"cubic\"",
+            "not implemented yet",
+            "set `cc` explicitly",
+        ],
+    );
+}
+
+#[test]
+fn measurement_window_outside_the_run() {
+    let m = err(&format!("{GOOD}\n[measure]\nend = \"20s\"\n"));
+    has_all(&m, &["measure.end", "20", "must not exceed duration"]);
+}
+
+#[test]
+fn missing_rate_and_duplicate_names() {
+    let m = err(&GOOD.replace("rate = \"10Mbps\"\n", ""));
+    has_all(&m, &["link[0].forward.rate", "missing", "needs a rate"]);
+    let m = err(&GOOD.replace("name = \"b\"", "name = \"a\""));
+    has_all(&m, &["host[1].name", "\"a\"", "already has this name"]);
+}
+
+#[test]
+fn broken_toml_gives_a_line_number() {
+    let m = err("duration = \"10s\"\n[[host]\nname = 3\n");
+    has_all(&m, &["line 2"]);
+}
+
+#[test]
+fn missing_duration() {
+    let m = err(&GOOD.replace("duration = \"10s\"\n", ""));
+    has_all(&m, &["missing field `duration`"]);
+}
