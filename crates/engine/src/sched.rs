@@ -53,7 +53,12 @@ impl<E: Copy> Scheduler<E> {
     }
     /// An empty scheduler whose heap is pre-sized for `n` pending events.
     pub fn with_capacity(n: usize) -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(n), now: SimTime::ZERO, seq: 0, processed: 0 }
+        Scheduler {
+            heap: BinaryHeap::with_capacity(n),
+            now: SimTime::ZERO,
+            seq: 0,
+            processed: 0,
+        }
     }
     /// The current simulated time.
     #[inline]
@@ -76,7 +81,11 @@ impl<E: Copy> Scheduler<E> {
     /// Schedule `ev` at absolute time `at` (not before now).
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: E) {
-        debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        debug_assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
         let seq = self.seq;
         self.seq += 1;
         self.heap.push(Entry { time: at, seq, ev });

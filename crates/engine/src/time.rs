@@ -57,7 +57,11 @@ impl SimTime {
     /// Time to serialise `bytes` at `rate_bps` bits per second, rounded up to the
     /// next nanosecond (exact when the division is exact: 1500 B at 10 Mb/s is
     /// 1.2 ms).
+    #[inline]
     pub fn transmission(bytes: u64, rate_bps: u64) -> SimTime {
+        if let Some(bits) = bytes.checked_mul(8_000_000_000) {
+            return SimTime(bits.div_ceil(rate_bps));
+        }
         let bits = bytes as u128 * 8 * 1_000_000_000;
         let r = rate_bps as u128;
         SimTime(bits.div_ceil(r) as u64)

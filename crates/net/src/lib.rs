@@ -13,7 +13,7 @@ pub mod qdisc;
 pub use link::{Link, LinkConfig, LinkStats};
 pub use network::{NetEvent, Network, NodeKind};
 pub use packet::{Packet, PacketId, PacketPool};
-pub use qdisc::{Qdisc, QPkt, QueueLimit};
+pub use qdisc::{QPkt, Qdisc, QueueLimit};
 
 /// Index of a node (host or router).
 pub type NodeId = u32;

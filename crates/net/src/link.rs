@@ -3,7 +3,7 @@
 //! with its own rate, delay and buffer.
 
 use crate::qdisc::Qdisc;
-use crate::{NodeId, PacketId};
+use crate::NodeId;
 use tcplab_engine::SimTime;
 
 /// How to build a simplex link.
@@ -29,9 +29,9 @@ pub struct LinkStats {
     pub arrived_pkts: u64,
     /// Bytes offered to the link's queue.
     pub arrived_bytes: u64,
-    /// Packets whose serialisation finished (they are on or past the wire).
+    /// Packets that left the queue for the wire (serialisation started).
     pub sent_pkts: u64,
-    /// Bytes whose serialisation finished (IP bytes, framing excluded).
+    /// Bytes that left the queue for the wire (IP bytes, framing excluded).
     pub sent_bytes: u64,
     /// Packets dropped by the queue discipline.
     pub dropped_pkts: u64,
@@ -51,8 +51,10 @@ pub struct Link {
     pub cfg: LinkConfig,
     /// The egress queue discipline.
     pub qdisc: Box<dyn Qdisc>,
-    /// The packet being serialised, if any.
-    pub(crate) tx: Option<PacketId>,
+    /// End of the current serialisation (the transmitter is busy before it).
+    pub(crate) busy_until: SimTime,
+    /// A `TxDone` event is pending at `busy_until`.
+    pub(crate) tx_event: bool,
     /// Packets propagating on the wire.
     pub(crate) in_flight: u32,
     /// Counters.
@@ -63,24 +65,32 @@ pub struct Link {
 impl Link {
     /// A link with an empty queue.
     pub fn new(cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> Self {
-        Link { cfg, qdisc, tx: None, in_flight: 0, stats: LinkStats::default(), last_q_change: SimTime::ZERO }
+        Link {
+            cfg,
+            qdisc,
+            busy_until: SimTime::ZERO,
+            tx_event: false,
+            in_flight: 0,
+            stats: LinkStats::default(),
+            last_q_change: SimTime::ZERO,
+        }
     }
     /// Time to serialise a packet of `size` bytes (framing included).
     #[inline]
     pub fn tx_time(&self, size: u32) -> SimTime {
         SimTime::transmission((size + self.cfg.overhead_bytes) as u64, self.cfg.rate_bps)
     }
-    /// Whether the transmitter is busy.
-    pub fn busy(&self) -> bool {
-        self.tx.is_some()
+    /// Whether the transmitter is busy at `now`.
+    pub fn busy(&self, now: SimTime) -> bool {
+        now < self.busy_until
     }
-    /// Packets currently propagating on the wire.
+    /// Packets serialising or propagating.
     pub fn in_flight(&self) -> u32 {
         self.in_flight
     }
     /// Packets held by the link: waiting, serialising and propagating.
     pub fn held_packets(&self) -> u64 {
-        self.qdisc.len_packets() as u64 + self.tx.is_some() as u64 + self.in_flight as u64
+        self.qdisc.len_packets() as u64 + self.in_flight as u64
     }
     /// Account the queue-length integral up to `now`; call before the length changes.
     #[inline]
@@ -91,6 +101,7 @@ impl Link {
     }
     /// Queue-length integral brought up to `now` (for time averages).
     pub fn queue_pkt_ns_at(&self, now: SimTime) -> u128 {
-        self.stats.queue_pkt_ns + (now.0 - self.last_q_change.0) as u128 * self.qdisc.len_packets() as u128
+        self.stats.queue_pkt_ns
+            + (now.0 - self.last_q_change.0) as u128 * self.qdisc.len_packets() as u128
     }
 }

@@ -10,9 +10,9 @@ use tcplab_engine::Scheduler;
 /// The network's own events, wrapped by the world's event type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NetEvent {
-    /// Link `0` finished serialising its current packet.
+    /// Link `0` finished serialising and has packets waiting.
     TxDone(LinkId),
-    /// Packet `1` reaches the far end of link `0`.
+    /// Packet `1` reaches the far end of link `0` (serialisation and propagation done).
     Arrive(LinkId, PacketId),
 }
 
@@ -77,7 +77,10 @@ impl<H: Copy> Network<H> {
     /// Set the route from `node` towards `dst` explicitly.
     pub fn set_route(&mut self, node: NodeId, dst: NodeId, link: LinkId) {
         let n = self.kinds.len();
-        assert_eq!(self.links[link as usize].cfg.from, node, "route must leave from the node");
+        assert_eq!(
+            self.links[link as usize].cfg.from, node,
+            "route must leave from the node"
+        );
         self.routes[node as usize * n + dst as usize] = link;
     }
     /// The link `node` uses towards `dst`, if any.
@@ -123,7 +126,12 @@ impl<H: Copy> Network<H> {
 
     /// Send packet `id` from `node` along its route (used by hosts and routers).
     #[inline]
-    pub fn send<E: Copy + From<NetEvent>>(&mut self, node: NodeId, id: PacketId, sched: &mut Scheduler<E>) {
+    pub fn send<E: Copy + From<NetEvent>>(
+        &mut self,
+        node: NodeId,
+        id: PacketId,
+        sched: &mut Scheduler<E>,
+    ) {
         let dst = self.pool.get(id).dst;
         match self.route(node, dst) {
             Some(l) => self.enqueue(l, id, sched),
@@ -135,7 +143,12 @@ impl<H: Copy> Network<H> {
     }
 
     /// Offer packet `id` to link `l`'s queue, starting transmission if idle.
-    pub fn enqueue<E: Copy + From<NetEvent>>(&mut self, l: LinkId, id: PacketId, sched: &mut Scheduler<E>) {
+    pub fn enqueue<E: Copy + From<NetEvent>>(
+        &mut self,
+        l: LinkId,
+        id: PacketId,
+        sched: &mut Scheduler<E>,
+    ) {
         let now = sched.now();
         let size = self.pool.get(id).size;
         self.pool.get_mut(id).enqueued_at = now;
@@ -148,8 +161,13 @@ impl<H: Copy> Network<H> {
             link.stats.dropped_bytes += d.size as u64;
             self.pool.free(d.id);
         }
-        if link.tx.is_none() {
+        if !link.busy(now) {
             self.start_tx(l, sched);
+        } else if !link.tx_event {
+            // Wake the transmitter when the current serialisation ends. Links that
+            // are idle when a packet arrives need no such event at all.
+            link.tx_event = true;
+            sched.schedule(link.busy_until, NetEvent::TxDone(l).into());
         }
     }
 
@@ -166,26 +184,30 @@ impl<H: Copy> Network<H> {
         });
         if let Some(p) = next {
             let t = link.tx_time(p.size);
-            link.tx = Some(p.id);
+            link.busy_until = now + t;
             link.stats.busy_ns += t.0;
-            sched.schedule(now + t, NetEvent::TxDone(l).into());
+            link.stats.sent_pkts += 1;
+            link.stats.sent_bytes += p.size as u64;
+            link.in_flight += 1;
+            sched.schedule(link.busy_until + link.cfg.delay, NetEvent::Arrive(l, p.id).into());
+            if link.qdisc.len_packets() > 0 {
+                link.tx_event = true;
+                sched.schedule(link.busy_until, NetEvent::TxDone(l).into());
+            }
         }
     }
 
     /// Handle a network event. Returns `(node, packet)` when a packet reaches the
     /// host it is addressed to; the caller then owns it and must free it.
     #[inline]
-    pub fn handle<E: Copy + From<NetEvent>>(&mut self, ev: NetEvent, sched: &mut Scheduler<E>) -> Option<(NodeId, PacketId)> {
+    pub fn handle<E: Copy + From<NetEvent>>(
+        &mut self,
+        ev: NetEvent,
+        sched: &mut Scheduler<E>,
+    ) -> Option<(NodeId, PacketId)> {
         match ev {
             NetEvent::TxDone(l) => {
-                let link = &mut self.links[l as usize];
-                let id = link.tx.take().expect("TxDone on an idle link");
-                let size = self.pool.get(id).size;
-                link.stats.sent_pkts += 1;
-                link.stats.sent_bytes += size as u64;
-                link.in_flight += 1;
-                let at = sched.now() + link.cfg.delay;
-                sched.schedule(at, NetEvent::Arrive(l, id).into());
+                self.links[l as usize].tx_event = false;
                 self.start_tx(l, sched);
                 None
             }
@@ -235,7 +257,13 @@ mod tests {
     fn two_hosts(rate: u64, delay_ms: u64, limit: u32) -> Network<u32> {
         let mut net = Network::new(vec![NodeKind::Host, NodeKind::Host]);
         net.add_link(
-            LinkConfig { from: 0, to: 1, rate_bps: rate, delay: SimTime::from_millis(delay_ms), overhead_bytes: 0 },
+            LinkConfig {
+                from: 0,
+                to: 1,
+                rate_bps: rate,
+                delay: SimTime::from_millis(delay_ms),
+                overhead_bytes: 0,
+            },
             Box::new(DropTail::new(QueueLimit::Packets(limit))),
         );
         net.compute_routes();
@@ -243,7 +271,14 @@ mod tests {
     }
 
     fn pkt(seq: u32, size: u32) -> Packet<u32> {
-        Packet { src: 0, dst: 1, flow: 0, size, enqueued_at: SimTime::ZERO, header: seq }
+        Packet {
+            src: 0,
+            dst: 1,
+            flow: 0,
+            size,
+            enqueued_at: SimTime::ZERO,
+            header: seq,
+        }
     }
 
     /// Run to completion; returns (arrival time, header) of delivered packets.
@@ -308,8 +343,15 @@ mod tests {
                 }
                 let l = net.link(0);
                 let st = l.stats;
-                assert_eq!(st.arrived_pkts, st.dropped_pkts + l.held_packets() + st.delivered_pkts);
-                assert_eq!(st.arrived_pkts, st.sent_pkts + st.dropped_pkts + l.qdisc.len_packets() as u64 + l.busy() as u64);
+                assert_eq!(
+                    st.arrived_pkts,
+                    st.dropped_pkts + l.held_packets() + st.delivered_pkts
+                );
+                assert_eq!(
+                    // every packet that arrived was dropped, is waiting, or left for the wire
+                    st.arrived_pkts,
+                    st.sent_pkts + st.dropped_pkts + l.qdisc.len_packets() as u64
+                );
                 assert_eq!(net.pool.live() as u64, net.packets_in_links());
             }
         }
@@ -324,8 +366,19 @@ mod tests {
     #[test]
     fn routers_forward_along_shortest_paths() {
         // h0 -- r1 -- h2, plus a longer detour r1 -> r3 -> h2 that must not be used.
-        let mut net: Network<u32> = Network::new(vec![NodeKind::Host, NodeKind::Router, NodeKind::Host, NodeKind::Router]);
-        let cfg = |from, to| LinkConfig { from, to, rate_bps: 8_000_000, delay: SimTime::from_millis(1), overhead_bytes: 0 };
+        let mut net: Network<u32> = Network::new(vec![
+            NodeKind::Host,
+            NodeKind::Router,
+            NodeKind::Host,
+            NodeKind::Router,
+        ]);
+        let cfg = |from, to| LinkConfig {
+            from,
+            to,
+            rate_bps: 8_000_000,
+            delay: SimTime::from_millis(1),
+            overhead_bytes: 0,
+        };
         let dt = || Box::new(DropTail::new(QueueLimit::Packets(10)));
         net.add_link(cfg(0, 1), dt());
         net.add_link(cfg(1, 3), dt());
@@ -336,7 +389,14 @@ mod tests {
         assert_eq!(net.route(1, 2), Some(3));
         assert_eq!(net.route(2, 0), None); // no reverse links
         let mut s = Scheduler::new();
-        let id = net.alloc(Packet { src: 0, dst: 2, flow: 0, size: 1000, enqueued_at: SimTime::ZERO, header: 9 });
+        let id = net.alloc(Packet {
+            src: 0,
+            dst: 2,
+            flow: 0,
+            size: 1000,
+            enqueued_at: SimTime::ZERO,
+            header: 9,
+        });
         net.send(0, id, &mut s);
         // Two hops of 1 ms serialisation (1000 B at 8 Mb/s) + 1 ms propagation.
         assert_eq!(drain(&mut net, &mut s), vec![(4_000_000, 9)]);
@@ -346,7 +406,13 @@ mod tests {
     fn hosts_do_not_forward_transit_traffic() {
         // h0 -> h1 -> h2 with h1 a host: no route from h0 to h2.
         let mut net: Network<u32> = Network::new(vec![NodeKind::Host; 3]);
-        let cfg = |from, to| LinkConfig { from, to, rate_bps: 8_000_000, delay: SimTime::ZERO, overhead_bytes: 0 };
+        let cfg = |from, to| LinkConfig {
+            from,
+            to,
+            rate_bps: 8_000_000,
+            delay: SimTime::ZERO,
+            overhead_bytes: 0,
+        };
         net.add_link(cfg(0, 1), Box::new(DropTail::new(QueueLimit::Packets(1))));
         net.add_link(cfg(1, 2), Box::new(DropTail::new(QueueLimit::Packets(1))));
         net.compute_routes();

@@ -34,7 +34,11 @@ pub struct PacketPool<H> {
 impl<H: Copy> PacketPool<H> {
     /// An empty pool with room for `cap` packets before it grows.
     pub fn with_capacity(cap: usize) -> Self {
-        PacketPool { slots: Vec::with_capacity(cap), free: Vec::with_capacity(cap), live: 0 }
+        PacketPool {
+            slots: Vec::with_capacity(cap),
+            free: Vec::with_capacity(cap),
+            live: 0,
+        }
     }
     /// Store a packet, reusing a freed slot when there is one.
     #[inline]
@@ -52,7 +56,10 @@ impl<H: Copy> PacketPool<H> {
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         debug_assert!(self.live > 0);
-        debug_assert!(!self.free.contains(&id) || self.free.len() > 4096, "double free of {id}");
+        debug_assert!(
+            !self.free.contains(&id) || self.free.len() > 4096,
+            "double free of {id}"
+        );
         self.live -= 1;
         self.free.push(id);
     }
@@ -81,7 +88,14 @@ mod tests {
     use super::*;
 
     fn pkt(size: u32) -> Packet<()> {
-        Packet { src: 0, dst: 1, flow: 0, size, enqueued_at: SimTime::ZERO, header: () }
+        Packet {
+            src: 0,
+            dst: 1,
+            flow: 0,
+            size,
+            enqueued_at: SimTime::ZERO,
+            header: (),
+        }
     }
 
     #[test]

@@ -1,1 +1,281 @@
+//! Python bindings for tcplab (`tcplab._core`): conversions between Python
+//! and `tcplab-model`, and nothing else. The logic lives in the Rust crates;
+//! the user-facing API lives in `python/tcplab/`.
+//!
+//! Summaries (meta, flows, links) come back as plain Python objects, one list
+//! per column; traces, which can be millions of rows, come back as NumPy
+//! arrays that take ownership of the Rust vectors without copying.
 
+use numpy::PyArray1;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use tcplab_model::{
+    Catalog, CatalogEntry, CwndTrace, FlowResult, LinkResult, Meta, QueueTrace, RttTrace,
+    RunResult, Traces,
+};
+
+create_exception!(
+    tcplab._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that failed validation; the message names the file, the field, the value and what is allowed."
+);
+
+impl ScenarioError {
+    fn from_model(err: tcplab_model::ScenarioError) -> PyErr {
+        ScenarioError::new_err(err.to_string())
+    }
+}
+
+/// Parse and validate a scenario; returns `{"name": ...}`.
+#[pyfunction]
+fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, PyDict>> {
+    let sc = tcplab_model::parse_scenario(&text, &path).map_err(ScenarioError::from_model)?;
+    let out = PyDict::new(py);
+    out.set_item("name", sc.name)?;
+    Ok(out)
+}
+
+/// Parse, validate and run a scenario with the GIL released; `seed`
+/// overrides the scenario's own seed.
+#[pyfunction]
+#[pyo3(signature = (text, path, seed = None))]
+fn run(
+    py: Python<'_>,
+    text: String,
+    path: String,
+    seed: Option<u64>,
+) -> PyResult<Bound<'_, PyDict>> {
+    let result = py
+        .detach(move || {
+            let sc = tcplab_model::parse_scenario(&text, &path)?;
+            Ok(tcplab_model::run(&sc, seed))
+        })
+        .map_err(ScenarioError::from_model)?;
+    run_result_to_py(py, result)
+}
+
+/// Everything a scenario can name: controllers, queues and profiles.
+#[pyfunction]
+fn catalog(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let Catalog {
+        controllers,
+        queues,
+        profiles,
+    } = tcplab_model::catalog();
+    let out = PyDict::new(py);
+    out.set_item("controllers", entries_to_py(py, controllers)?)?;
+    out.set_item("queues", entries_to_py(py, queues)?)?;
+    out.set_item("profiles", entries_to_py(py, profiles)?)?;
+    Ok(out)
+}
+
+fn entries_to_py(py: Python<'_>, entries: Vec<CatalogEntry>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for CatalogEntry {
+        name,
+        description,
+        source,
+        params,
+    } in entries
+    {
+        let d = PyDict::new(py);
+        d.set_item("name", name)?;
+        d.set_item("description", description)?;
+        d.set_item("source", source)?;
+        d.set_item("params", params)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyDict>> {
+    let RunResult {
+        meta,
+        flows,
+        links,
+        traces,
+    } = result;
+    let out = PyDict::new(py);
+    out.set_item("meta", meta_to_py(py, &meta)?)?;
+    out.set_item("flows", flows_to_py(py, &flows)?)?;
+    out.set_item("links", links_to_py(py, &links)?)?;
+    out.set_item("traces", traces_to_py(py, traces)?)?;
+    Ok(out)
+}
+
+/// A dict `{field: value}` of a struct, listing every field: the pattern in
+/// `_exhaustive` stops compiling when the struct gains a field, so that the
+/// bindings cannot silently fall behind the model.
+macro_rules! record {
+    ($py:expr, $value:expr, $ty:ident { $($field:ident),* $(,)? }) => {{
+        #[allow(dead_code)]
+        fn _exhaustive(v: &$ty) {
+            let $ty { $($field: _),* } = v;
+        }
+        let v: &$ty = $value;
+        let d = PyDict::new($py);
+        $( d.set_item(stringify!($field), &v.$field)?; )*
+        d
+    }};
+}
+
+/// A dict `{field: [value per row]}` of a slice of structs, listing every
+/// field (see `record!`).
+macro_rules! columns {
+    ($py:expr, $rows:expr, $ty:ident { $($field:ident),* $(,)? }) => {{
+        #[allow(dead_code)]
+        fn _exhaustive(v: &$ty) {
+            let $ty { $($field: _),* } = v;
+        }
+        let rows: &[$ty] = $rows;
+        let d = PyDict::new($py);
+        $(
+            let col = PyList::new($py, rows.iter().map(|r| &r.$field))?;
+            d.set_item(stringify!($field), col)?;
+        )*
+        d
+    }};
+}
+
+fn meta_to_py<'py>(py: Python<'py>, meta: &Meta) -> PyResult<Bound<'py, PyDict>> {
+    Ok(record!(
+        py,
+        meta,
+        Meta {
+            name,
+            seed,
+            duration_s,
+            measure_start_s,
+            measure_end_s,
+            events,
+            packets,
+            wall_s,
+            version,
+        }
+    ))
+}
+
+fn flows_to_py<'py>(py: Python<'py>, rows: &[FlowResult]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        FlowResult {
+            name,
+            src,
+            dst,
+            cc,
+            profile,
+            start_s,
+            goodput_bps,
+            bytes_delivered_window,
+            bytes_delivered,
+            rtt_mean_s,
+            rtt_p50_s,
+            rtt_p95_s,
+            rtt_p99_s,
+            rtt_samples,
+            segs_sent,
+            segs_retrans,
+            fast_retransmits,
+            timeouts,
+            segs_sent_window,
+            segs_retrans_window,
+            timeouts_window,
+            completed,
+            fct_s,
+        }
+    ))
+}
+
+fn links_to_py<'py>(py: Python<'py>, rows: &[LinkResult]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        LinkResult {
+            name,
+            from,
+            to,
+            rate_bps,
+            delay_s,
+            utilisation,
+            throughput_bps,
+            pkts_sent,
+            drops,
+            mean_queue_pkts,
+            qdisc,
+        }
+    ))
+}
+
+/// A dict `{field: numpy array}` of a columnar trace, moving every vector
+/// into its array without a copy; the destructuring lists every field.
+macro_rules! arrays {
+    ($py:expr, $value:expr, $ty:ident { $($field:ident),* $(,)? }) => {{
+        let $ty { $($field),* } = $value;
+        let d = PyDict::new($py);
+        $( d.set_item(stringify!($field), PyArray1::from_vec($py, $field))?; )*
+        d
+    }};
+}
+
+fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
+    let Traces { cwnd, rtt, queue } = traces;
+    let out = PyDict::new(py);
+    if let Some(t) = cwnd {
+        let columns = arrays!(
+            py,
+            t,
+            CwndTrace {
+                time_s,
+                flow,
+                cwnd,
+                ssthresh,
+                srtt_s,
+                inflight_bytes,
+            }
+        );
+        out.set_item("cwnd", columns)?;
+    }
+    if let Some(t) = rtt {
+        out.set_item(
+            "rtt",
+            arrays!(
+                py,
+                t,
+                RttTrace {
+                    time_s,
+                    flow,
+                    rtt_s
+                }
+            ),
+        )?;
+    }
+    if let Some(t) = queue {
+        let columns = arrays!(
+            py,
+            t,
+            QueueTrace {
+                time_s,
+                link,
+                pkts,
+                bytes
+            }
+        );
+        out.set_item("queue", columns)?;
+    }
+    Ok(out)
+}
+
+/// The compiled core of tcplab.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", tcplab_model::VERSION)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    Ok(())
+}

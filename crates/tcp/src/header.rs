@@ -108,28 +108,50 @@ mod tests {
     #[test]
     fn a_full_data_segment_with_timestamps_is_a_1500_byte_packet() {
         // MSS option 1460 = 1500 - 40; with timestamps 12 bytes go to options: 1448 of data.
-        let h = TcpHeader { flags: ACK, payload: 1448, has_ts: true, ..Default::default() };
+        let h = TcpHeader {
+            flags: ACK,
+            payload: 1448,
+            has_ts: true,
+            ..Default::default()
+        };
         assert_eq!(h.wire_size(), 1500);
     }
 
     #[test]
     fn ack_sizes_follow_the_option_layout() {
-        let mut h = TcpHeader { flags: ACK, ..Default::default() };
+        let mut h = TcpHeader {
+            flags: ACK,
+            ..Default::default()
+        };
         assert_eq!(h.wire_size(), 40);
         h.has_ts = true;
         assert_eq!(h.wire_size(), 52);
         h.nsack = 3; // 12 + 2 NOP + 2 + 24 = 40 bytes of options: the maximum
         assert_eq!(h.wire_size(), 80);
-        let syn = TcpHeader { flags: SYN, mss: 1460, sack_perm: true, has_ts: true, wscale: Some(7), ..Default::default() };
+        let syn = TcpHeader {
+            flags: SYN,
+            mss: 1460,
+            sack_perm: true,
+            has_ts: true,
+            wscale: Some(7),
+            ..Default::default()
+        };
         // Linux SYN: MSS(4) + SACKOK/TS(12) + NOP/WS(4) = 20 bytes of options.
         assert_eq!(syn.wire_size(), 60);
     }
 
     #[test]
     fn syn_and_fin_take_one_sequence_number() {
-        let h = TcpHeader { flags: SYN | ACK, ..Default::default() };
+        let h = TcpHeader {
+            flags: SYN | ACK,
+            ..Default::default()
+        };
         assert_eq!(h.seq_len(), 1);
-        let h = TcpHeader { flags: FIN | ACK, payload: 100, ..Default::default() };
+        let h = TcpHeader {
+            flags: FIN | ACK,
+            payload: 100,
+            ..Default::default()
+        };
         assert_eq!(h.seq_len(), 101);
     }
 }

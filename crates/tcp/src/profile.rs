@@ -206,7 +206,10 @@ mod tests {
         // RFC 3390: min(4*MSS, max(2*MSS, 4380)); MSS 1448: min(5792, 4380) = 4380 B = 3 segments.
         let mss = 1448u32;
         let iw_bytes = (4 * mss).min((2 * mss).max(4380));
-        assert_eq!(iw_bytes / mss, profile("rfc").unwrap().config.initial_window);
+        assert_eq!(
+            iw_bytes / mss,
+            profile("rfc").unwrap().config.initial_window
+        );
     }
 
     #[test]

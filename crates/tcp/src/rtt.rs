@@ -144,8 +144,16 @@ mod tests {
     #[test]
     fn backoff_doubles_up_to_the_cap_and_a_sample_clears_it() {
         let mut e = est();
-        let seq: Vec<u64> = (0..8).map(|_| { e.back_off(); e.rto().0 / 1_000_000 }).collect();
-        assert_eq!(seq, vec![2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000]);
+        let seq: Vec<u64> = (0..8)
+            .map(|_| {
+                e.back_off();
+                e.rto().0 / 1_000_000
+            })
+            .collect();
+        assert_eq!(
+            seq,
+            vec![2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000]
+        );
         assert_eq!(e.backoffs(), 8);
         e.sample(ms(100));
         assert_eq!(e.backoffs(), 0);

@@ -133,7 +133,8 @@ impl Scoreboard {
         if seq < first.start || seq >= self.segs.back()?.end() {
             return None;
         }
-        let mut i = (((seq - first.start) / self.mss.max(1) as u64) as usize).min(self.segs.len() - 1);
+        let mut i =
+            (((seq - first.start) / self.mss.max(1) as u64) as usize).min(self.segs.len() - 1);
         while self.segs[i].start > seq {
             i -= 1;
         }
@@ -181,7 +182,9 @@ impl Scoreboard {
     pub fn sack(&mut self, left: u64, right: u64) -> (u32, Option<Seg>) {
         let mut n = 0;
         let mut newest: Option<Seg> = None;
-        let Some(mut i) = self.index_of(left) else { return (0, None) };
+        let Some(mut i) = self.index_of(left) else {
+            return (0, None);
+        };
         while i < self.segs.len() {
             let s = &mut self.segs[i];
             if s.end() > right {
@@ -303,12 +306,19 @@ impl Scoreboard {
     }
     /// Check the invariants; panics with a description when one fails.
     pub fn check(&self) {
-        assert_eq!(self.recount(), (self.sacked, self.lost, self.retrans), "scoreboard counters drifted");
+        assert_eq!(
+            self.recount(),
+            (self.sacked, self.lost, self.retrans),
+            "scoreboard counters drifted"
+        );
         for w in self.segs.iter().zip(self.segs.iter().skip(1)) {
             assert_eq!(w.0.end(), w.1.start, "scoreboard has a gap or overlap");
         }
         for s in &self.segs {
-            assert!(!(s.has(SACKED) && (s.has(LOST) || s.has(RETRANS))), "SACKed segment also lost/retrans");
+            assert!(
+                !(s.has(SACKED) && (s.has(LOST) || s.has(RETRANS))),
+                "SACKed segment also lost/retrans"
+            );
         }
     }
 }
@@ -320,7 +330,16 @@ mod tests {
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::new(100, 16);
         for i in 0..n {
-            b.push(Seg { start: 1 + 100 * i, len: 100, payload: 100, fin: false, sent: SimTime(i), flags: 0, tx_delivered: 0, tx_delivered_time: SimTime::ZERO });
+            b.push(Seg {
+                start: 1 + 100 * i,
+                len: 100,
+                payload: 100,
+                fin: false,
+                sent: SimTime(i),
+                flags: 0,
+                tx_delivered: 0,
+                tx_delivered_time: SimTime::ZERO,
+            });
         }
         b
     }
@@ -346,7 +365,10 @@ mod tests {
         b.sack(601, 701);
         assert_eq!(b.mark_lost(3), 3);
         let lost: Vec<bool> = (0..10).map(|i| b.get(i).has(LOST)).collect();
-        assert_eq!(lost, vec![true, true, true, false, false, false, false, false, false, false]);
+        assert_eq!(
+            lost,
+            vec![true, true, true, false, false, false, false, false, false, false]
+        );
         // pipe = 10 outstanding - 3 SACKed - 3 lost + 0 retransmitted = 4 (segments 5, 7, 8, 9)
         assert_eq!(b.in_flight(), 4);
         b.check();

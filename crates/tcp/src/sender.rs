@@ -90,7 +90,12 @@ impl Sender {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
         let mss = cfg.mss;
         let cap = (cfg.sndbuf / mss as u64 + 16).min(1 << 20) as usize;
-        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
+        let rtt = RttEstimator::new(
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.clock_granularity,
+        );
         Sender {
             tp: CcState::new(cfg.initial_window, mss),
             recovery_kind: cc.recovery().unwrap_or(cfg.recovery),
@@ -231,7 +236,11 @@ impl Sender {
         self.state = SenderState::Established;
         self.ts_ok = self.cfg.timestamps && h.has_ts;
         self.sack_ok = self.cfg.sack && h.sack_perm;
-        self.snd_wscale = if self.cfg.window_scaling { h.wscale.unwrap_or(0) } else { 0 };
+        self.snd_wscale = if self.cfg.window_scaling {
+            h.wscale.unwrap_or(0)
+        } else {
+            0
+        };
         if self.cfg.window_scaling && h.wscale.is_none() {
             self.snd_wscale = 0;
         }
@@ -313,7 +322,15 @@ impl Sender {
         }
     }
 
-    fn send_new(&mut self, now: SimTime, start: u64, len: u32, payload: u32, fin: bool, out: &mut Vec<TcpHeader>) {
+    fn send_new(
+        &mut self,
+        now: SimTime,
+        start: u64,
+        len: u32,
+        payload: u32,
+        fin: bool,
+        out: &mut Vec<TcpHeader>,
+    ) {
         if self.sb.is_empty() {
             self.cc.cwnd_event(&mut self.tp, CwndEvent::TxStart);
         }
@@ -382,7 +399,9 @@ impl Sender {
                 }
             }
             // New data: receiver window and send buffer.
-            let Some((start, len, payload, fin)) = self.next_new_segment() else { break };
+            let Some((start, len, payload, fin)) = self.next_new_segment() else {
+                break;
+            };
             let out_after = start + len as u64 - self.snd_una;
             if out_after > self.rwnd.max(1) && !(fin && payload == 0) {
                 break;
@@ -392,7 +411,8 @@ impl Sender {
             }
             self.send_new(now, start, len, payload, fin, out);
         }
-        self.tp.is_cwnd_limited = cwnd_limited || self.tp.in_slow_start() && self.sb.in_flight() * 2 > self.tp.cwnd;
+        self.tp.is_cwnd_limited =
+            cwnd_limited || self.tp.in_slow_start() && self.sb.in_flight() * 2 > self.tp.cwnd;
     }
 
     /// RFC 6675 NextSeg (3): retransmit the first unSACKed, unretransmitted segment
@@ -489,7 +509,10 @@ impl Sender {
         let mut newly_lost = 0;
         if h.ack > self.snd_una {
             let acked = self.sb.ack_to(h.ack);
-            if acked.newest.is_some_and(|s| newest.is_none_or(|x: Seg| s.sent >= x.sent)) {
+            if acked
+                .newest
+                .is_some_and(|s| newest.is_none_or(|x: Seg| s.sent >= x.sent))
+            {
                 newest = acked.newest;
             }
             self.snd_una = h.ack;
@@ -509,7 +532,11 @@ impl Sender {
             self.tp.delivered += delivered as u64;
             self.delivered_time = now;
             self.dupacks = 0;
-            let s = AckSample { pkts_acked: delivered, rtt: sample, in_flight: prior_in_flight };
+            let s = AckSample {
+                pkts_acked: delivered,
+                rtt: sample,
+                in_flight: prior_in_flight,
+            };
             self.cc.pkts_acked(&mut self.tp, &s);
 
             let mut grow = true;
@@ -537,7 +564,9 @@ impl Sender {
                                     self.retransmit(now, i, out);
                                 }
                                 let a = acked.segs;
-                                self.tp.cwnd = (self.tp.cwnd.saturating_sub(a) + if a >= 1 { 1 } else { 0 }).max(1);
+                                self.tp.cwnd = (self.tp.cwnd.saturating_sub(a)
+                                    + if a >= 1 { 1 } else { 0 })
+                                .max(1);
                                 self.partial_acks += 1;
                                 if self.partial_acks == 1 {
                                     self.rto_deadline = Some(now + self.rtt.rto());
@@ -567,7 +596,9 @@ impl Sender {
             // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
-            } else if !(self.tp.ca_state == CaState::Recovery && self.effective_recovery() == Recovery::NewReno) {
+            } else if !(self.tp.ca_state == CaState::Recovery
+                && self.effective_recovery() == Recovery::NewReno)
+            {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
             if self.data_end != u64::MAX && self.snd_una > self.data_end {
@@ -576,7 +607,11 @@ impl Sender {
                 self.rto_deadline = None;
                 return;
             }
-        } else if h.ack == self.snd_una && self.snd_max > self.snd_una && h.payload == 0 && !h.has(FIN) {
+        } else if h.ack == self.snd_una
+            && self.snd_max > self.snd_una
+            && h.payload == 0
+            && !h.has(FIN)
+        {
             // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
             if !sack || newly_sacked > 0 {
                 self.dupacks += 1;
@@ -621,7 +656,10 @@ impl Sender {
             return;
         }
         self.stats.fast_retransmits += 1;
-        self.tp.in_flight = self.sb.in_flight().max(((self.snd_max - self.snd_una) / self.mss as u64) as u32);
+        self.tp.in_flight = self
+            .sb
+            .in_flight()
+            .max(((self.snd_max - self.snd_una) / self.mss as u64) as u32);
         if !self.uses_sack() {
             // RFC 5681 FlightSize: everything outstanding.
             self.tp.in_flight = self.sb.len() as u32;
@@ -661,8 +699,18 @@ impl Sender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    fn rate_sample(&self, now: SimTime, newest: Option<Seg>, acked: u32, prior_in_flight: u32) -> RateSample {
-        let mut rs = RateSample { acked_sacked: acked, prior_in_flight, ..Default::default() };
+    fn rate_sample(
+        &self,
+        now: SimTime,
+        newest: Option<Seg>,
+        acked: u32,
+        prior_in_flight: u32,
+    ) -> RateSample {
+        let mut rs = RateSample {
+            acked_sacked: acked,
+            prior_in_flight,
+            ..Default::default()
+        };
         if let Some(s) = newest {
             rs.delivered = self.tp.delivered - s.tx_delivered;
             let ack_elapsed = now - s.tx_delivered_time.min(now);
@@ -739,10 +787,17 @@ impl Sender {
     /// Debug invariant: counters match the scoreboard, sequence pointers are ordered.
     pub fn check_invariants(&self) {
         self.sb.check();
-        assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.snd_max, "sequence pointers out of order");
+        assert!(
+            self.snd_una <= self.snd_nxt && self.snd_nxt <= self.snd_max,
+            "sequence pointers out of order"
+        );
         if self.state == SenderState::Established {
             let covered: u64 = (0..self.sb.len()).map(|i| self.sb.get(i).len as u64).sum();
-            assert_eq!(covered, self.snd_max - self.snd_una, "bytes in flight differ from the scoreboard");
+            assert_eq!(
+                covered,
+                self.snd_max - self.snd_una,
+                "bytes in flight differ from the scoreboard"
+            );
         }
         assert!(self.tp.cwnd >= 1, "cwnd fell to zero");
     }

@@ -42,7 +42,15 @@ fn established(c: &TcpConfig, ccname: &str) -> (Sender, Receiver, Vec<TcpHeader>
 
 /// An ACK from the receiver as the sender sees it.
 fn ack(ackno: u64, sacks: &[(u64, u64)], ts: bool, tsecr: u64) -> TcpHeader {
-    let mut h = TcpHeader { flags: ACK, seq: 1, ack: ackno, wnd: 65535, has_ts: ts, tsecr, ..Default::default() };
+    let mut h = TcpHeader {
+        flags: ACK,
+        seq: 1,
+        ack: ackno,
+        wnd: 65535,
+        has_ts: ts,
+        tsecr,
+        ..Default::default()
+    };
     h.wnd = (4u64 << 20 >> 7) as u32; // the rfc profile's 4 MiB buffer with shift 7
     for (i, &b) in sacks.iter().enumerate() {
         h.sack[i] = b;
@@ -56,7 +64,10 @@ fn seg_start(i: u64) -> u64 {
 }
 
 fn data_seqs(out: &[TcpHeader]) -> Vec<u64> {
-    out.iter().filter(|h| h.payload > 0).map(|h| (h.seq - 1) / MSS).collect()
+    out.iter()
+        .filter(|h| h.payload > 0)
+        .map(|h| (h.seq - 1) / MSS)
+        .collect()
 }
 
 #[test]
@@ -68,14 +79,20 @@ fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
     s.start(SimTime::ZERO, &mut out);
     let syn = out[0];
     assert!(syn.has(SYN) && !syn.has(ACK));
-    assert_eq!((syn.seq, syn.mss, syn.sack_perm, syn.has_ts), (0, 1460, true, true));
+    assert_eq!(
+        (syn.seq, syn.mss, syn.sack_perm, syn.has_ts),
+        (0, 1460, true, true)
+    );
     // 4 MiB buffer: 4194304 >> 6 = 65536 > 65535, >> 7 = 32768: shift 7.
     assert_eq!(syn.wscale, Some(7));
     let mut back = vec![];
     r.on_segment(ms(50), &syn, &mut back);
     let sa = back[0];
     assert!(sa.has(SYN) && sa.has(ACK));
-    assert_eq!((sa.ack, sa.wscale, sa.sack_perm, sa.has_ts, sa.tsecr), (1, Some(7), true, true, 0));
+    assert_eq!(
+        (sa.ack, sa.wscale, sa.sack_perm, sa.has_ts, sa.tsecr),
+        (1, Some(7), true, true, 0)
+    );
     out.clear();
     s.on_segment(ms(100), &sa, &mut out);
     assert_eq!(s.state(), SenderState::Established);
@@ -103,7 +120,10 @@ fn options_are_off_when_the_peer_does_not_offer_them() {
     s.start(SimTime::ZERO, &mut out);
     let mut back = vec![];
     r.on_segment(ms(1), &out[0], &mut back);
-    assert_eq!((back[0].sack_perm, back[0].has_ts, back[0].wscale), (false, false, None));
+    assert_eq!(
+        (back[0].sack_perm, back[0].has_ts, back[0].wscale),
+        (false, false, None)
+    );
     out.clear();
     s.on_segment(ms(2), &back[0], &mut out);
     assert!(!s.sack_ok() && !s.ts_ok());
@@ -227,8 +247,8 @@ fn newreno_recovery_follows_rfc6582() {
     // Release the whole window with an ACK of segment 0 -> segments 2..10 go out; cwnd 10 -> 10 + 1/10.
     s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
     assert_eq!(s.snd_max, seg_start(11)); // segments 0..10 sent, 1..10 outstanding
-    // Segments 3 and 6 lost. 1 and 2 arrive: ACK 3. The window (cwnd 10, in congestion
-    // avoidance) slides by two: 11 and 12 go out, 3..12 are outstanding.
+                                          // Segments 3 and 6 lost. 1 and 2 arrive: ACK 3. The window (cwnd 10, in congestion
+                                          // avoidance) slides by two: 11 and 12 go out, 3..12 are outstanding.
     out.clear();
     s.on_segment(ms(201), &ack(seg_start(3), &[], false, 0), &mut out);
     assert_eq!(data_seqs(&out), vec![11, 12]);
@@ -285,7 +305,9 @@ fn reno_leaves_recovery_at_the_first_new_ack() {
     // A partial ACK: Reno deflates to ssthresh and leaves recovery without retransmitting.
     s.on_segment(ms(300), &ack(seg_start(4), &[], false, 0), &mut out);
     assert_eq!(s.ca_state(), CaState::Open);
-    assert!(out.iter().all(|h| h.seq >= s.snd_una && h.seq >= seg_start(11)));
+    assert!(out
+        .iter()
+        .all(|h| h.seq >= s.snd_una && h.seq >= seg_start(11)));
     assert!(s.tp.cwnd >= ssthresh && s.tp.cwnd <= ssthresh + 1);
 }
 
@@ -337,7 +359,11 @@ fn sack_recovery_retransmits_every_hole_once() {
     for z in 13..=20 {
         feed(&mut s, 2, &[b(12, z), b(7, 11), b(3, 5)], &mut out);
     }
-    let mut rexmits: Vec<u64> = out.iter().filter(|h| h.seq < seg_start(20) && h.payload > 0).map(|h| (h.seq - 1) / MSS).collect();
+    let mut rexmits: Vec<u64> = out
+        .iter()
+        .filter(|h| h.seq < seg_start(20) && h.payload > 0)
+        .map(|h| (h.seq - 1) / MSS)
+        .collect();
     rexmits.sort();
     assert_eq!(rexmits, vec![2, 5, 6, 11], "each hole retransmitted once");
     assert_eq!(s.stats.fast_retransmits, 1);
@@ -359,7 +385,11 @@ fn sack_pipe_counts_lost_and_retransmitted_segments_per_rfc6675() {
     s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out);
     // 0..9 outstanding; 0 lost, 1..3 SACKed: 0 is lost (3 SACKed above).
     out.clear();
-    s.on_segment(ms(200), &ack(1, &[(seg_start(1), seg_start(4))], true, 1), &mut out);
+    s.on_segment(
+        ms(200),
+        &ack(1, &[(seg_start(1), seg_start(4))], true, 1),
+        &mut out,
+    );
     assert_eq!(s.ca_state(), CaState::Recovery);
     // ssthresh = FlightSize/2 = 10/2 = 5 = cwnd. pipe: 10 outstanding - 3 SACKed - 1 lost
     // + 1 retransmitted = 7 >= cwnd 5: only the retransmission goes out.
@@ -394,7 +424,7 @@ fn rto_fires_after_one_second_then_backs_off_by_doubling() {
     out.clear();
     s.on_timer(ms(3100), &mut out);
     assert_eq!(s.rto_deadline(), Some(ms(7100))); // 4 s
-    // ssthresh was set once (IW 2 in flight -> 2) and held on the second timeout.
+                                                  // ssthresh was set once (IW 2 in flight -> 2) and held on the second timeout.
     assert_eq!(s.tp.ssthresh, 2);
 }
 
@@ -419,7 +449,10 @@ fn karns_rule_takes_no_sample_from_a_retransmitted_segment() {
     assert_eq!(s.rtt().srtt(), srtt);
     assert_eq!(s.rtt().rto(), rto);
     // cwnd 2 after the ACK: go-back-N resends 1 and sends 2 for the first time.
-    assert_eq!(out.iter().map(|h| (h.seq - 1) / mss).collect::<Vec<_>>(), vec![1, 2]);
+    assert_eq!(
+        out.iter().map(|h| (h.seq - 1) / mss).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
     assert_eq!(s.stats.segs_retrans, 2);
     // An ACK covering 1 (retransmitted) and 2 (not): still no sample (Linux's rule too).
     out.clear();
@@ -475,7 +508,10 @@ fn receiver_delays_acks_to_every_second_segment_or_the_timer() {
     assert_eq!(out[0].ack, seg_start(2));
     assert_eq!(r.next_deadline(), None);
     // A lone segment is acknowledged when the timer fires.
-    let third = TcpHeader { seq: seg_start(2), ..data[0] };
+    let third = TcpHeader {
+        seq: seg_start(2),
+        ..data[0]
+    };
     out.clear();
     r.on_segment(ms(200), &third, &mut out);
     assert!(out.is_empty());
@@ -489,25 +525,40 @@ fn receiver_delays_acks_to_every_second_segment_or_the_timer() {
 fn receiver_acks_out_of_order_data_at_once_with_rfc2018_sack_blocks() {
     let c = cfg();
     let (_, mut r, data) = established(&c, "newreno");
-    let seg = |i: u64| TcpHeader { seq: seg_start(i), ..data[0] };
+    let seg = |i: u64| TcpHeader {
+        seq: seg_start(i),
+        ..data[0]
+    };
     let mut out = vec![];
     r.on_segment(ms(150), &seg(0), &mut out);
     r.on_segment(ms(151), &seg(2), &mut out); // hole at 1
     let a = out.last().unwrap();
-    assert_eq!((a.ack, a.sack_blocks()), (seg_start(1), &[(seg_start(2), seg_start(3))][..]));
+    assert_eq!(
+        (a.ack, a.sack_blocks()),
+        (seg_start(1), &[(seg_start(2), seg_start(3))][..])
+    );
     r.on_segment(ms(152), &seg(5), &mut out); // hole at 3, 4
     let a = out.last().unwrap();
     // Most recent block first, then the earlier one.
-    assert_eq!(a.sack_blocks(), &[(seg_start(5), seg_start(6)), (seg_start(2), seg_start(3))][..]);
+    assert_eq!(
+        a.sack_blocks(),
+        &[(seg_start(5), seg_start(6)), (seg_start(2), seg_start(3))][..]
+    );
     r.on_segment(ms(153), &seg(3), &mut out);
     let a = out.last().unwrap();
-    assert_eq!(a.sack_blocks(), &[(seg_start(2), seg_start(4)), (seg_start(5), seg_start(6))][..]);
+    assert_eq!(
+        a.sack_blocks(),
+        &[(seg_start(2), seg_start(4)), (seg_start(5), seg_start(6))][..]
+    );
     // Filling the first hole: immediate ACK up to 4 with the remaining block.
     let n = out.len();
     r.on_segment(ms(154), &seg(1), &mut out);
     assert_eq!(out.len(), n + 1);
     let a = out.last().unwrap();
-    assert_eq!((a.ack, a.sack_blocks()), (seg_start(4), &[(seg_start(5), seg_start(6))][..]));
+    assert_eq!(
+        (a.ack, a.sack_blocks()),
+        (seg_start(4), &[(seg_start(5), seg_start(6))][..])
+    );
     // ACK with timestamps and 3 SACK blocks max: 80 bytes.
     assert!(out.iter().all(|h| h.wire_size() <= 80));
 }
@@ -516,7 +567,11 @@ fn receiver_acks_out_of_order_data_at_once_with_rfc2018_sack_blocks() {
 fn finite_transfer_closes_with_fin_and_reports_completion() {
     // 5000 bytes: segments of 1448, 1448, 1448, 656, then FIN; lossless exchange.
     let c = cfg();
-    let mut s = Sender::new(c.clone(), cc::make("newreno", &CcParams::new()).unwrap(), Some(5000));
+    let mut s = Sender::new(
+        c.clone(),
+        cc::make("newreno", &CcParams::new()).unwrap(),
+        Some(5000),
+    );
     let mut r = Receiver::new(c.clone());
     let mut to_r = vec![];
     let mut to_s = vec![];

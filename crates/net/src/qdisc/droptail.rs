@@ -19,7 +19,11 @@ impl DropTail {
             QueueLimit::Packets(n) => n as usize + 1,
             QueueLimit::Bytes(b) => (b / 40) as usize + 1,
         };
-        DropTail { q: VecDeque::with_capacity(cap.min(1 << 20)), limit, bytes: 0 }
+        DropTail {
+            q: VecDeque::with_capacity(cap.min(1 << 20)),
+            limit,
+            bytes: 0,
+        }
     }
 }
 
@@ -63,11 +67,14 @@ mod tests {
     #[test]
     fn packet_limit_drops_exactly_the_packets_beyond_it() {
         let mut q = DropTail::new(QueueLimit::Packets(3));
-        let dropped: Vec<u32> =
-            (0..6).filter_map(|i| q.enqueue(p(i, 1500), SimTime::ZERO)).map(|d| d.id).collect();
+        let dropped: Vec<u32> = (0..6)
+            .filter_map(|i| q.enqueue(p(i, 1500), SimTime::ZERO))
+            .map(|d| d.id)
+            .collect();
         assert_eq!(dropped, vec![3, 4, 5]);
-        let out: Vec<u32> =
-            std::iter::from_fn(|| q.dequeue(SimTime::ZERO, &mut |_| {})).map(|d| d.id).collect();
+        let out: Vec<u32> = std::iter::from_fn(|| q.dequeue(SimTime::ZERO, &mut |_| {}))
+            .map(|d| d.id)
+            .collect();
         assert_eq!(out, vec![0, 1, 2]);
         assert_eq!(q.len_bytes(), 0);
     }

@@ -189,8 +189,18 @@ pub fn registry() -> &'static [CcInfo] {
 }
 
 /// Names that later issues add; a scenario naming one gets a clear message.
-pub const PLANNED: &[&str] =
-    &["vegas", "cubic", "compound", "bic", "highspeed", "htcp", "scalable", "westwood", "fast", "bbr"];
+pub const PLANNED: &[&str] = &[
+    "vegas",
+    "cubic",
+    "compound",
+    "bic",
+    "highspeed",
+    "htcp",
+    "scalable",
+    "westwood",
+    "fast",
+    "bbr",
+];
 
 /// Build a controller by name.
 pub fn make(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
@@ -198,7 +208,11 @@ pub fn make(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>,
         Some(i) => (i.make)(params),
         None => Err(format!(
             "unknown congestion controller {name:?}; available: {}",
-            registry().iter().map(|i| i.name).collect::<Vec<_>>().join(", ")
+            registry()
+                .iter()
+                .map(|i| i.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }
@@ -206,7 +220,9 @@ pub fn make(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>,
 /// Reject parameters a controller does not have.
 pub(crate) fn no_params(name: &str, params: &CcParams) -> Result<(), String> {
     match params.keys().next() {
-        Some(k) => Err(format!("controller {name} has no parameter {k:?} (it takes none)")),
+        Some(k) => Err(format!(
+            "controller {name} has no parameter {k:?} (it takes none)"
+        )),
         None => Ok(()),
     }
 }

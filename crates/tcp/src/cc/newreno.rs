@@ -4,7 +4,9 @@
 //! and Linux's `reno` do). Growth counts acknowledged segments as Linux
 //! `tcp_reno_cong_avoid` does (RFC 3465 byte counting without the L limit).
 
-use super::{no_params, reno_cong_avoid, reno_ssthresh, CcInfo, CcParams, CcState, CongestionControl};
+use super::{
+    no_params, reno_cong_avoid, reno_ssthresh, CcInfo, CcParams, CcState, CongestionControl,
+};
 
 /// NewReno.
 pub struct NewReno;

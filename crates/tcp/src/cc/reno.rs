@@ -3,7 +3,9 @@
 //! second loss in the window needs three more duplicate ACKs (and halves the
 //! window again) or a timeout. SACK information is ignored.
 
-use super::{no_params, reno_cong_avoid, reno_ssthresh, CcInfo, CcParams, CcState, CongestionControl};
+use super::{
+    no_params, reno_cong_avoid, reno_ssthresh, CcInfo, CcParams, CcState, CongestionControl,
+};
 use crate::profile::Recovery;
 
 /// Reno.
@@ -32,7 +34,8 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
 /// Registry entry.
 pub const INFO: CcInfo = CcInfo {
     name: "reno",
-    description: "Reno: AIMD with fast recovery that ends at the first new ACK (no partial-ACK handling)",
+    description:
+        "Reno: AIMD with fast recovery that ends at the first new ACK (no partial-ACK handling)",
     source: "RFC 5681 section 3.2; Jacobson 1990 (4.3BSD-Reno)",
     params: &[],
     make,

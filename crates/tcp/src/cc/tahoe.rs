@@ -4,7 +4,9 @@
 //! window to one segment, and slow-starts again; `snd_nxt` keeps its value, as
 //! in 4.3BSD-Tahoe `tcp_input.c` (`onxt`).
 
-use super::{no_params, reno_cong_avoid, reno_ssthresh, CcInfo, CcParams, CcState, CongestionControl};
+use super::{
+    no_params, reno_cong_avoid, reno_ssthresh, CcInfo, CcParams, CcState, CongestionControl,
+};
 use crate::profile::Recovery;
 
 /// Tahoe.
@@ -33,7 +35,8 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
 /// Registry entry.
 pub const INFO: CcInfo = CcInfo {
     name: "tahoe",
-    description: "Tahoe: slow start, congestion avoidance, fast retransmit, then slow start from 1 segment",
+    description:
+        "Tahoe: slow start, congestion avoidance, fast retransmit, then slow start from 1 segment",
     source: "Jacobson, Congestion Avoidance and Control, SIGCOMM 1988; 4.3BSD-Tahoe tcp_input.c",
     params: &[],
     make,
