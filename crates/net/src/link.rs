@@ -3,7 +3,8 @@
 //! with its own rate, delay and buffer.
 
 use crate::qdisc::Qdisc;
-use crate::NodeId;
+use crate::{NodeId, PacketId};
+use std::collections::VecDeque;
 use tcplab_engine::SimTime;
 
 /// How to build a simplex link.
@@ -55,8 +56,9 @@ pub struct Link {
     pub(crate) busy_until: SimTime,
     /// A `TxDone` event is pending at `busy_until`.
     pub(crate) tx_event: bool,
-    /// Packets propagating on the wire.
-    pub(crate) in_flight: u32,
+    /// Packets serialising or propagating, with their arrival times at the far
+    /// end: FIFO, since the delay is constant and serialisation is in order.
+    pub(crate) wire: VecDeque<(SimTime, PacketId)>,
     /// Counters.
     pub stats: LinkStats,
     last_q_change: SimTime,
@@ -70,7 +72,7 @@ impl Link {
             qdisc,
             busy_until: SimTime::ZERO,
             tx_event: false,
-            in_flight: 0,
+            wire: VecDeque::with_capacity(256),
             stats: LinkStats::default(),
             last_q_change: SimTime::ZERO,
         }
@@ -86,11 +88,11 @@ impl Link {
     }
     /// Packets serialising or propagating.
     pub fn in_flight(&self) -> u32 {
-        self.in_flight
+        self.wire.len() as u32
     }
     /// Packets held by the link: waiting, serialising and propagating.
     pub fn held_packets(&self) -> u64 {
-        self.qdisc.len_packets() as u64 + self.in_flight as u64
+        self.qdisc.len_packets() as u64 + self.wire.len() as u64
     }
     /// Account the queue-length integral up to `now`; call before the length changes.
     #[inline]

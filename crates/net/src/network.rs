@@ -12,8 +12,8 @@ use tcplab_engine::Scheduler;
 pub enum NetEvent {
     /// Link `0` finished serialising and has packets waiting.
     TxDone(LinkId),
-    /// Packet `1` reaches the far end of link `0` (serialisation and propagation done).
-    Arrive(LinkId, PacketId),
+    /// The oldest packet on link `0`'s wire reaches the far end.
+    Arrive(LinkId),
 }
 
 /// What a node is.
@@ -188,8 +188,11 @@ impl<H: Copy> Network<H> {
             link.stats.busy_ns += t.0;
             link.stats.sent_pkts += 1;
             link.stats.sent_bytes += p.size as u64;
-            link.in_flight += 1;
-            sched.schedule(link.busy_until + link.cfg.delay, NetEvent::Arrive(l, p.id).into());
+            let at = link.busy_until + link.cfg.delay;
+            link.wire.push_back((at, p.id));
+            if link.wire.len() == 1 {
+                sched.schedule(at, NetEvent::Arrive(l).into());
+            }
             if link.qdisc.len_packets() > 0 {
                 link.tx_event = true;
                 sched.schedule(link.busy_until, NetEvent::TxDone(l).into());
@@ -211,9 +214,12 @@ impl<H: Copy> Network<H> {
                 self.start_tx(l, sched);
                 None
             }
-            NetEvent::Arrive(l, id) => {
+            NetEvent::Arrive(l) => {
                 let link = &mut self.links[l as usize];
-                link.in_flight -= 1;
+                let (_, id) = link.wire.pop_front().expect("Arrive with an empty wire");
+                if let Some(&(next, _)) = link.wire.front() {
+                    sched.schedule(next, NetEvent::Arrive(l).into());
+                }
                 link.stats.delivered_pkts += 1;
                 let node = link.cfg.to;
                 if self.pool.get(id).dst == node {
