@@ -163,9 +163,16 @@ impl<H: Copy> Network<H> {
         }
         if !link.busy(now) {
             self.start_tx(l, sched);
-        } else if !link.tx_event {
-            // Wake the transmitter when the current serialisation ends. Links that
-            // are idle when a packet arrives need no such event at all.
+        } else {
+            Self::wake_at_end(link, l, sched);
+        }
+    }
+
+    /// Make sure a `TxDone` is pending at the end of the current serialisation
+    /// (at most one per link). Links idle when a packet arrives need none.
+    #[inline]
+    fn wake_at_end<E: Copy + From<NetEvent>>(link: &mut Link, l: LinkId, sched: &mut Scheduler<E>) {
+        if !link.tx_event && link.qdisc.len_packets() > 0 {
             link.tx_event = true;
             sched.schedule(link.busy_until, NetEvent::TxDone(l).into());
         }
@@ -193,10 +200,7 @@ impl<H: Copy> Network<H> {
             if link.wire.len() == 1 {
                 sched.schedule(at, NetEvent::Arrive(l).into());
             }
-            if link.qdisc.len_packets() > 0 {
-                link.tx_event = true;
-                sched.schedule(link.busy_until, NetEvent::TxDone(l).into());
-            }
+            Self::wake_at_end(link, l, sched);
         }
     }
 
@@ -210,8 +214,14 @@ impl<H: Copy> Network<H> {
     ) -> Option<(NodeId, PacketId)> {
         match ev {
             NetEvent::TxDone(l) => {
-                self.links[l as usize].tx_event = false;
-                self.start_tx(l, sched);
+                let link = &mut self.links[l as usize];
+                link.tx_event = false;
+                if link.busy(sched.now()) {
+                    // An arrival at this very instant already started the next packet.
+                    Self::wake_at_end(link, l, sched);
+                } else {
+                    self.start_tx(l, sched);
+                }
                 None
             }
             NetEvent::Arrive(l) => {
@@ -367,6 +377,33 @@ mod tests {
         assert_eq!(st.delivered_pkts + st.dropped_pkts, sent);
         assert_eq!(st.arrived_bytes, st.sent_bytes + st.dropped_bytes);
         assert_eq!(net.pool.live(), 0);
+    }
+
+    #[test]
+    fn arrival_at_the_instant_a_serialisation_ends_does_not_overlap_transmissions() {
+        // Regression: a packet offered exactly when the link frees up, while a
+        // TxDone for a waiting packet is pending at that instant, must not start a
+        // second serialisation on top of the first. 1000 B at 8 Mb/s = 1 ms each.
+        let mut net = two_hosts(8_000_000, 0, 10);
+        let mut s = Scheduler::new();
+        for i in 0..2 {
+            let id = net.alloc(pkt(i, 1000));
+            net.send(0, id, &mut s);
+        }
+        // Run to t = 1 ms exclusive, then offer a third packet at exactly 1 ms,
+        // before the pending TxDone at 1 ms is processed.
+        let mut got = vec![];
+        while let Some((t, Ev::Net(e))) = s.step_before(SimTime::from_millis(1)) {
+            if let Some((_, id)) = net.handle(e, &mut s) {
+                got.push((t.0, net.pool.get(id).header));
+                net.pool.free(id);
+            }
+        }
+        s.run_until(SimTime::from_millis(1), |_, _, _| unreachable!());
+        let id = net.alloc(pkt(2, 1000));
+        net.send(0, id, &mut s);
+        got.extend(drain(&mut net, &mut s));
+        assert_eq!(got, vec![(1_000_000, 0), (2_000_000, 1), (3_000_000, 2)]);
     }
 
     #[test]
