@@ -4,7 +4,10 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn braud(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/braud2016/long-newreno.toml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/braud2016/long-newreno.toml"
+    );
     let text = std::fs::read_to_string(path).expect("scenario file");
     let sc = tcplab_model::parse_scenario(&text, path).expect("valid scenario");
     let r = tcplab_model::run(&sc, None);
@@ -18,7 +21,9 @@ fn braud(c: &mut Criterion) {
     );
     let mut g = c.benchmark_group("braud2016");
     g.sample_size(10);
-    g.bench_function("long_newreno_800s", |b| b.iter(|| tcplab_model::run(&sc, None).meta.events));
+    g.bench_function("long_newreno_800s", |b| {
+        b.iter(|| tcplab_model::run(&sc, None).meta.events)
+    });
     g.finish();
 }
 

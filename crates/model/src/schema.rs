@@ -344,10 +344,9 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         add(&r.name, format!("router[{i}].name"), &mut nodes)?;
     }
     let n_hosts = f.host.len();
-    let known = |name: &str| -> String {
+    let known = || -> String {
         let mut v: Vec<&str> = nodes.iter().map(|s| s.as_str()).collect();
         v.sort();
-        let _ = name;
         v.join(", ")
     };
 
@@ -360,12 +359,12 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
     let mut links = Vec::new();
     for (i, l) in f.link.iter().enumerate() {
         let mut ends = [0u32; 2];
-        for k in 0..2 {
-            ends[k] = *index.get(&l.between[k]).ok_or_else(|| {
+        for (k, end) in ends.iter_mut().enumerate() {
+            *end = *index.get(&l.between[k]).ok_or_else(|| {
                 cx.err(
                     &format!("link[{i}].between[{k}]"),
                     format!("{:?}", l.between[k]),
-                    format!("no host or router of that name; known: {}", known("")),
+                    format!("no host or router of that name; known: {}", known()),
                 )
             })?;
         }

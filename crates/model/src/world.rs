@@ -90,7 +90,7 @@ impl World {
     #[inline]
     fn flush(&mut self, ep: u32) {
         let f = (ep / 2) as usize;
-        let (from, to) = if ep % 2 == 0 {
+        let (from, to) = if ep.is_multiple_of(2) {
             (self.flows[f].src, self.flows[f].dst)
         } else {
             (self.flows[f].dst, self.flows[f].src)
@@ -114,7 +114,7 @@ impl World {
     #[inline]
     fn arm(&mut self, ep: u32) {
         let f = &self.flows[(ep / 2) as usize];
-        let d = if ep % 2 == 0 {
+        let d = if ep.is_multiple_of(2) {
             f.sender.next_deadline()
         } else {
             f.receiver.next_deadline()
@@ -314,7 +314,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
                 }
                 *slot = None;
                 let f = &mut w.flows[(ep / 2) as usize];
-                if ep % 2 == 0 {
+                if ep.is_multiple_of(2) {
                     f.sender.on_timer(now, &mut w.out);
                 } else {
                     f.receiver.on_timer(now, &mut w.out);

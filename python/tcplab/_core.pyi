@@ -1,0 +1,88 @@
+"""Typed stubs for the compiled core (crates/py): conversions only.
+
+Summaries come back one list per column; traces come back as NumPy arrays.
+"""
+
+from typing import Any, TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["ScenarioError", "__version__", "catalog", "run", "validate"]
+
+__version__: str
+
+# The TypedDicts below describe the dicts the functions return; they exist
+# only for type checkers (see stubtest-allowlist.txt).
+
+class ScenarioError(ValueError):
+    """A scenario that failed validation; the message names the file, the
+    field, the value and what is allowed."""
+
+class ScenarioInfo(TypedDict):
+    name: str
+
+class Meta(TypedDict):
+    name: str
+    seed: int
+    duration_s: float
+    measure_start_s: float
+    measure_end_s: float
+    events: int
+    packets: int
+    wall_s: float
+    version: str
+
+class CwndTrace(TypedDict):
+    time_s: npt.NDArray[np.float64]
+    flow: npt.NDArray[np.uint32]
+    cwnd: npt.NDArray[np.uint32]
+    ssthresh: npt.NDArray[np.uint32]
+    srtt_s: npt.NDArray[np.float64]
+    inflight_bytes: npt.NDArray[np.uint64]
+
+class RttTrace(TypedDict):
+    time_s: npt.NDArray[np.float64]
+    flow: npt.NDArray[np.uint32]
+    rtt_s: npt.NDArray[np.float64]
+
+class QueueTrace(TypedDict):
+    time_s: npt.NDArray[np.float64]
+    link: npt.NDArray[np.uint32]
+    pkts: npt.NDArray[np.uint32]
+    bytes: npt.NDArray[np.uint64]
+
+class Traces(TypedDict, total=False):
+    cwnd: CwndTrace
+    rtt: RttTrace
+    queue: QueueTrace
+
+class RunDict(TypedDict):
+    meta: Meta
+    flows: dict[str, list[Any]]
+    """Column name -> one value per flow (the fields of FlowResult)."""
+    links: dict[str, list[Any]]
+    """Column name -> one value per simplex link (the fields of LinkResult)."""
+    traces: Traces
+
+class CatalogEntry(TypedDict):
+    name: str
+    description: str
+    source: str
+    params: list[tuple[str, str, str]]
+    """(name, value or default, meaning)."""
+
+class Catalog(TypedDict):
+    controllers: list[CatalogEntry]
+    queues: list[CatalogEntry]
+    profiles: list[CatalogEntry]
+
+def validate(text: str, path: str) -> ScenarioInfo:
+    """Parse and validate a scenario; raises ScenarioError."""
+
+def run(text: str, path: str, seed: int | None = None) -> RunDict:
+    """Parse, validate and run a scenario with the GIL released; `seed`
+    overrides the scenario's own seed. Raises ScenarioError."""
+
+def catalog() -> Catalog:
+    """Everything a scenario can name: controllers, queues and profiles."""

@@ -1,0 +1,390 @@
+"""The ``tcplab`` command: run, validate and benchmark scenarios, list what a
+scenario can name.
+
+Errors a user can fix (a bad scenario, a missing file, a bad option) print
+``error: <message>`` on stderr and exit 2; anything else is a bug in tcplab
+and prints ``internal error: ...`` and exits 1. Neither prints a traceback
+unless ``TCPLAB_TRACEBACK=1``.
+
+rich, polars and numpy are imported inside the commands that use them, so
+that the command starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+import tcplab
+from tcplab import _core
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from tcplab._core import CatalogEntry, Meta
+
+U64_MAX = 2**64 - 1
+DEFAULT_BENCH_SCENARIO = Path("scenarios/braud2016/long-newreno.toml")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The checkout this package was installed from (editable installs)."""
+
+NON_TERMINAL_WIDTH = 160
+TRACEBACK_ENV = "TCPLAB_TRACEBACK"
+EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 1
+
+
+class UserError(click.ClickException):
+    """An error the user can fix; printed as ``error: <message>``, exit 2."""
+
+    exit_code = EXIT_USER_ERROR
+
+
+def _load(scenario: str) -> tuple[str, str]:
+    """Read a scenario file, turning I/O errors into user errors."""
+    try:
+        return tcplab.read_scenario(Path(scenario))
+    except OSError as e:
+        raise UserError(f"{scenario}: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise UserError(f"{scenario}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+
+
+def _run(scenario: str, seed: int | None) -> tcplab.Results:
+    text, path = _load(scenario)
+    try:
+        return tcplab.Results(_core.run(text, path, seed))
+    except _core.ScenarioError as e:
+        raise UserError(str(e)) from e
+
+
+def _console() -> Console:
+    """A console on stdout; when stdout is not a terminal (a log, a pipe) and
+    COLUMNS is unset, wide enough that tables are not squeezed."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = NON_TERMINAL_WIDTH
+    return console
+
+
+def _preload(modules: Sequence[str]) -> threading.Thread:
+    """Import ``modules`` in a background thread and return it.
+
+    The core releases the GIL while it simulates, so the libraries needed
+    after the run (numpy, polars, rich: about 0.2 s of imports) load on the
+    other core meanwhile. Measured on the 2-core reference machine, idle,
+    for scenarios/braud2016/long-newreno.toml (0.25 s of simulation):
+    `tcplab run` takes 0.36-0.39 s in all with preloading, 0.51-0.53 s
+    without. Any import error is left for the main thread's own import to
+    report. The thread is not a daemon: the interpreter never exits half-way
+    through an import.
+    """
+
+    def work() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # the main thread's own import reports it
+                return
+
+    thread = threading.Thread(target=work, name="tcplab-preload")
+    thread.start()
+    return thread
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def _num(value: Any, fmt: str, scale: float | None = None) -> str:
+    """Format a number, times ``scale`` if given; "-" for a missing one (None, NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return format(value if scale is None else value * scale, fmt)
+
+
+def _rate(bps: float) -> str:
+    """A bit rate with an SI prefix: ``10 Mb/s``, ``1.5 Gb/s``."""
+    for factor, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= factor:
+            return f"{bps / factor:g} {unit}"
+    return f"{bps:g} b/s"
+
+
+def _per_second(count: float, seconds: float) -> str:
+    return _num(count / seconds, ",.0f") if seconds > 0 else "-"
+
+
+def _table(title: str, columns: Iterable[tuple[str, str]]) -> Table:
+    """A rich table with (header, justify) columns."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAVY)
+    for header, justify in columns:
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    return table
+
+
+def _summary_tables(res: tcplab.Results) -> list[Table]:
+    flows = _table(
+        "flows",
+        [
+            ("flow", "left"),
+            ("path", "left"),
+            ("cc", "left"),
+            ("goodput Mb/s", "right"),
+            ("RTT mean ms", "right"),
+            ("RTT p95 ms", "right"),
+            ("segs sent", "right"),
+            ("retrans", "right"),
+            ("fast rtx", "right"),
+            ("RTOs", "right"),
+        ],
+    )
+    for f in res.flow_records():
+        flows.add_row(
+            str(f["name"]),
+            f"{f['src']}->{f['dst']}",
+            str(f["cc"]),
+            _num(f["goodput_bps"], ".3f", 1e-6),
+            _num(f["rtt_mean_s"], ",.1f", 1e3),
+            _num(f["rtt_p95_s"], ",.1f", 1e3),
+            _num(f["segs_sent"], ","),
+            _num(f["segs_retrans"], ","),
+            _num(f["fast_retransmits"], ","),
+            _num(f["timeouts"], ","),
+        )
+    links = _table(
+        "links",
+        [
+            ("link", "left"),
+            ("rate", "right"),
+            ("util %", "right"),
+            ("mean queue pkts", "right"),
+            ("drops", "right"),
+        ],
+    )
+    for lk in res.link_records():
+        links.add_row(
+            str(lk["name"]),
+            _rate(lk["rate_bps"]),
+            _num(lk["utilisation"], ".1f", 100.0),
+            _num(lk["mean_queue_pkts"], ".1f"),
+            _num(lk["drops"], ","),
+        )
+    return [flows, links]
+
+
+def _run_line(meta: Meta) -> str:
+    events, wall = meta["events"], meta["wall_s"]
+    return (
+        f"{events:,} events, {meta['duration_s']:g} simulated s, "
+        f"{wall:.3f} s wall, {_per_second(events, wall)} events/s"
+    )
+
+
+def _params(params: Sequence[tuple[str, str, str]]) -> str:
+    return "\n".join(
+        f"{name} = {value}" + (f"  ({meaning})" if meaning else "")
+        for name, value, meaning in params
+    )
+
+
+def _catalog_table(title: str, entries: Sequence[CatalogEntry]) -> Table:
+    table = _table(
+        title,
+        [("name", "left"), ("description", "left"), ("source", "left"), ("params", "left")],
+    )
+    for e in entries:
+        table.add_row(e["name"], e["description"], e["source"], _params(e["params"]))
+    return table
+
+
+# ------------------------------------------------------------------ commands
+
+SEED = click.IntRange(0, U64_MAX)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.version_option(tcplab.__version__, "-V", "--version", prog_name="tcplab")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """tcplab: packet-level TCP congestion-control simulation."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+@cli.command()
+@click.argument("scenario", metavar="SCENARIO")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory for the result tables [default: out/<scenario stem>].",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def run(scenario: str, seed: int | None, out: Path | None, quiet: bool) -> None:
+    """Run SCENARIO (a TOML file), print a summary and write the results."""
+    # In the order they are needed: numpy by the core for traces, polars to
+    # write, rich to print.
+    _preload(["numpy", "polars"] + ([] if quiet else ["rich.console", "rich.table"]))
+    res = _run(scenario, seed)
+    out = out if out is not None else Path("out") / Path(scenario).stem
+    try:
+        res.write(out)
+    except OSError as e:
+        raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
+    if quiet:
+        return
+    console = _console()
+    for table in _summary_tables(res):
+        console.print(table)
+    console.print(_run_line(res.meta))
+    console.print(f"results in {out}")
+
+
+@cli.command()
+@click.argument("scenario", metavar="SCENARIO")
+def validate(scenario: str) -> None:
+    """Check SCENARIO without running it."""
+    text, path = _load(scenario)
+    try:
+        info = _core.validate(text, path)
+    except _core.ScenarioError as e:
+        raise UserError(str(e)) from e
+    click.echo(f"ok: {info['name']}")
+
+
+@cli.command(name="list")
+def list_() -> None:
+    """List congestion controllers, queue disciplines and host profiles."""
+    cat = _core.catalog()
+    console = _console()
+    console.print(_catalog_table("congestion controllers", cat["controllers"]))
+    console.print(_catalog_table("queue disciplines", cat["queues"]))
+    console.print(_catalog_table("host profiles", cat["profiles"]))
+
+
+def _default_bench_scenario() -> str:
+    for base in (Path.cwd(), REPO_ROOT):
+        candidate = base / DEFAULT_BENCH_SCENARIO
+        if candidate.is_file():
+            return str(candidate)
+    raise UserError(
+        f"no SCENARIO given and {DEFAULT_BENCH_SCENARIO} is not under the current "
+        f"directory nor under {REPO_ROOT}"
+    )
+
+
+@cli.command()
+@click.argument("scenario", metavar="[SCENARIO]", required=False)
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
+def bench(scenario: str | None, repeat: int, seed: int | None) -> None:
+    """Time SCENARIO [default: scenarios/braud2016/long-newreno.toml] in-process.
+
+    Wall time is the simulation proper as the core measures it; "call" adds
+    parsing and the conversion of results to Python (and, in the first run,
+    the import of numpy).
+    """
+    scenario = scenario if scenario is not None else _default_bench_scenario()
+    table = _table(
+        f"bench {scenario}",
+        [
+            ("run", "right"),
+            ("wall s", "right"),
+            ("call s", "right"),
+            ("events/s", "right"),
+            ("packets/s", "right"),
+            ("sim s / wall s", "right"),
+        ],
+    )
+    walls: list[float] = []
+    meta = None
+    for i in range(repeat):
+        t0 = time.perf_counter()
+        meta = _run(scenario, seed).meta
+        call = time.perf_counter() - t0
+        wall = meta["wall_s"] if meta["wall_s"] > 0 else call
+        walls.append(wall)
+        table.add_row(
+            str(i + 1),
+            f"{wall:.3f}",
+            f"{call:.3f}",
+            _per_second(meta["events"], wall),
+            _per_second(meta["packets"], wall),
+            _num(meta["duration_s"] / wall if wall > 0 else math.nan, ",.1f"),
+        )
+    assert meta is not None  # repeat >= 1
+    import statistics
+
+    console = _console()
+    console.print(table)
+    best, median = min(walls), statistics.median(walls)
+    console.print(
+        f"{meta['events']:,} events, {meta['packets']:,} packets, "
+        f"{meta['duration_s']:g} simulated s; best {best:.3f} s, median {median:.3f} s "
+        f"({_per_second(meta['events'], median)} events/s at the median)"
+    )
+
+
+# --------------------------------------------------------------- entry point
+
+
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    """Run the command line; never lets a traceback reach the user."""
+    # The core holds no GIL while it simulates, so Python's SIGINT handler
+    # would only run once the simulation is over: let Ctrl-C end the process
+    # at once instead (result files are written atomically).
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_DFL) if in_main_thread else None
+    try:
+        code = _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    sys.exit(code)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    try:
+        rc = cli.main(args=argv, prog_name="tcplab", standalone_mode=False)
+    except click.UsageError as e:
+        hint = f"\n(see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
+        return _error(f"error: {e.format_message()}{hint}", e.exit_code)
+    except click.ClickException as e:
+        return _error(f"error: {e.format_message()}", e.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        return _error("aborted", 130)
+    except SystemExit:
+        raise
+    except BaseException as e:  # also pyo3's PanicException, a BaseException
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        return _error(
+            f"internal error: {type(e).__name__}: {e}\n"
+            "This is a bug in tcplab. Please report it with the command and scenario "
+            f"that triggered it (set {TRACEBACK_ENV}=1 to print the traceback).",
+            EXIT_INTERNAL_ERROR,
+        )
+    return rc if isinstance(rc, int) else 0
+
+
+def _error(message: str, code: int) -> int:
+    print(message, file=sys.stderr)
+    return code

@@ -1,0 +1,175 @@
+"""The results of one run, as tables.
+
+``Results`` wraps the dict that ``tcplab._core.run`` returns. Tables are
+built on first use, so that code that only reads the summary (the ``tcplab``
+command printing its table) never imports polars.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from tcplab._core import Meta, RunDict
+
+__all__ = ["Results"]
+
+SUMMARY_FILE = "summary.json"
+FLOWS_FILE = "flows.parquet"
+LINKS_FILE = "links.parquet"
+TRACE_PREFIX = "trace_"
+TRACE_SUFFIX = ".parquet"
+
+# The column of each trace that indexes a summary table, and the name column
+# joined from it: (index column, summary table, new column).
+_TRACE_KEYS = {
+    "cwnd": ("flow", "flows", "flow_name"),
+    "rtt": ("flow", "flows", "flow_name"),
+    "queue": ("link", "links", "link_name"),
+}
+
+
+class Results:
+    """Everything one run produced.
+
+    Attributes and properties:
+
+    - ``meta``: facts about the run (scenario name, seed, events, wall time...).
+    - ``flows``, ``links``: polars DataFrames, one row per flow / simplex link.
+    - ``traces``: trace name (``cwnd``, ``rtt``, ``queue``) -> polars
+      DataFrame, for the traces the scenario asked for. Flow traces carry a
+      ``flow_name`` column and the queue trace a ``link_name`` column.
+    """
+
+    def __init__(self, raw: RunDict | Mapping[str, Any]) -> None:
+        raw = cast("RunDict", raw)
+        self.meta: Meta = raw["meta"]
+        self._flow_columns: dict[str, list[Any]] = dict(raw["flows"])
+        self._link_columns: dict[str, list[Any]] = dict(raw["links"])
+        self._trace_columns: dict[str, Mapping[str, Any]] = dict(
+            cast("Mapping[str, Mapping[str, Any]]", raw["traces"])
+        )
+        self._flows: pl.DataFrame | None = None
+        self._links: pl.DataFrame | None = None
+        self._traces: dict[str, pl.DataFrame] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"<Results {self.meta.get('name', '?')!r} seed={self.meta.get('seed')}: "
+            f"{len(self.flow_records())} flows, {len(self.link_records())} links, "
+            f"traces {sorted(self._trace_columns)}>"
+        )
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        """One row per flow, in scenario order."""
+        if self._flows is None:
+            import polars as pl
+
+            self._flows = pl.DataFrame(self._flow_columns)
+        return self._flows
+
+    @property
+    def links(self) -> pl.DataFrame:
+        """One row per simplex link, in scenario order."""
+        if self._links is None:
+            import polars as pl
+
+            self._links = pl.DataFrame(self._link_columns)
+        return self._links
+
+    @property
+    def traces(self) -> dict[str, pl.DataFrame]:
+        """The traces the scenario asked for, by name."""
+        if self._traces is None:
+            self._traces = {
+                name: self._trace_frame(name, columns)
+                for name, columns in self._trace_columns.items()
+            }
+        return self._traces
+
+    def _trace_frame(self, name: str, columns: Mapping[str, Any]) -> pl.DataFrame:
+        import polars as pl
+
+        df = pl.DataFrame(dict(columns))
+        key = _TRACE_KEYS.get(name)
+        if key is None or key[0] not in df.columns:
+            return df
+        index_col, table, name_col = key
+        source = self._flow_columns if table == "flows" else self._link_columns
+        names = pl.Series(name_col, source.get("name", []), dtype=pl.String)
+        return df.insert_column(df.columns.index(index_col) + 1, names.gather(df[index_col]))
+
+    def flow_records(self) -> list[dict[str, Any]]:
+        """The flows table as a list of dicts (no polars needed)."""
+        return _records(self._flow_columns)
+
+    def link_records(self) -> list[dict[str, Any]]:
+        """The links table as a list of dicts (no polars needed)."""
+        return _records(self._link_columns)
+
+    def summary(self) -> dict[str, Any]:
+        """``{"meta": ..., "flows": [...], "links": [...]}`` ready for JSON:
+        non-finite floats (NaN for "no sample") become ``None``."""
+        return {
+            "meta": _finite(dict(self.meta)),
+            "flows": [_finite(r) for r in self.flow_records()],
+            "links": [_finite(r) for r in self.link_records()],
+        }
+
+    def write(self, directory: str | os.PathLike[str]) -> Path:
+        """Write ``flows.parquet``, ``links.parquet``, one
+        ``trace_<name>.parquet`` per trace and ``summary.json`` into
+        ``directory`` (created if needed) and return its path.
+
+        Each file is written under a temporary name in the same directory and
+        then renamed over the old one, so a reader never sees a half-written
+        file. ``summary.json`` is written last. Trace files left by an earlier
+        run that this run did not produce are removed, so that the directory
+        describes one run.
+        """
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        _write_atomic(out / FLOWS_FILE, self.flows.write_parquet)
+        _write_atomic(out / LINKS_FILE, self.links.write_parquet)
+        written = set()
+        for name, df in self.traces.items():
+            path = out / f"{TRACE_PREFIX}{name}{TRACE_SUFFIX}"
+            _write_atomic(path, df.write_parquet)
+            written.add(path.name)
+        for stale in out.glob(f"{TRACE_PREFIX}*{TRACE_SUFFIX}"):
+            if stale.name not in written:
+                stale.unlink()
+        text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
+        _write_atomic(out / SUMMARY_FILE, lambda p: p.write_text(text, encoding="utf-8"))
+        return out
+
+
+def _records(columns: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    names = list(columns)
+    return [dict(zip(names, row)) for row in zip(*columns.values())]
+
+
+def _finite(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()
+    }
+
+
+def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
+    """Call ``write`` on a temporary path beside ``path``, then rename it over
+    ``path``; on failure remove the temporary file and leave ``path`` as it was."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,111 @@
+"""Shared helpers: running the command line, and a fake core result."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NAN = math.nan
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m tcplab ARGS`` and capture its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "tcplab", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+
+
+def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
+    """A dict shaped like ``tcplab._core.run``'s (every column of
+    tcplab-model's results.rs): two flows, two links and the three traces,
+    with made-up values."""
+    import numpy as np
+
+    n = trace_rows
+    return {
+        "meta": {
+            "name": "fake",
+            "seed": 7,
+            "duration_s": 10.0,
+            "measure_start_s": 2.0,
+            "measure_end_s": 10.0,
+            "events": 1000,
+            "packets": 400,
+            "wall_s": 0.01,
+            "version": "0.0.0",
+        },
+        "flows": {
+            "name": ["alpha", "beta"],
+            "src": ["a", "b"],
+            "dst": ["c", "c"],
+            "cc": ["newreno", "newreno"],
+            "profile": ["linux", "rfc"],
+            "start_s": [0.0, 1.0],
+            "goodput_bps": [4.5e6, NAN],
+            "bytes_delivered_window": [4_500_000, 0],
+            "bytes_delivered": [5_000_000, 0],
+            "rtt_mean_s": [0.1, NAN],
+            "rtt_p50_s": [0.1, NAN],
+            "rtt_p95_s": [0.15, NAN],
+            "rtt_p99_s": [0.2, NAN],
+            "rtt_samples": [900, 0],
+            "segs_sent": [3500, 0],
+            "segs_retrans": [12, 0],
+            "fast_retransmits": [3, 0],
+            "timeouts": [1, 0],
+            "segs_sent_window": [3000, 0],
+            "segs_retrans_window": [10, 0],
+            "timeouts_window": [0, 0],
+            "completed": [False, True],
+            "fct_s": [NAN, 1.5],
+        },
+        "links": {
+            "name": ["r1->r2", "r2->r1"],
+            "from": ["r1", "r2"],
+            "to": ["r2", "r1"],
+            "rate_bps": [10_000_000, 2_000_000],
+            "delay_s": [0.042, 0.052],
+            "utilisation": [0.9, 0.01],
+            "throughput_bps": [9.0e6, 2.0e4],
+            "pkts_sent": [7000, 3000],
+            "drops": [3, 0],
+            "mean_queue_pkts": [12.5, 0.0],
+            "qdisc": ["droptail", "droptail"],
+        },
+        "traces": {
+            "cwnd": {
+                "time_s": np.linspace(0.0, 1.0, n),
+                "flow": (np.arange(n) % 2).astype(np.uint32),
+                "cwnd": np.arange(n, dtype=np.uint32),
+                "ssthresh": np.full(n, 2**32 - 1, dtype=np.uint32),
+                "srtt_s": np.full(n, NAN),
+                "inflight_bytes": np.zeros(n, dtype=np.uint64),
+            },
+            "rtt": {
+                "time_s": np.linspace(0.0, 1.0, n),
+                "flow": np.zeros(n, dtype=np.uint32),
+                "rtt_s": np.full(n, 0.1),
+            },
+            "queue": {
+                "time_s": np.linspace(0.0, 1.0, n),
+                "link": (np.arange(n) % 2).astype(np.uint32)[::-1].copy(),
+                "pkts": np.arange(n, dtype=np.uint32),
+                "bytes": np.arange(n, dtype=np.uint64) * 1500,
+            },
+        },
+    }
+
+
+@pytest.fixture
+def raw() -> dict[str, Any]:
+    return fake_raw()

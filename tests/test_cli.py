@@ -1,0 +1,212 @@
+"""The ``tcplab`` command line: exit codes and messages, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import fake_raw, run_cli
+
+BROKEN_TOML = '[[flows]\nname = "unterminated\n'
+
+
+def assert_user_error(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert proc.returncode == 2, proc
+    assert proc.stderr.startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    for fragment in fragments:
+        assert fragment in proc.stderr
+
+
+def test_list_exits_0() -> None:
+    proc = run_cli("list")
+    assert proc.returncode == 0, proc.stderr
+    for title in ("congestion controllers", "queue disciplines", "host profiles"):
+        assert title in proc.stdout
+
+
+def test_no_command_prints_help_and_exits_0() -> None:
+    proc = run_cli()
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage:" in proc.stdout
+    assert "run" in proc.stdout
+
+
+def test_version_is_the_package_version() -> None:
+    import tcplab
+
+    proc = run_cli("--version")
+    assert proc.returncode == 0
+    assert tcplab.__version__ in proc.stdout
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "tcplab"
+    assert script.exists(), f"{script} missing: is the package installed (make install)?"
+    proc = subprocess.run(
+        [str(script), "--help"], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_missing_file_exits_2_naming_the_path(command: str, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-scenario.toml"
+    proc = run_cli(command, str(missing), cwd=tmp_path)
+    assert_user_error(proc, str(missing), "No such file")
+
+
+def test_directory_as_scenario_exits_2(tmp_path: Path) -> None:
+    assert_user_error(run_cli("validate", str(tmp_path)), str(tmp_path))
+
+
+def test_non_utf8_scenario_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b'name = "caf\xe9"\n')
+    assert_user_error(run_cli("validate", str(bad)), str(bad), "UTF-8")
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_broken_toml_exits_2_without_traceback(command: str, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text(BROKEN_TOML)
+    proc = run_cli(command, str(broken), cwd=tmp_path)
+    assert_user_error(proc, str(broken))
+    assert not (tmp_path / "out").exists(), "nothing is written for a scenario that fails"
+
+
+@pytest.mark.parametrize("seed", ["-1", "abc", str(2**64), "1.5"])
+def test_bad_seed_exits_2(seed: str, tmp_path: Path) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('name = "s"\n')
+    assert_user_error(run_cli("run", str(scenario), "--seed", seed), "--seed")
+
+
+def test_unknown_option_exits_2() -> None:
+    assert_user_error(run_cli("run", "--frobnicate"), "--frobnicate")
+
+
+def test_unknown_command_exits_2() -> None:
+    assert_user_error(run_cli("frobnicate"), "frobnicate")
+
+
+def test_bench_missing_scenario_exits_2(tmp_path: Path) -> None:
+    assert_user_error(run_cli("bench", "nope.toml", "--repeat", "1", cwd=tmp_path), "nope.toml")
+
+
+def test_bench_repeat_must_be_positive(tmp_path: Path) -> None:
+    assert_user_error(run_cli("bench", "x.toml", "--repeat", "0", cwd=tmp_path), "--repeat")
+
+
+def test_unexpected_exception_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tcplab import _core, cli
+
+    def boom() -> None:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(_core, "catalog", boom)
+    monkeypatch.delenv(cli.TRACEBACK_ENV, raising=False)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["list"])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("internal error: RuntimeError: kaboom")
+    assert "report" in err
+    assert "Traceback" not in err
+
+
+def test_importing_the_cli_loads_no_heavy_library() -> None:
+    """`tcplab` must start fast: polars, numpy and rich load only when used."""
+    code = (
+        "import sys, tcplab.cli; "
+        "print(sorted(m for m in ('polars', 'numpy', 'rich') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.strip() == "[]"
+
+
+@pytest.fixture
+def fake_core(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int | None]]:
+    """Replace the core's run with one returning ``fake_raw()``; returns the
+    list of calls it received."""
+    from tcplab import _core
+
+    calls: list[tuple[str, str, int | None]] = []
+
+    def fake_run(text: str, path: str, seed: int | None = None) -> dict[str, Any]:
+        calls.append((text, path, seed))
+        return fake_raw()
+
+    monkeypatch.setattr(_core, "run", fake_run)
+    return calls
+
+
+def main_exit_code(*args: str) -> int | str | None:
+    from tcplab import cli
+
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(list(args))
+    return exit_info.value.code
+
+
+def test_run_prints_the_summary_and_writes_results(
+    fake_core: list[tuple[str, str, int | None]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text('name = "s"\n')
+    assert main_exit_code("run", "s.toml", "--seed", "42") == 0
+    assert fake_core == [('name = "s"\n', "s.toml", 42)]
+    out = capsys.readouterr().out
+    for expected in ("alpha", "a->c", "r1->r2", "10 Mb/s", "1,000 events", "out/s"):
+        assert expected in out
+    assert (tmp_path / "out" / "s" / "summary.json").is_file()
+
+
+def test_run_quiet_prints_nothing(
+    fake_core: list[tuple[str, str, int | None]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('name = "s"\n')
+    assert main_exit_code("run", str(scenario), "--out", str(tmp_path / "r"), "-q") == 0
+    assert capsys.readouterr().out == ""
+    assert (tmp_path / "r" / "flows.parquet").is_file()
+
+
+def test_run_into_an_unwritable_place_exits_2(
+    fake_core: list[tuple[str, str, int | None]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('name = "s"\n')
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main_exit_code("run", str(scenario), "--out", str(blocker / "sub")) == 2
+    assert capsys.readouterr().err.startswith(f"error: cannot write results to {blocker}")
+
+
+def test_bench_reports_each_run(
+    fake_core: list[tuple[str, str, int | None]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('name = "s"\n')
+    assert main_exit_code("bench", str(scenario), "--repeat", "2") == 0
+    assert len(fake_core) == 2
+    out = capsys.readouterr().out
+    assert "events/s" in out
+    assert "median" in out

@@ -1,0 +1,166 @@
+"""``Results``: tables built from the core's columns, and atomic writes."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tcplab import Results
+
+from conftest import fake_raw
+
+EXPECTED_FILES = {
+    "flows.parquet",
+    "links.parquet",
+    "trace_cwnd.parquet",
+    "trace_rtt.parquet",
+    "trace_queue.parquet",
+    "summary.json",
+}
+
+
+def test_tables_have_one_row_per_flow_and_link(raw: dict[str, Any]) -> None:
+    res = Results(raw)
+    assert res.flows.height == 2
+    assert res.flows["name"].to_list() == ["alpha", "beta"]
+    assert res.links.height == 2
+    assert res.meta["name"] == "fake"
+
+
+def test_flow_traces_get_the_flow_name(raw: dict[str, Any]) -> None:
+    res = Results(raw)
+    cwnd = res.traces["cwnd"]
+    assert cwnd.columns[:3] == ["time_s", "flow", "flow_name"]
+    names = ["alpha", "beta"]
+    assert cwnd["flow_name"].to_list() == [names[i] for i in cwnd["flow"].to_list()]
+    assert set(res.traces["rtt"]["flow_name"].to_list()) == {"alpha"}
+
+
+def test_queue_trace_gets_the_link_name(raw: dict[str, Any]) -> None:
+    queue = Results(raw).traces["queue"]
+    names = ["r1->r2", "r2->r1"]
+    assert queue["link_name"].to_list() == [names[i] for i in queue["link"].to_list()]
+
+
+def test_trace_columns_keep_their_types(raw: dict[str, Any]) -> None:
+    cwnd = Results(raw).traces["cwnd"]
+    assert cwnd["cwnd"].dtype == pl.UInt32
+    assert cwnd["inflight_bytes"].dtype == pl.UInt64
+    assert cwnd["ssthresh"].max() == 2**32 - 1
+
+
+def test_summary_turns_nan_into_none(raw: dict[str, Any]) -> None:
+    summary = Results(raw).summary()
+    assert set(summary) == {"meta", "flows", "links"}
+    assert summary["flows"][1]["goodput_bps"] is None
+    assert summary["flows"][0]["goodput_bps"] == 4.5e6
+    json.dumps(summary, allow_nan=False)
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=5))
+def test_summary_is_always_strict_json(values: list[float]) -> None:
+    raw = fake_raw()
+    raw["flows"] = {"name": [f"f{i}" for i in range(len(values))], "goodput_bps": values}
+    summary = Results(raw).summary()
+    text = json.dumps(summary, allow_nan=False)
+    for value, record in zip(values, json.loads(text)["flows"]):
+        assert record["goodput_bps"] == (value if math.isfinite(value) else None)
+
+
+def test_write_produces_every_file(raw: dict[str, Any], tmp_path: Path) -> None:
+    out = Results(raw).write(tmp_path / "a" / "b")
+    assert out == tmp_path / "a" / "b"
+    assert {p.name for p in out.iterdir()} == EXPECTED_FILES
+    flows = pl.read_parquet(out / "flows.parquet")
+    assert flows["name"].to_list() == ["alpha", "beta"]
+    assert math.isnan(flows["goodput_bps"][1])
+    cwnd = pl.read_parquet(out / "trace_cwnd.parquet")
+    assert cwnd.equals(Results(raw).traces["cwnd"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["meta"]["seed"] == 7
+    assert summary["flows"][1]["rtt_mean_s"] is None
+
+
+def test_write_renames_from_temporary_files_in_the_same_directory(
+    raw: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    renames: list[tuple[Path, Path]] = []
+    real_replace = os.replace
+
+    def spy(src: Any, dst: Any) -> None:
+        renames.append((Path(src), Path(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    Results(raw).write(tmp_path)
+    assert {dst.name for _, dst in renames} == EXPECTED_FILES
+    assert renames[-1][1].name == "summary.json", "summary.json is written last"
+    for src, dst in renames:
+        assert src.parent == dst.parent == tmp_path
+        assert src.name != dst.name
+
+
+def test_failed_write_leaves_old_files_and_no_temporary(
+    raw: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Results(raw).write(tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    real_write = pl.DataFrame.write_parquet
+    calls = 0
+
+    def fail_on_third(self: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            Path(file).write_bytes(b"half a parquet file")
+            raise OSError("disk full")
+        real_write(self, file, *args, **kwargs)
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", fail_on_third)
+    changed = fake_raw()
+    changed["flows"]["name"] = ["gamma", "delta"]
+    with pytest.raises(OSError, match="disk full"):
+        Results(changed).write(tmp_path)
+
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert set(after) == set(before), "no temporary file is left behind"
+    failed = [name for name in before if before[name] != after[name]]
+    # Files written before the failure are complete new versions; the one that
+    # failed and those after it are untouched.
+    assert set(failed) <= {"flows.parquet", "links.parquet"}
+    assert after["summary.json"] == before["summary.json"]
+    for name in after:
+        if name.endswith(".parquet"):
+            pl.read_parquet(tmp_path / name)
+
+
+def test_write_removes_trace_files_of_an_earlier_run(raw: dict[str, Any], tmp_path: Path) -> None:
+    Results(raw).write(tmp_path)
+    del raw["traces"]["rtt"]
+    Results(raw).write(tmp_path)
+    assert {p.name for p in tmp_path.iterdir()} == EXPECTED_FILES - {"trace_rtt.parquet"}
+
+
+def test_results_without_flows_or_traces_still_write(tmp_path: Path) -> None:
+    raw = fake_raw()
+    raw["flows"] = {"name": []}
+    raw["links"] = {}
+    raw["traces"] = {}
+    res = Results(raw)
+    assert res.flows.height == 0
+    assert res.traces == {}
+    res.write(tmp_path)
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "flows.parquet",
+        "links.parquet",
+        "summary.json",
+    }
