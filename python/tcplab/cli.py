@@ -132,7 +132,14 @@ def _table(title: str, columns: Iterable[tuple[str, str]]) -> Table:
     from rich import box
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAVY)
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAVY,
+        pad_edge=False,
+        collapse_padding=True,
+    )
     for header, justify in columns:
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     return table
@@ -146,11 +153,11 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             ("path", "left"),
             ("cc", "left"),
             ("goodput Mb/s", "right"),
-            ("RTT mean ms", "right"),
-            ("RTT p95 ms", "right"),
-            ("segs sent", "right"),
-            ("retrans", "right"),
-            ("fast rtx", "right"),
+            ("RTT ms", "right"),
+            ("RTT p95", "right"),
+            ("sent", "right"),
+            ("retx", "right"),
+            ("FR", "right"),
             ("RTOs", "right"),
         ],
     )
@@ -185,7 +192,16 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             _num(lk["mean_queue_pkts"], ".1f"),
             _num(lk["drops"], ","),
         )
+    for table in (flows, links):
+        _never_cut_cells(table)
     return [flows, links]
+
+
+def _never_cut_cells(table: Table) -> None:
+    """Names and numbers are never cut on narrow terminals: each column is at
+    least as wide as its widest cell; only the headers wrap."""
+    for column in table.columns:
+        column.min_width = max((len(str(c)) for c in column.cells), default=0)
 
 
 def _run_line(meta: Meta) -> str:
@@ -253,7 +269,8 @@ def run(scenario: str, seed: int | None, out: Path | None, quiet: bool) -> None:
         return
     console = _console()
     for table in _summary_tables(res):
-        console.print(table)
+        # Wider than the terminal: let the line wrap rather than drop columns.
+        console.print(table, crop=False)
     console.print(_run_line(res.meta))
     console.print(f"results in {out}")
 
