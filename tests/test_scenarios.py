@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import tcplab
+
 from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,14 +73,18 @@ def test_queue_trace_is_sampled_at_the_interval_for_every_link() -> None:
     # A Drop Tail queue never holds more than its limit: 250 down, 40 up.
     down = q.filter(q["link_name"] == "router->client")["pkts"].max()
     up = q.filter(q["link_name"] == "client->router")["pkts"].max()
-    assert isinstance(down, int) and isinstance(up, int)
-    assert down <= 250 and up <= 40
+    assert isinstance(down, int)
+    assert isinstance(up, int)
+    assert down <= 250
+    assert up <= 40
     assert up == 40  # the uplink buffer fills: ACKs and upload data share it
 
 
 def test_run_summary_names_directions_and_rtt(tmp_path: Path) -> None:
     scenario = tmp_path / "braud.toml"
-    scenario.write_text(shortened(ROOT / "scenarios/braud2016/long-newreno.toml", duration=30, start=15))
+    scenario.write_text(
+        shortened(ROOT / "scenarios/braud2016/long-newreno.toml", duration=30, start=15)
+    )
     r = run_cli("run", str(scenario), "--out", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
     for word in ("download", "upload", "router->client", "client->router", "RTT"):
