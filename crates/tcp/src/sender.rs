@@ -76,7 +76,6 @@ pub struct Sender {
     pace_deadline: Option<SimTime>,
     syn_sent_at: SimTime,
     syn_retransmitted: bool,
-    undo_marker: bool,
     delivered_time: SimTime,
     last_rtt: Option<SimTime>,
     /// Counters.
@@ -123,7 +122,6 @@ impl Sender {
             pace_deadline: None,
             syn_sent_at: SimTime::ZERO,
             syn_retransmitted: false,
-            undo_marker: false,
             delivered_time: SimTime::ZERO,
             last_rtt: None,
             stats: SenderStats::default(),
@@ -506,7 +504,12 @@ impl Sender {
             }
         }
 
+        // In recovery, newly SACKed data may reveal more losses (RFC 6675 IsLost),
+        // marked before the controller sees this ACK (as Linux's tcp_ack does).
         let mut newly_lost = 0;
+        if sack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
+            newly_lost += self.sb.mark_lost(self.cfg.dupthresh);
+        }
         if h.ack > self.snd_una {
             let acked = self.sb.ack_to(h.ack);
             if acked
@@ -588,7 +591,7 @@ impl Sender {
                 }
             }
             if self.cc.has_cong_control() {
-                let rs = self.rate_sample(now, newest, delivered, prior_in_flight);
+                let rs = self.rate_sample(now, newest, delivered, newly_lost, prior_in_flight);
                 self.cc.cong_control(&mut self.tp, &rs);
             } else if grow {
                 self.cc.cong_avoid(&mut self.tp, delivered);
@@ -637,15 +640,12 @@ impl Sender {
                     CaState::Loss => {}
                 }
                 if self.cc.has_cong_control() {
-                    let rs = self.rate_sample(now, newest, newly_sacked, prior_in_flight);
+                    let rs =
+                        self.rate_sample(now, newest, newly_sacked, newly_lost, prior_in_flight);
                     self.cc.cong_control(&mut self.tp, &rs);
                 }
             }
         }
-        if sack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
-            newly_lost += self.sb.mark_lost(self.cfg.dupthresh);
-        }
-        let _ = newly_lost;
         self.transmit(now, out);
     }
 
@@ -668,7 +668,6 @@ impl Sender {
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
         self.recover = self.snd_max;
         self.partial_acks = 0;
-        self.undo_marker = true;
         self.sb.mark_head_lost();
         match kind {
             Recovery::Tahoe => {
@@ -704,10 +703,12 @@ impl Sender {
         now: SimTime,
         newest: Option<Seg>,
         acked: u32,
+        losses: u32,
         prior_in_flight: u32,
     ) -> RateSample {
         let mut rs = RateSample {
             acked_sacked: acked,
+            losses,
             prior_in_flight,
             ..Default::default()
         };
