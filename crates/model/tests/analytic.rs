@@ -179,3 +179,57 @@ fn antiparallel_flows_share_the_asymmetric_link() {
     // RTT can never be below the 94 ms of propagation plus a packet's serialisation.
     assert!(down.rtt_p50_s > 0.094 && up.rtt_p50_s > 0.094);
 }
+
+#[test]
+fn a_flow_limited_by_the_send_buffer_gets_sndbuf_over_rtt() {
+    // sndbuf 40 segments of 1448 B: at most 57920 B unacknowledged, so at most
+    // 57920 B per RTT of 100 ms = 4.6336 Mb/s on a 100 Mb/s path.
+    let r = sim(&path("100Mbps", 50.0, 1000, "sndbuf = 57920", 60, 10));
+    let expected = 57920.0 * 8.0 / 0.1;
+    let got = r.flows[0].goodput_bps;
+    assert!(
+        (got / expected - 1.0).abs() < 0.01,
+        "goodput {got} vs sndbuf/RTT {expected}"
+    );
+}
+
+#[test]
+fn without_window_scaling_the_window_stops_at_65535_bytes() {
+    // A 4 MiB receive buffer is useless without RFC 7323 window scaling: the
+    // 16-bit field caps the window at 65535 B, i.e. 45 whole segments of 1448 B
+    // per RTT of 100 ms. ACKing every segment: 45 * 1448 * 8 / 0.1 = 5.2128 Mb/s.
+    let every = sim(&path(
+        "100Mbps",
+        50.0,
+        1000,
+        "window_scaling = false\ndelack = \"0ms\"",
+        60,
+        10,
+    ));
+    let expected = 45.0 * 1448.0 * 8.0 / 0.1;
+    let got = every.flows[0].goodput_bps;
+    assert!(
+        (got / expected - 1.0).abs() < 0.01,
+        "goodput {got} vs 45 segments per RTT {expected}"
+    );
+    // With delayed ACKs (every second segment, 200 ms timer > RTT) the odd 45th
+    // segment of each window waits for the next train's first segment, so 44
+    // segments are acknowledged per RTT: 44 * 1448 * 8 / 0.1 = 5.0970 Mb/s.
+    let delayed = sim(&path(
+        "100Mbps",
+        50.0,
+        1000,
+        "window_scaling = false",
+        60,
+        10,
+    ));
+    let expected = 44.0 * 1448.0 * 8.0 / 0.1;
+    let got = delayed.flows[0].goodput_bps;
+    assert!(
+        (got / expected - 1.0).abs() < 0.01,
+        "goodput {got} vs 44 segments per RTT {expected}"
+    );
+    // With scaling the same flow fills far more of the 100 Mb/s link.
+    let scaled = sim(&path("100Mbps", 50.0, 1000, "", 60, 10));
+    assert!(scaled.flows[0].goodput_bps > 5.0 * got);
+}
