@@ -246,11 +246,12 @@ impl Scoreboard {
         self.lost_scan = self.lost_scan.max(self.segs[limit].start);
         n
     }
-    /// Mark the oldest outstanding segment lost (fast retransmit, NewReno partial ACK).
-    pub fn mark_head_lost(&mut self) {
+    /// Mark the oldest outstanding segment lost (fast retransmit, NewReno partial
+    /// ACK); returns 1 if it was not marked before.
+    pub fn mark_head_lost(&mut self) -> u32 {
         if let Some(s) = self.segs.front_mut() {
             if s.has(SACKED) {
-                return;
+                return 0;
             }
             if s.has(RETRANS) {
                 // Its retransmission is presumed lost too: make it eligible again.
@@ -260,11 +261,15 @@ impl Scoreboard {
             if !s.has(LOST) {
                 s.flags |= LOST;
                 self.lost += 1;
+                return 1;
             }
         }
+        0
     }
-    /// After a timeout: every unSACKed segment is lost, no retransmission is in flight.
-    pub fn mark_all_lost(&mut self) {
+    /// After a timeout: every unSACKed segment is lost, no retransmission is in
+    /// flight. Returns the segments newly marked.
+    pub fn mark_all_lost(&mut self) -> u32 {
+        let before = self.lost;
         for s in self.segs.iter_mut() {
             if !s.has(SACKED) {
                 s.flags = (s.flags & !RETRANS) | LOST;
@@ -273,6 +278,7 @@ impl Scoreboard {
         self.retrans = 0;
         self.lost = self.segs.len() as u32 - self.sacked;
         self.lost_scan = self.segs.back().map_or(0, |s| s.end());
+        self.lost - before
     }
     /// Forget all SACK information (a reneging receiver, or a non-SACK recovery).
     pub fn clear_sacks(&mut self) {

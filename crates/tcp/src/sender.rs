@@ -288,6 +288,7 @@ impl Sender {
             h.flags |= FIN;
         }
         self.stats.segs_sent += 1;
+        self.tp.lsndtime = now;
         if self.tp.pacing_rate > 0 {
             let bytes = h.wire_size() as u64;
             self.pace_next = now.max(self.pace_next)
@@ -468,6 +469,20 @@ impl Sender {
         self.tp.min_rtt = self.rtt.min_rtt().unwrap_or(SimTime::ZERO);
     }
 
+    /// RFC 6675 IsLost over the scoreboard; counts the segments newly marked.
+    fn mark_lost(&mut self) -> u32 {
+        let n = self.sb.mark_lost(self.cfg.dupthresh);
+        self.tp.lost += n as u64;
+        n
+    }
+
+    /// Copy the sequence pointers the controllers may read into `tp`.
+    #[inline]
+    fn sync_tp(&mut self) {
+        self.tp.snd_una = self.snd_una;
+        self.tp.snd_nxt = self.snd_max;
+    }
+
     fn set_ca_state(&mut self, s: CaState) {
         if self.tp.ca_state != s {
             self.cc.set_state(&mut self.tp, s);
@@ -508,7 +523,7 @@ impl Sender {
         // marked before the controller sees this ACK (as Linux's tcp_ack does).
         let mut newly_lost = 0;
         if sack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
-            newly_lost += self.sb.mark_lost(self.cfg.dupthresh);
+            newly_lost += self.mark_lost();
         }
         if h.ack > self.snd_una {
             let acked = self.sb.ack_to(h.ack);
@@ -531,6 +546,7 @@ impl Sender {
             if let Some(r) = sample {
                 self.sample_rtt(r);
             }
+            self.sync_tp();
             let delivered = acked.newly_delivered + newly_sacked;
             self.tp.delivered += delivered as u64;
             self.delivered_time = now;
@@ -562,7 +578,7 @@ impl Sender {
                             Recovery::NewReno => {
                                 // RFC 6582 (4): retransmit the first unacknowledged segment,
                                 // deflate by the amount acknowledged, add back one segment.
-                                self.sb.mark_head_lost();
+                                self.tp.lost += self.sb.mark_head_lost() as u64;
                                 if let Some(i) = self.sb.first_lost(0) {
                                     self.retransmit(now, i, out);
                                 }
@@ -622,7 +638,7 @@ impl Sender {
                 match self.tp.ca_state {
                     CaState::Open | CaState::Disorder => {
                         let head_lost = sack && {
-                            newly_lost += self.sb.mark_lost(self.cfg.dupthresh);
+                            newly_lost += self.mark_lost();
                             self.sb.get(0).has(LOST)
                         };
                         if self.dupacks == self.cfg.dupthresh || head_lost {
@@ -650,6 +666,7 @@ impl Sender {
     }
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.sync_tp();
         let kind = self.effective_recovery();
         // RFC 6582 (1) / RFC 6675: no new recovery for losses of the window already recovered.
         if matches!(kind, Recovery::NewReno | Recovery::Sack) && self.snd_una < self.recover {
@@ -668,7 +685,7 @@ impl Sender {
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
         self.recover = self.snd_max;
         self.partial_acks = 0;
-        self.sb.mark_head_lost();
+        self.tp.lost += self.sb.mark_head_lost() as u64;
         match kind {
             Recovery::Tahoe => {
                 // 4.3BSD-Tahoe: retransmit one segment, cwnd = 1, slow start; snd_nxt unchanged.
@@ -739,6 +756,7 @@ impl Sender {
     }
 
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.sync_tp();
         self.stats.timeouts += 1;
         if self.state == SenderState::SynSent {
             self.rtt.back_off();
@@ -766,7 +784,7 @@ impl Sender {
         self.dupacks = 0;
         self.rtt.back_off();
         if self.uses_sack() {
-            self.sb.mark_all_lost();
+            self.tp.lost += self.sb.mark_all_lost() as u64;
         } else {
             self.sb.clear_sacks();
             self.snd_nxt = self.snd_una;

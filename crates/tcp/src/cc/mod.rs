@@ -7,10 +7,22 @@
 //! controllers that return `true` from [`CongestionControl::has_cong_control`])
 //! or `cong_avoid` when the connection is not in fast recovery.
 
+mod bbr;
+mod bic;
+mod compound;
+mod cubic;
+mod fast;
+#[cfg(test)]
+pub(crate) mod harness;
 mod helpers;
+mod highspeed;
+mod htcp;
 mod newreno;
 mod reno;
+mod scalable;
 mod tahoe;
+mod vegas;
+mod westwood;
 
 pub use helpers::{cong_avoid_ai, reno_cong_avoid, reno_ssthresh, slow_start};
 
@@ -75,6 +87,19 @@ pub struct CcState {
     pub delivered: u64,
     /// Pacing rate, bytes per second; 0 = no pacing.
     pub pacing_rate: u64,
+    /// Oldest unacknowledged sequence number (bytes).
+    pub snd_una: u64,
+    /// Next sequence number to send (bytes).
+    pub snd_nxt: u64,
+    /// Total segments marked lost.
+    pub lost: u64,
+    /// Non-zero while the application limits sending: the `delivered` count at
+    /// which the limitation ends (Linux `tp->app_limited`).
+    pub app_limited: u64,
+    /// Time of the last transmission (Linux `lsndtime`).
+    pub lsndtime: SimTime,
+    /// RFC 3742 limited slow start above this window (segments); 0 = off.
+    pub max_ssthresh: u32,
 }
 
 impl CcState {
@@ -95,6 +120,12 @@ impl CcState {
             ca_state: CaState::Open,
             delivered: 0,
             pacing_rate: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            lost: 0,
+            app_limited: 0,
+            lsndtime: SimTime::ZERO,
+            max_ssthresh: 0,
         }
     }
     /// Linux `tcp_in_slow_start`.
