@@ -31,10 +31,45 @@ pub struct Seg {
     pub sent: SimTime,
     /// Flag bits.
     pub flags: u8,
-    /// Rate sampling: segments delivered when it was sent (Linux `tx.delivered`).
-    pub tx_delivered: u64,
-    /// Rate sampling: time of the last delivery when it was sent.
-    pub tx_delivered_time: SimTime,
+    /// Rate-sampling snapshot taken at the latest transmission.
+    pub tx: TxSnap,
+}
+
+/// What a segment remembers of the connection when sent, for delivery-rate
+/// sampling (Linux `tcp_skb_cb.tx`, set by `tcp_rate_skb_sent`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxSnap {
+    /// Segments delivered so far (`tp->delivered`).
+    pub delivered: u64,
+    /// Time of the latest delivery (`tp->delivered_mstamp`).
+    pub delivered_time: SimTime,
+    /// Send time of the first segment of the current flight (`tp->first_tx_mstamp`).
+    pub first_time: SimTime,
+    /// Sent while application-limited.
+    pub app_limited: bool,
+}
+
+/// Accumulates, over the segments one ACK delivers, what the rate sample needs
+/// (Linux `tcp_rate_skb_delivered`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateAcc {
+    /// The delivered segment with the largest `tx.delivered` (first one on ties).
+    pub best: Option<Seg>,
+    /// Send time of the most recently sent delivered segment never retransmitted.
+    pub newest_clean: Option<SimTime>,
+}
+
+impl RateAcc {
+    /// Offer one newly delivered (SACKed or cumulatively acknowledged) segment.
+    #[inline]
+    pub fn offer(&mut self, s: &Seg) {
+        if self.best.is_none_or(|b| s.tx.delivered > b.tx.delivered) {
+            self.best = Some(*s);
+        }
+        if !s.has(EVER_RETRANS) && self.newest_clean.is_none_or(|t| s.sent > t) {
+            self.newest_clean = Some(s.sent);
+        }
+    }
 }
 
 impl Seg {
@@ -62,8 +97,6 @@ pub struct Acked {
     pub karn_sent: Option<SimTime>,
     /// Whether any removed segment had been retransmitted.
     pub any_retrans: bool,
-    /// Latest removed segment (by send time) for rate sampling.
-    pub newest: Option<Seg>,
 }
 
 /// The scoreboard.
@@ -143,8 +176,9 @@ impl Scoreboard {
         }
         Some(i)
     }
-    /// Remove every segment below `ack`.
-    pub fn ack_to(&mut self, ack: u64) -> Acked {
+    /// Remove every segment below `ack`; segments not SACKed before are offered
+    /// to `rate`.
+    pub fn ack_to(&mut self, ack: u64, rate: &mut RateAcc) -> Acked {
         let mut a = Acked::default();
         while let Some(s) = self.segs.front() {
             if s.end() > ack {
@@ -156,6 +190,7 @@ impl Scoreboard {
                 self.sacked -= 1;
             } else {
                 a.newly_delivered += 1;
+                rate.offer(&s);
             }
             if s.has(LOST) {
                 self.lost -= 1;
@@ -168,22 +203,18 @@ impl Scoreboard {
             } else if a.karn_sent.is_none() {
                 a.karn_sent = Some(s.sent);
             }
-            if a.newest.is_none_or(|n| s.sent >= n.sent) {
-                a.newest = Some(s);
-            }
         }
         if a.any_retrans {
             a.karn_sent = None;
         }
         a
     }
-    /// Mark `[left, right)` SACKed; returns segments newly SACKed and the
-    /// latest-sent of them (for rate sampling).
-    pub fn sack(&mut self, left: u64, right: u64) -> (u32, Option<Seg>) {
+    /// Mark `[left, right)` SACKed; returns the segments newly SACKed, each
+    /// offered to `rate`.
+    pub fn sack(&mut self, left: u64, right: u64, rate: &mut RateAcc) -> u32 {
         let mut n = 0;
-        let mut newest: Option<Seg> = None;
         let Some(mut i) = self.index_of(left) else {
-            return (0, None);
+            return 0;
         };
         while i < self.segs.len() {
             let s = &mut self.segs[i];
@@ -200,14 +231,12 @@ impl Scoreboard {
                 s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
                 self.sacked += 1;
                 n += 1;
-                if newest.is_none_or(|x| s.sent >= x.sent) {
-                    newest = Some(*s);
-                }
+                rate.offer(s);
                 self.high_sacked = self.high_sacked.max(s.end());
             }
             i += 1;
         }
-        (n, newest)
+        n
     }
     /// RFC 6675 IsLost applied to every segment: an unSACKed segment is lost when
     /// at least `dupthresh` SACKed segments lie above it (for full-sized
@@ -296,9 +325,10 @@ impl Scoreboard {
         }
         (from..self.segs.len()).find(|&i| self.segs[i].flags & (LOST | RETRANS) == LOST)
     }
-    /// Record a retransmission of segment `i` at `now`.
-    pub fn retransmitted(&mut self, i: usize, now: SimTime) {
+    /// Record a retransmission of segment `i` at `now` with its new snapshot.
+    pub fn retransmitted(&mut self, i: usize, now: SimTime, tx: TxSnap) {
         let s = &mut self.segs[i];
+        s.tx = tx;
         if !s.has(RETRANS) {
             self.retrans += 1;
         }
@@ -343,8 +373,7 @@ mod tests {
                 fin: false,
                 sent: SimTime(i),
                 flags: 0,
-                tx_delivered: 0,
-                tx_delivered_time: SimTime::ZERO,
+                tx: TxSnap::default(),
             });
         }
         b
@@ -366,9 +395,9 @@ mod tests {
         // Segments 0..10; SACK 3, 4 (two above 0..2): nothing lost; SACK 6: 0,1,2 lost
         // (three SACKed above them) but not 5 (only one SACKed above it).
         let mut b = board(10);
-        b.sack(301, 501);
+        b.sack(301, 501, &mut RateAcc::default());
         assert_eq!(b.mark_lost(3), 0);
-        b.sack(601, 701);
+        b.sack(601, 701, &mut RateAcc::default());
         assert_eq!(b.mark_lost(3), 3);
         let lost: Vec<bool> = (0..10).map(|i| b.get(i).has(LOST)).collect();
         assert_eq!(
@@ -379,7 +408,7 @@ mod tests {
         assert_eq!(b.in_flight(), 4);
         b.check();
         // SACK 8 and 9: now 5 has 3 SACKed above it (6, 8, 9), 7 has two.
-        b.sack(801, 1001);
+        b.sack(801, 1001, &mut RateAcc::default());
         assert_eq!(b.mark_lost(3), 1);
         assert!(b.get(5).has(LOST) && !b.get(7).has(LOST));
         b.check();
@@ -388,16 +417,16 @@ mod tests {
     #[test]
     fn retransmission_moves_lost_to_in_flight_and_a_cumulative_ack_clears_it() {
         let mut b = board(6);
-        b.sack(201, 501);
+        b.sack(201, 501, &mut RateAcc::default());
         b.mark_lost(3);
         assert_eq!((b.lost, b.sacked), (2, 3));
         assert_eq!(b.first_lost(0), Some(0));
-        b.retransmitted(0, SimTime(100));
+        b.retransmitted(0, SimTime(100), TxSnap::default());
         assert_eq!(b.first_lost(0), Some(1));
         // Segment 0 stays counted as lost, its retransmission is in flight:
         // pipe = 6 - 3 SACKed - 2 lost + 1 retransmitted = 2 (segments 0' and 5).
         assert_eq!((b.lost, b.retrans, b.in_flight()), (2, 1, 2));
-        let a = b.ack_to(101);
+        let a = b.ack_to(101, &mut RateAcc::default());
         assert!(a.any_retrans);
         assert_eq!(a.karn_sent, None);
         assert_eq!((b.len(), b.retrans, b.lost), (5, 0, 1));
@@ -408,7 +437,7 @@ mod tests {
     #[test]
     fn karn_sample_comes_from_the_earliest_never_retransmitted_segment() {
         let mut b = board(4);
-        let a = b.ack_to(201);
+        let a = b.ack_to(201, &mut RateAcc::default());
         assert_eq!((a.segs, a.newly_delivered), (2, 2));
         assert_eq!(a.karn_sent, Some(SimTime(0)));
     }
@@ -416,8 +445,8 @@ mod tests {
     #[test]
     fn timeout_marks_every_unsacked_segment_lost() {
         let mut b = board(5);
-        b.sack(201, 301);
-        b.retransmitted(0, SimTime(9));
+        b.sack(201, 301, &mut RateAcc::default());
+        b.retransmitted(0, SimTime(9), TxSnap::default());
         b.mark_all_lost();
         assert_eq!((b.lost, b.sacked, b.retrans, b.in_flight()), (4, 1, 0, 0));
         b.check();

@@ -11,7 +11,7 @@ use crate::cc::{AckSample, CaState, CcState, CongestionControl, CwndEvent, RateS
 use crate::header::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Recovery, TcpConfig};
 use crate::rtt::RttEstimator;
-use crate::scoreboard::{Scoreboard, Seg, EVER_RETRANS, LOST, RETRANS, SACKED};
+use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
 use tcplab_engine::SimTime;
 
@@ -77,6 +77,7 @@ pub struct Sender {
     syn_sent_at: SimTime,
     syn_retransmitted: bool,
     delivered_time: SimTime,
+    first_tx_time: SimTime,
     last_rtt: Option<SimTime>,
     /// Counters.
     pub stats: SenderStats,
@@ -123,6 +124,7 @@ impl Sender {
             syn_sent_at: SimTime::ZERO,
             syn_retransmitted: false,
             delivered_time: SimTime::ZERO,
+            first_tx_time: SimTime::ZERO,
             last_rtt: None,
             stats: SenderStats::default(),
             done_at: None,
@@ -302,7 +304,8 @@ impl Sender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<TcpHeader>) {
-        self.sb.retransmitted(i, now);
+        let snap = self.tx_snap(now);
+        self.sb.retransmitted(i, now, snap);
         let seg = *self.sb.get(i);
         self.stats.segs_retrans += 1;
         self.emit(now, seg, out);
@@ -333,6 +336,7 @@ impl Sender {
         if self.sb.is_empty() {
             self.cc.cwnd_event(&mut self.tp, CwndEvent::TxStart);
         }
+        let tx = self.tx_snap(now);
         let seg = Seg {
             start,
             len,
@@ -340,8 +344,7 @@ impl Sender {
             fin,
             sent: now,
             flags: 0,
-            tx_delivered: self.tp.delivered,
-            tx_delivered_time: self.delivered_time,
+            tx,
         };
         self.sb.push(seg);
         self.snd_max = start + len as u64;
@@ -399,6 +402,12 @@ impl Sender {
             }
             // New data: receiver window and send buffer.
             let Some((start, len, payload, fin)) = self.next_new_segment() else {
+                // Linux tcp_rate_check_app_limited: room in cwnd, nothing lost to
+                // resend, no data: samples from now on are application-limited.
+                let in_flight = self.sb.in_flight();
+                if in_flight < self.tp.cwnd && self.sb.first_lost(0).is_none() {
+                    self.tp.app_limited = (self.tp.delivered + in_flight as u64).max(1);
+                }
                 break;
             };
             let out_after = start + len as u64 - self.snd_una;
@@ -502,20 +511,17 @@ impl Sender {
         let prior_in_flight = self.sb.in_flight();
         self.tp.in_flight = prior_in_flight;
         let sack = self.uses_sack();
+        // Delivery-rate sampling over every segment this ACK delivers (tcp_rate.c).
+        let mut rate = RateAcc::default();
 
-        // SACK blocks.
+        // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part).
         let mut newly_sacked = 0;
-        let mut newest = None;
         if self.sack_ok {
             for &(l, r) in &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)] {
                 if r <= self.snd_una.max(h.ack) {
                     continue;
                 }
-                let (n, s) = self.sb.sack(l.max(h.ack), r);
-                newly_sacked += n;
-                if s.is_some_and(|s| newest.is_none_or(|x: Seg| s.sent >= x.sent)) {
-                    newest = s;
-                }
+                newly_sacked += self.sb.sack(l.max(h.ack), r, &mut rate);
             }
         }
 
@@ -525,14 +531,10 @@ impl Sender {
         if sack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
             newly_lost += self.mark_lost();
         }
+        let rate_based = self.cc.has_cong_control();
+        let mut delivered = newly_sacked;
         if h.ack > self.snd_una {
-            let acked = self.sb.ack_to(h.ack);
-            if acked
-                .newest
-                .is_some_and(|s| newest.is_none_or(|x: Seg| s.sent >= x.sent))
-            {
-                newest = acked.newest;
-            }
+            let acked = self.sb.ack_to(h.ack, &mut rate);
             self.snd_una = h.ack;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
@@ -547,9 +549,8 @@ impl Sender {
                 self.sample_rtt(r);
             }
             self.sync_tp();
-            let delivered = acked.newly_delivered + newly_sacked;
+            delivered += acked.newly_delivered;
             self.tp.delivered += delivered as u64;
-            self.delivered_time = now;
             self.dupacks = 0;
             let s = AckSample {
                 pkts_acked: delivered,
@@ -563,9 +564,12 @@ impl Sender {
                 CaState::Recovery => {
                     grow = false;
                     if h.ack >= self.recover {
-                        // Full ACK: RFC 6582 (3) option 2 / RFC 6675: cwnd = ssthresh.
-                        self.tp.cwnd = self.tp.ssthresh.max(1);
-                        self.tp.cwnd_cnt = 0;
+                        // Full ACK: RFC 6582 (3) option 2 / RFC 6675: cwnd = ssthresh
+                        // (rate-based controllers set the window themselves).
+                        if !rate_based {
+                            self.tp.cwnd = self.tp.ssthresh.max(1);
+                            self.tp.cwnd_cnt = 0;
+                        }
                         self.set_ca_state(CaState::Open);
                         self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
                     } else {
@@ -582,10 +586,12 @@ impl Sender {
                                 if let Some(i) = self.sb.first_lost(0) {
                                     self.retransmit(now, i, out);
                                 }
-                                let a = acked.segs;
-                                self.tp.cwnd = (self.tp.cwnd.saturating_sub(a)
-                                    + if a >= 1 { 1 } else { 0 })
-                                .max(1);
+                                if !rate_based {
+                                    let a = acked.segs;
+                                    self.tp.cwnd = (self.tp.cwnd.saturating_sub(a)
+                                        + if a >= 1 { 1 } else { 0 })
+                                    .max(1);
+                                }
                                 self.partial_acks += 1;
                                 if self.partial_acks == 1 {
                                     self.rto_deadline = Some(now + self.rtt.rto());
@@ -606,10 +612,7 @@ impl Sender {
                     }
                 }
             }
-            if self.cc.has_cong_control() {
-                let rs = self.rate_sample(now, newest, delivered, newly_lost, prior_in_flight);
-                self.cc.cong_control(&mut self.tp, &rs);
-            } else if grow {
+            if grow && !rate_based {
                 self.cc.cong_avoid(&mut self.tp, delivered);
             }
             // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
@@ -632,9 +635,9 @@ impl Sender {
             && !h.has(FIN)
         {
             // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
+            self.tp.delivered += newly_sacked as u64;
             if !sack || newly_sacked > 0 {
                 self.dupacks += 1;
-                self.tp.delivered += newly_sacked as u64;
                 match self.tp.ca_state {
                     CaState::Open | CaState::Disorder => {
                         let head_lost = sack && {
@@ -648,19 +651,20 @@ impl Sender {
                         }
                     }
                     CaState::Recovery => {
-                        if !sack {
+                        if !sack && !rate_based {
                             // RFC 6582 (2): inflate by one segment per duplicate ACK.
                             self.tp.cwnd += 1;
                         }
                     }
                     CaState::Loss => {}
                 }
-                if self.cc.has_cong_control() {
-                    let rs =
-                        self.rate_sample(now, newest, newly_sacked, newly_lost, prior_in_flight);
-                    self.cc.cong_control(&mut self.tp, &rs);
-                }
             }
+        }
+        let rs = self.rate_gen(now, &rate, delivered, newly_lost, prior_in_flight);
+        if rate_based {
+            self.sync_tp();
+            self.tp.in_flight = self.sb.in_flight();
+            self.cc.cong_control(&mut self.tp, &rs);
         }
         self.transmit(now, out);
     }
@@ -686,6 +690,16 @@ impl Sender {
         self.recover = self.snd_max;
         self.partial_acks = 0;
         self.tp.lost += self.sb.mark_head_lost() as u64;
+        if self.cc.has_cong_control() {
+            // Rate-based controllers keep the window themselves (Linux skips PRR
+            // and cwnd reduction for `cong_control`): retransmit and go on.
+            self.set_ca_state(CaState::Recovery);
+            if let Some(i) = self.sb.first_lost(0) {
+                self.retransmit(now, i, out);
+            }
+            self.rto_deadline = Some(now + self.rtt.rto());
+            return;
+        }
         match kind {
             Recovery::Tahoe => {
                 // 4.3BSD-Tahoe: retransmit one segment, cwnd = 1, slow start; snd_nxt unchanged.
@@ -715,29 +729,60 @@ impl Sender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    fn rate_sample(
-        &self,
+    /// Linux `tcp_rate_gen`: the delivery-rate sample of this ACK.
+    fn rate_gen(
+        &mut self,
         now: SimTime,
-        newest: Option<Seg>,
-        acked: u32,
+        acc: &RateAcc,
+        delivered: u32,
         losses: u32,
         prior_in_flight: u32,
     ) -> RateSample {
+        // Clear the application-limited mark once its data is delivered.
+        if self.tp.app_limited != 0 && self.tp.delivered > self.tp.app_limited {
+            self.tp.app_limited = 0;
+        }
+        if delivered > 0 {
+            self.delivered_time = now;
+        }
         let mut rs = RateSample {
-            acked_sacked: acked,
+            acked_sacked: delivered,
             losses,
             prior_in_flight,
+            rtt: acc.newest_clean.map(|t| now - t),
             ..Default::default()
         };
-        if let Some(s) = newest {
-            rs.delivered = self.tp.delivered - s.tx_delivered;
-            let ack_elapsed = now - s.tx_delivered_time.min(now);
-            rs.interval = ack_elapsed;
-            if !s.has(EVER_RETRANS) {
-                rs.rtt = Some(now - s.sent);
-            }
+        let Some(seg) = acc.best else { return rs };
+        // The packet with the most recent `tx.delivered` defines the interval.
+        self.first_tx_time = seg.sent;
+        rs.prior_delivered = seg.tx.delivered;
+        rs.prior_mstamp = seg.tx.delivered_time;
+        rs.is_app_limited = seg.tx.app_limited;
+        rs.is_retrans = seg.has(RETRANS);
+        rs.delivered = Some(self.tp.delivered - seg.tx.delivered);
+        rs.snd_interval = seg.sent.saturating_sub(seg.tx.first_time);
+        rs.rcv_interval = now.saturating_sub(seg.tx.delivered_time);
+        let interval = rs.snd_interval.max(rs.rcv_interval);
+        // Intervals shorter than the minimum RTT are not trusted (ACK compression).
+        rs.interval = (interval >= self.tp.min_rtt && interval > SimTime::ZERO).then_some(interval);
+        if rs.interval.is_none() {
+            rs.delivered = None;
         }
         rs
+    }
+
+    /// Linux `tcp_rate_skb_sent`: the snapshot a segment carries when sent.
+    fn tx_snap(&mut self, now: SimTime) -> TxSnap {
+        if self.sb.is_empty() {
+            self.first_tx_time = now;
+            self.delivered_time = now;
+        }
+        TxSnap {
+            delivered: self.tp.delivered,
+            delivered_time: self.delivered_time,
+            first_time: self.first_tx_time,
+            app_limited: self.tp.app_limited != 0,
+        }
     }
 
     // ---------------------------------------------------------------- timers

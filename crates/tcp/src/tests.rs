@@ -594,3 +594,64 @@ fn finite_transfer_closes_with_fin_and_reports_completion() {
     assert_eq!(s.stats.segs_retrans, 0);
     let _ = FIN;
 }
+
+/// A controller that keeps cwnd fixed and records every rate sample.
+struct Recorder(std::rc::Rc<std::cell::RefCell<Vec<crate::cc::RateSample>>>);
+
+impl crate::cc::CongestionControl for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn ssthresh(&mut self, tp: &crate::cc::CcState) -> u32 {
+        tp.cwnd
+    }
+    fn cong_avoid(&mut self, _tp: &mut crate::cc::CcState, _acked: u32) {}
+    fn has_cong_control(&self) -> bool {
+        true
+    }
+    fn cong_control(&mut self, _tp: &mut crate::cc::CcState, rs: &crate::cc::RateSample) {
+        self.0.borrow_mut().push(*rs);
+    }
+}
+
+#[test]
+fn rate_samples_follow_linux_tcp_rate_on_a_steady_ack_clock() {
+    // cwnd fixed at 10, RTT 100 ms, one ACK per segment 1 ms apart. Round 1 is
+    // sent at 100 ms; its ACKs at 200+k ms each release one segment. By round 3,
+    // send and ACK intervals are both 100 ms: each sample is 10 segments over
+    // 100 ms, cwnd/RTT.
+    let mut c = cfg();
+    c.initial_window = 10;
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut s = Sender::new(c.clone(), Box::new(Recorder(log.clone())), None);
+    let mut r = Receiver::new(c);
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(ms(50), &out[0], &mut back);
+    out.clear();
+    s.on_segment(ms(100), &back[0], &mut out);
+    assert_eq!(data_seqs(&out).len(), 10);
+    let mut acked = 0;
+    for round in 0..3u64 {
+        for k in 1..=10u64 {
+            acked += 1;
+            let t = 200 + round * 100 + k;
+            s.on_segment(ms(t), &ack(seg_start(acked), &[], false, 0), &mut out);
+        }
+    }
+    let log = log.borrow();
+    assert_eq!(log.len(), 30);
+    for rs in &log[20..] {
+        assert_eq!(rs.delivered, Some(10));
+        assert_eq!(rs.interval, Some(ms(100)));
+        assert_eq!(rs.acked_sacked, 1);
+        assert!(!rs.is_app_limited);
+    }
+    // Round 2: the ACK interval is 100 ms but the send interval still reaches back
+    // to the first flight (sent at 100 ms): interval = (200 + k) - 100 ms.
+    for (k, rs) in log[10..20].iter().enumerate() {
+        assert_eq!(rs.delivered, Some(10));
+        assert_eq!(rs.interval, Some(ms(101 + k as u64)));
+    }
+}

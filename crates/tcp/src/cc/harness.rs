@@ -10,7 +10,9 @@
 //!   `cwnd = ssthresh`, event `CompleteCwr`;
 //! - timeout: `ssthresh = ssthresh()`, `cwnd = 1`, event `Loss`, state Loss.
 
-use super::{make, AckSample, CaState, CcParams, CcState, CongestionControl, CwndEvent, RateSample};
+use super::{
+    make, AckSample, CaState, CcParams, CcState, CongestionControl, CwndEvent, RateSample,
+};
 use tcplab_engine::SimTime;
 
 /// A controller and its socket state.
@@ -50,11 +52,26 @@ impl Harness {
         if self.tp.min_rtt == SimTime::ZERO || rtt < self.tp.min_rtt {
             self.tp.min_rtt = rtt;
         }
-        self.tp.srtt = if self.tp.srtt == SimTime::ZERO { rtt } else { SimTime((7 * self.tp.srtt.0 + rtt.0) / 8) };
-        let s = AckSample { pkts_acked: n, rtt: Some(rtt), in_flight: prior };
+        self.tp.srtt = if self.tp.srtt == SimTime::ZERO {
+            rtt
+        } else {
+            SimTime((7 * self.tp.srtt.0 + rtt.0) / 8)
+        };
+        let s = AckSample {
+            pkts_acked: n,
+            rtt: Some(rtt),
+            in_flight: prior,
+        };
         self.cc.pkts_acked(&mut self.tp, &s);
         if self.cc.has_cong_control() {
-            let rs = RateSample { delivered: n as u64, interval: rtt, acked_sacked: n, rtt: Some(rtt), prior_in_flight: prior, ..Default::default() };
+            let rs = RateSample {
+                delivered: Some(n as u64),
+                interval: Some(rtt),
+                acked_sacked: n,
+                rtt: Some(rtt),
+                prior_in_flight: prior,
+                ..Default::default()
+            };
             self.cc.cong_control(&mut self.tp, &rs);
         } else if self.tp.ca_state != CaState::Recovery {
             self.cc.cong_avoid(&mut self.tp, n);
@@ -64,7 +81,10 @@ impl Harness {
     /// Keep the window full: in flight = cwnd, snd_nxt ahead of snd_una by it.
     pub fn refill(&mut self) {
         self.tp.in_flight = self.tp.cwnd;
-        self.tp.snd_nxt = self.tp.snd_nxt.max(self.tp.snd_una + self.tp.cwnd as u64 * self.mss);
+        self.tp.snd_nxt = self
+            .tp
+            .snd_nxt
+            .max(self.tp.snd_una + self.tp.cwnd as u64 * self.mss);
     }
     /// A whole window acknowledged one segment per ACK over one RTT of `rtt`.
     pub fn round(&mut self, rtt: SimTime) {
