@@ -63,6 +63,7 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "segs_retrans": [12, 0],
             "fast_retransmits": [3, 0],
             "timeouts": [1, 0],
+            "undos": [0, 0],
             "segs_sent_window": [3000, 0],
             "segs_retrans_window": [10, 0],
             "timeouts_window": [0, 0],

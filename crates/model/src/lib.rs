@@ -115,6 +115,16 @@ pub fn catalog() -> Catalog {
                         c.rcvbuf.to_string(),
                         s("receive buffer, bytes"),
                     ),
+                    (
+                        s("max_ssthresh"),
+                        c.max_ssthresh.to_string(),
+                        s("RFC 3742 limited slow start above this window (0 = off)"),
+                    ),
+                    (
+                        s("undo"),
+                        s(c.undo.name()),
+                        s("undo spurious reductions: none, rto, all"),
+                    ),
                     (s("cc"), s(c.default_cc), s("default congestion controller")),
                 ],
             }

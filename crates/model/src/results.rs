@@ -63,6 +63,8 @@ pub struct FlowResult {
     pub fast_retransmits: u64,
     /// Retransmission timeouts, whole run.
     pub timeouts: u64,
+    /// Window reductions undone as spurious, whole run.
+    pub undos: u64,
     /// Segments sent in the window.
     pub segs_sent_window: u64,
     /// Segments retransmitted in the window.

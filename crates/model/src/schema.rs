@@ -9,6 +9,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use tcplab_engine::SimTime;
 use tcplab_tcp::cc::{self, CcParams};
+use tcplab_tcp::profile::Undo;
 use tcplab_tcp::{profile, profiles, Recovery, TcpConfig};
 
 #[derive(Deserialize, Debug)]
@@ -68,6 +69,8 @@ struct Host {
     mss: Option<u32>,
     sndbuf: Option<Size>,
     rcvbuf: Option<Size>,
+    max_ssthresh: Option<u32>,
+    undo: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -633,6 +636,20 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
             return Err(cx.err(&f("rcvbuf"), v.0, "must hold at least one segment"));
         }
         c.rcvbuf = v.0;
+    }
+    if let Some(v) = h.max_ssthresh {
+        if v == 1 {
+            return Err(cx.err(
+                &f("max_ssthresh"),
+                v,
+                "must be 0 (off) or at least 2 segments",
+            ));
+        }
+        c.max_ssthresh = v;
+    }
+    if let Some(u) = &h.undo {
+        c.undo = Undo::parse(u)
+            .ok_or_else(|| cx.err(&f("undo"), format!("{u:?}"), "allowed: none, rto, all"))?;
     }
     let ccname = h.cc.clone().unwrap_or_else(|| c.default_cc.to_string());
     let params: CcParams = h.cc_params.clone();

@@ -392,6 +392,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             segs_retrans: s.segs_retrans,
             fast_retransmits: s.fast_retransmits,
             timeouts: s.timeouts,
+            undos: s.undos,
             segs_sent_window: s.segs_sent - s0.segs_sent,
             segs_retrans_window: s.segs_retrans - s0.segs_retrans,
             timeouts_window: s.timeouts - s0.timeouts,

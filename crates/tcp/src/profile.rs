@@ -77,8 +77,45 @@ pub struct TcpConfig {
     pub rcvbuf: u64,
     /// Duplicate ACK threshold.
     pub dupthresh: u32,
+    /// RFC 3742 limited slow start above this window, segments (0 = off).
+    pub max_ssthresh: u32,
+    /// Which spurious reductions are undone (Eifel detection with timestamps).
+    pub undo: Undo,
     /// Congestion controller used when the scenario names none.
     pub default_cc: &'static str,
+}
+
+/// Undo of window reductions found spurious (RFC 3522 Eifel detection: the ACK
+/// echoes a timestamp older than the first retransmission, so the original got
+/// through), as Linux's `tcp_try_undo_recovery` / `tcp_try_undo_loss`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Undo {
+    /// Never undo.
+    None,
+    /// Undo spurious timeouts only.
+    Rto,
+    /// Undo spurious timeouts and fast recoveries.
+    All,
+}
+
+impl Undo {
+    /// Name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Undo::None => "none",
+            Undo::Rto => "rto",
+            Undo::All => "all",
+        }
+    }
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "none" => Undo::None,
+            "rto" => Undo::Rto,
+            "all" => Undo::All,
+            _ => return None,
+        })
+    }
 }
 
 /// A named profile with its documentation.
@@ -115,6 +152,8 @@ fn base() -> TcpConfig {
         sndbuf: 4 << 20,
         rcvbuf: 4 << 20,
         dupthresh: 3,
+        max_ssthresh: 0,
+        undo: Undo::None,
         default_cc: "newreno",
     }
 }
@@ -140,16 +179,19 @@ pub fn profiles() -> Vec<Profile> {
                 min_rto: SimTime(200 * MS),
                 max_rto: SimTime(120_000 * MS),
                 delack_timeout: SimTime(40 * MS),
+                undo: Undo::All,
                 default_cc: "cubic",
                 ..base()
             },
             sources: "IW 10: RFC 6928, include/net/tcp.h TCP_INIT_CWND; TCP_RTO_MIN 200 ms, \
                       TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms (include/net/tcp.h); SACK, \
                       timestamps, window scaling on (net.ipv4.tcp_sack, tcp_timestamps, \
-                      tcp_window_scaling = 1); default controller cubic since 2.6.19",
+                      tcp_window_scaling = 1); default controller cubic since 2.6.19; undo of spurious recoveries and \
+                      timeouts (tcp_try_undo_recovery, tcp_try_undo_loss)",
             notes: "delayed-ACK timeout fixed at TCP_DELACK_MIN (Linux adapts ATO and starts \
                     in quick-ACK mode); RTO by RFC 6298 rather than Linux's mdev variant; \
-                    no PRR yet (RFC 6675 recovery)",
+                    no PRR yet (RFC 6675 recovery); undo detects spurious retransmissions \
+                    with timestamps only (no DSACK)",
         },
         Profile {
             name: "freebsd",
@@ -159,14 +201,18 @@ pub fn profiles() -> Vec<Profile> {
                 min_rto: SimTime(30 * MS),
                 max_rto: SimTime(64_000 * MS),
                 delack_timeout: SimTime(100 * MS),
+                undo: Undo::Rto,
                 default_cc: "newreno",
                 ..base()
             },
             sources: "IW: net.inet.tcp.rfc3390=1 (RFC 3390, 3 segments), initcwnd10 off in 9.x; \
                       net.inet.tcp.rexmit_min 30 ms; TCPTV_REXMTMAX 64 s (sys/netinet/tcp_timer.h); \
                       net.inet.tcp.delacktime 100 ms; net.inet.tcp.sack.enable=1, rfc1323=1; \
-                      net.inet.tcp.cc.algorithm newreno",
-            notes: "RTO by RFC 6298 rather than FreeBSD's srtt/rttvar fixed-point variant",
+                      net.inet.tcp.cc.algorithm newreno; bad-retransmit undo of \
+                      timeouts (tcp_input.c CC_RTO_ERR)",
+            notes: "RTO by RFC 6298 rather than FreeBSD's srtt/rttvar fixed-point variant; \
+                    bad-retransmit detection by timestamps (Eifel) rather than FreeBSD's \
+                    time window",
         },
         Profile {
             name: "windows",
@@ -178,6 +224,7 @@ pub fn profiles() -> Vec<Profile> {
                 initial_rto: SimTime(3000 * MS),
                 delack_timeout: SimTime(200 * MS),
                 timestamps: false,
+                undo: Undo::Rto,
                 default_cc: "compound",
                 ..base()
             },
@@ -185,9 +232,12 @@ pub fn profiles() -> Vec<Profile> {
                       later releases); MinRto 300 ms and initial RTO 3 s (netsh int tcp show \
                       global/supplemental); TcpDelAckTicks 2 = 200 ms; SACK on, timestamps off \
                       by default (Tcp1323Opts = 0 for timestamps), receive-window auto-tuning \
-                      with scaling; congestionprovider=ctcp as the study configured it",
+                      with scaling; congestionprovider=ctcp as the study configured it; \
+                      F-RTO (RFC 5682) undoes spurious timeouts",
             notes: "Windows 7 clients ship with congestionprovider=none (NewReno); Compound is \
-                    its default on servers and what braud2016 enabled",
+                    its default on servers and what braud2016 enabled; F-RTO modelled as \
+                    Eifel undo of timeouts (Windows sends no timestamps by default, so it \
+                    rarely applies)",
         },
     ]
 }

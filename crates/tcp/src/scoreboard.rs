@@ -309,6 +309,14 @@ impl Scoreboard {
         self.lost_scan = self.segs.back().map_or(0, |s| s.end());
         self.lost - before
     }
+    /// Undo of a spurious reduction: nothing is lost after all (Linux clears
+    /// every TCPCB_LOST mark in `tcp_undo_cwnd_reduction`).
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.flags &= !LOST;
+        }
+        self.lost = 0;
+    }
     /// Forget all SACK information (a reneging receiver, or a non-SACK recovery).
     pub fn clear_sacks(&mut self) {
         for s in self.segs.iter_mut() {

@@ -9,7 +9,7 @@
 
 use crate::cc::{AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample};
 use crate::header::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
-use crate::profile::{Recovery, TcpConfig};
+use crate::profile::{Recovery, TcpConfig, Undo};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
@@ -39,6 +39,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Retransmission timeouts (SYN timeouts included).
     pub timeouts: u64,
+    /// Reductions undone as spurious (Eifel detection).
+    pub undos: u64,
     /// Payload bytes transmitted for the first time.
     pub bytes_sent: u64,
 }
@@ -78,6 +80,9 @@ pub struct Sender {
     syn_retransmitted: bool,
     delivered_time: SimTime,
     first_tx_time: SimTime,
+    undo_marker: bool,
+    prior_ssthresh: u32,
+    retrans_stamp: Option<SimTime>,
     last_rtt: Option<SimTime>,
     /// Counters.
     pub stats: SenderStats,
@@ -97,7 +102,11 @@ impl Sender {
             cfg.clock_granularity,
         );
         Sender {
-            tp: CcState::new(cfg.initial_window, mss),
+            tp: {
+                let mut tp = CcState::new(cfg.initial_window, mss);
+                tp.max_ssthresh = cfg.max_ssthresh;
+                tp
+            },
             recovery_kind: cc.recovery().unwrap_or(cfg.recovery),
             cfg,
             cc,
@@ -125,6 +134,9 @@ impl Sender {
             syn_retransmitted: false,
             delivered_time: SimTime::ZERO,
             first_tx_time: SimTime::ZERO,
+            undo_marker: false,
+            prior_ssthresh: 0,
+            retrans_stamp: None,
             last_rtt: None,
             stats: SenderStats::default(),
             done_at: None,
@@ -304,6 +316,9 @@ impl Sender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<TcpHeader>) {
+        if self.undo_marker && self.retrans_stamp.is_none() {
+            self.retrans_stamp = Some(now);
+        }
         let snap = self.tx_snap(now);
         self.sb.retransmitted(i, now, snap);
         let seg = *self.sb.get(i);
@@ -493,6 +508,10 @@ impl Sender {
     }
 
     fn set_ca_state(&mut self, s: CaState) {
+        if s == CaState::Open {
+            self.undo_marker = false;
+            self.retrans_stamp = None;
+        }
         if self.tp.ca_state != s {
             self.cc.set_state(&mut self.tp, s);
             self.tp.ca_state = s;
@@ -560,7 +579,9 @@ impl Sender {
             self.cc.pkts_acked(&mut self.tp, &s);
 
             let mut grow = true;
+            let undone = self.try_undo(h);
             match self.tp.ca_state {
+                _ if undone => {}
                 CaState::Recovery => {
                     grow = false;
                     if h.ack >= self.recover {
@@ -669,6 +690,42 @@ impl Sender {
         self.transmit(now, out);
     }
 
+    /// Start an episode whose reduction may later prove spurious.
+    fn mark_undo(&mut self) {
+        self.undo_marker = self.cfg.undo != Undo::None;
+        self.prior_ssthresh = self.tp.ssthresh;
+        self.tp.prior_cwnd = self.tp.cwnd;
+        self.retrans_stamp = None;
+    }
+
+    /// Eifel detection (RFC 3522): the ACK echoes a timestamp older than the
+    /// episode's first retransmission, so the original segment arrived and the
+    /// reduction was spurious. Undo it as Linux's tcp_undo_cwnd_reduction does:
+    /// restore the window through the controller's `undo_cwnd`, and ssthresh.
+    fn try_undo(&mut self, h: &TcpHeader) -> bool {
+        let allowed = match self.tp.ca_state {
+            CaState::Loss => self.cfg.undo != Undo::None,
+            CaState::Recovery => self.cfg.undo == Undo::All && h.ack >= self.recover,
+            _ => false,
+        };
+        let delayed = self.ts_ok
+            && h.has_ts
+            && h.tsecr != 0
+            && self.retrans_stamp.is_some_and(|t| h.tsecr < t.0);
+        if !(allowed && self.undo_marker && delayed) {
+            return false;
+        }
+        self.tp.cwnd = self.cc.undo_cwnd(&self.tp).max(1).min(self.tp.cwnd_clamp);
+        if self.prior_ssthresh > self.tp.ssthresh {
+            self.tp.ssthresh = self.prior_ssthresh;
+        }
+        self.sb.unmark_lost();
+        self.snd_nxt = self.snd_max; // stop a go-back-N resend
+        self.stats.undos += 1;
+        self.set_ca_state(CaState::Open);
+        true
+    }
+
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.sync_tp();
         let kind = self.effective_recovery();
@@ -685,7 +742,7 @@ impl Sender {
             // RFC 5681 FlightSize: everything outstanding.
             self.tp.in_flight = self.sb.len() as u32;
         }
-        self.tp.prior_cwnd = self.tp.cwnd;
+        self.mark_undo();
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
         self.recover = self.snd_max;
         self.partial_acks = 0;
@@ -818,7 +875,7 @@ impl Sender {
             if !self.uses_sack() {
                 self.tp.in_flight = self.sb.len() as u32;
             }
-            self.tp.prior_cwnd = self.tp.cwnd;
+            self.mark_undo();
             self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
         }
         self.tp.cwnd = 1;

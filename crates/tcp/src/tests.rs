@@ -655,3 +655,72 @@ fn rate_samples_follow_linux_tcp_rate_on_a_steady_ack_clock() {
         assert_eq!(rs.interval, Some(ms(101 + k as u64)));
     }
 }
+
+#[test]
+fn a_spurious_timeout_is_undone_when_the_profile_allows_it() {
+    // Window of 10 in flight, sent at 100 ms with TSval 100 ms. The ACKs are only
+    // delayed: the RTO fires at 1.1 s (cwnd 1, ssthresh 5), the retransmission
+    // leaves at 1.1 s, then the ACK of the *original* segment 0 arrives echoing
+    // TSval 100 ms < 1.1 s (RFC 3522): the timeout was spurious.
+    for (undo, expect_undo) in [
+        (crate::profile::Undo::Rto, true),
+        (crate::profile::Undo::None, false),
+    ] {
+        let mut c = cfg();
+        c.initial_window = 10;
+        c.undo = undo;
+        let (mut s, _, first) = established(&c, "newreno");
+        let ts0 = first[0].tsval;
+        let mut out = vec![];
+        s.on_timer(ms(1100), &mut out);
+        assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 5));
+        s.on_segment(ms(1150), &ack(seg_start(1), &[], true, ts0), &mut out);
+        if expect_undo {
+            // Restored: cwnd = max(cwnd, prior_cwnd) = 10, ssthresh back to infinity;
+            // then this ACK's one delivered segment grows it in slow start: 11.
+            assert_eq!(s.stats.undos, 1);
+            assert_eq!(s.tp.cwnd, 11);
+            assert_eq!(s.tp.ssthresh, u32::MAX);
+            assert_eq!(s.ca_state(), CaState::Open);
+        } else {
+            assert_eq!(s.stats.undos, 0);
+            assert_eq!(s.tp.ssthresh, 5);
+            assert_eq!(s.ca_state(), CaState::Loss);
+        }
+        s.check_invariants();
+    }
+}
+
+#[test]
+fn a_spurious_fast_recovery_is_undone_only_with_undo_all() {
+    // Reordering, not loss: SACKs for 1..3 make 0 look lost; the retransmission of
+    // 0 leaves at 200 ms; the original 0 then arrives, and the full ACK echoes its
+    // TSval (100 ms) older than the retransmission.
+    for (undo, expect) in [
+        (crate::profile::Undo::All, true),
+        (crate::profile::Undo::Rto, false),
+    ] {
+        let mut c = cfg();
+        c.initial_window = 10;
+        c.undo = undo;
+        let (mut s, _, first) = established(&c, "newreno");
+        let ts0 = first[0].tsval;
+        let mut out = vec![];
+        s.on_segment(
+            ms(200),
+            &ack(1, &[(seg_start(1), seg_start(4))], true, ts0),
+            &mut out,
+        );
+        assert_eq!(s.ca_state(), CaState::Recovery);
+        assert_eq!(s.tp.ssthresh, 5);
+        s.on_segment(ms(250), &ack(s.snd_max, &[], true, ts0), &mut out);
+        assert_eq!(s.ca_state(), CaState::Open);
+        if expect {
+            // Restored to 10 and infinite ssthresh, then slow start on the 7 segments
+            // this ACK newly delivers (10 less the 3 SACKed before): 17.
+            assert_eq!((s.stats.undos, s.tp.cwnd, s.tp.ssthresh), (1, 17, u32::MAX));
+        } else {
+            assert_eq!((s.stats.undos, s.tp.cwnd, s.tp.ssthresh), (0, 5, 5));
+        }
+    }
+}

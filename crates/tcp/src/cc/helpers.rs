@@ -4,7 +4,24 @@ use super::CcState;
 
 /// Slow start (Linux `tcp_slow_start`): grow by the segments acknowledged, up to
 /// ssthresh; returns the acknowledged segments left over for congestion avoidance.
+///
+/// Above `tp.max_ssthresh` (when non-zero) this is RFC 3742 limited slow start:
+/// each acknowledged segment adds 1/K segment, K = floor(cwnd / (max_ssthresh/2)),
+/// so the window grows by at most max_ssthresh/2 segments per RTT.
 pub fn slow_start(tp: &mut CcState, acked: u32) -> u32 {
+    if tp.max_ssthresh > 0 && tp.cwnd > tp.max_ssthresh {
+        let mut left = acked;
+        while left > 0 && tp.cwnd < tp.ssthresh {
+            left -= 1;
+            let k = (tp.cwnd / (tp.max_ssthresh / 2).max(1)).max(1);
+            tp.cwnd_cnt += 1;
+            if tp.cwnd_cnt >= k {
+                tp.cwnd_cnt = 0;
+                tp.cwnd = (tp.cwnd + 1).min(tp.cwnd_clamp);
+            }
+        }
+        return left;
+    }
     let cwnd = tp.cwnd.saturating_add(acked).min(tp.ssthresh);
     let left = acked - (cwnd - tp.cwnd);
     tp.cwnd = cwnd.min(tp.cwnd_clamp);
@@ -86,6 +103,25 @@ mod tests {
         tp.is_cwnd_limited = false;
         reno_cong_avoid(&mut tp, 5);
         assert_eq!(tp.cwnd, 10);
+    }
+
+    #[test]
+    fn limited_slow_start_adds_half_max_ssthresh_per_rtt() {
+        // RFC 3742 with max_ssthresh = 100: at cwnd 200, K = floor(200/50) = 4, and K
+        // stays 4 up to cwnd 249 (249/50 = 4.98); one segment per 4 acknowledged. A
+        // round of 200 ACKs (one per segment) adds 200/4 = 50: cwnd 250, i.e.
+        // max_ssthresh/2 per RTT, where standard slow start would have doubled it.
+        let mut tp = CcState::new(200, 1448);
+        tp.max_ssthresh = 100;
+        for _ in 0..200 {
+            slow_start(&mut tp, 1);
+        }
+        assert_eq!(tp.cwnd, 250);
+        // Below max_ssthresh it is ordinary slow start: +1 per segment.
+        let mut tp = CcState::new(50, 1448);
+        tp.max_ssthresh = 100;
+        slow_start(&mut tp, 10);
+        assert_eq!(tp.cwnd, 60);
     }
 
     #[test]
