@@ -80,6 +80,7 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "throughput_bps": [9.0e6, 2.0e4],
             "pkts_sent": [7000, 3000],
             "drops": [3, 0],
+            "lost": [0, 0],
             "mean_queue_pkts": [12.5, 0.0],
             "qdisc": ["droptail", "droptail"],
         },

@@ -182,6 +182,7 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             ("util %", "right"),
             ("mean queue pkts", "right"),
             ("drops", "right"),
+            ("lost", "right"),
         ],
     )
     for lk in res.link_records():
@@ -191,6 +192,7 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             _num(lk["utilisation"], ".1f", 100.0),
             _num(lk["mean_queue_pkts"], ".1f"),
             _num(lk["drops"], ","),
+            _num(lk["lost"], ","),
         )
     for table in (flows, links):
         _never_cut_cells(table)

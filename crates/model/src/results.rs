@@ -96,8 +96,10 @@ pub struct LinkResult {
     pub throughput_bps: f64,
     /// Packets serialised in the window.
     pub pkts_sent: u64,
-    /// Packets dropped in the window.
+    /// Packets dropped by the queue in the window.
     pub drops: u64,
+    /// Packets lost on the wire (the link's loss model) in the window.
+    pub lost: u64,
     /// Time-averaged queue length in the window, packets.
     pub mean_queue_pkts: f64,
     /// The queue discipline.

@@ -86,6 +86,14 @@ struct Direction {
     delay: Option<Duration>,
     queue: Option<Queue>,
     overhead: Option<u32>,
+    loss: Option<Loss>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct Loss {
+    every: Option<u64>,
+    rate: Option<f64>,
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -104,6 +112,7 @@ struct Link {
     delay: Option<Duration>,
     queue: Option<Queue>,
     overhead: Option<u32>,
+    loss: Option<Loss>,
     forward: Option<Direction>,
     reverse: Option<Direction>,
 }
@@ -134,6 +143,18 @@ pub enum QueueSpec {
     DropTailBytes(u64),
 }
 
+/// Losses on the wire of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum LossSpec {
+    /// None.
+    #[default]
+    None,
+    /// Every n-th packet.
+    Every(u64),
+    /// Each packet with this probability (from the link's own random stream).
+    Rate(f64),
+}
+
 /// One simplex link, resolved.
 #[derive(Clone, Debug)]
 pub struct LinkSpec {
@@ -149,6 +170,8 @@ pub struct LinkSpec {
     pub queue: QueueSpec,
     /// Framing bytes per packet.
     pub overhead: u32,
+    /// Losses on the wire.
+    pub loss: LossSpec,
 }
 
 /// A host, resolved.
@@ -383,6 +406,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             delay: l.delay,
             queue: l.queue.clone(),
             overhead: l.overhead,
+            loss: l.loss.clone(),
         };
         for (dir, name, (a, b)) in [
             (&l.forward, "forward", (ends[0], ends[1])),
@@ -410,6 +434,18 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 bytes: None,
             });
             let queue = resolve_queue(&q, &field("queue"), cx)?;
+            let loss = match d.loss.or(base.loss.clone()) {
+                None => LossSpec::None,
+                Some(Loss { every: Some(n), rate: None }) if n >= 1 => LossSpec::Every(n),
+                Some(Loss { every: None, rate: Some(p) }) if (0.0..1.0).contains(&p) => LossSpec::Rate(p),
+                Some(x) => {
+                    return Err(cx.err(
+                        &format!("link[{i}].loss"),
+                        format!("{x:?}"),
+                        "give either `every = N` (N >= 1: every N-th packet is lost) or `rate = p` (0 <= p < 1)",
+                    ))
+                }
+            };
             links.push(LinkSpec {
                 from: a,
                 to: b,
@@ -417,6 +453,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 delay,
                 queue,
                 overhead: d.overhead.or(base.overhead).unwrap_or(0),
+                loss,
             });
         }
     }
@@ -686,7 +723,7 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
 
 fn check_routes(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     // Build the routing once (the same code the run uses) and check both directions of every flow.
-    let net = crate::world::build_network(sc);
+    let net = crate::world::build_network(sc, sc.seed);
     for (i, fl) in sc.flows.iter().enumerate() {
         for (a, b) in [(fl.src, fl.dst), (fl.dst, fl.src)] {
             let mut node = a;

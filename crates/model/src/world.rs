@@ -2,10 +2,10 @@
 //! loop that runs it, and the probes that measure it.
 
 use crate::results::*;
-use crate::schema::{QueueSpec, Scenario, StartSpec};
+use crate::schema::{LossSpec, QueueSpec, Scenario, StartSpec};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
 use tcplab_net::qdisc::{DropTail, Qdisc, QueueLimit};
-use tcplab_net::{LinkConfig, NetEvent, Network, NodeKind, Packet};
+use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind, Packet};
 use tcplab_tcp::{cc, Receiver, Sender, TcpHeader};
 
 /// Events of the world.
@@ -25,11 +25,14 @@ impl From<NetEvent> for Ev {
     }
 }
 
-/// Random stream ids: flows draw start times from stream `FLOW_STREAM + index`.
+/// Random stream ids: flows draw start times from stream `FLOW_STREAM + index`,
+/// links their losses from `LINK_STREAM + index`.
 const FLOW_STREAM: u64 = 1 << 32;
+const LINK_STREAM: u64 = 2 << 32;
 
-/// Build the network of a scenario (nodes, links, routes).
-pub fn build_network(sc: &Scenario) -> Network<TcpHeader> {
+/// Build the network of a scenario (nodes, links, routes), random losses drawn
+/// from streams of `seed`.
+pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
     let kinds = (0..sc.nodes.len())
         .map(|i| {
             if i < sc.hosts.len() {
@@ -55,6 +58,17 @@ pub fn build_network(sc: &Scenario) -> Network<TcpHeader> {
             },
             q,
         );
+    }
+    for (i, l) in sc.links.iter().enumerate() {
+        let loss = match l.loss {
+            LossSpec::None => LossModel::None,
+            LossSpec::Every(n) => LossModel::Every { n, seen: 0 },
+            LossSpec::Rate(p) => LossModel::Random {
+                p,
+                rng: RngStream::new(seed, LINK_STREAM + i as u64),
+            },
+        };
+        net.set_loss(i as u32, loss);
     }
     net.compute_routes();
     net
@@ -208,7 +222,7 @@ impl World {
             let s = l.stats;
             assert_eq!(
                 s.arrived_pkts,
-                s.dropped_pkts + s.delivered_pkts + l.held_packets(),
+                s.dropped_pkts + s.delivered_pkts + s.lost_pkts + l.held_packets(),
                 "link conservation violated"
             );
         }
@@ -222,7 +236,7 @@ impl World {
 pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
     let wall = std::time::Instant::now();
     let seed = seed.unwrap_or(sc.seed);
-    let mut net = build_network(sc);
+    let mut net = build_network(sc, seed);
     let _ = &mut net;
     let mut flows = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
@@ -421,6 +435,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
                 throughput_bps: (s.sent_bytes - s0.sent_bytes) as f64 * 8.0 / win,
                 pkts_sent: s.sent_pkts - s0.sent_pkts,
                 drops: s.dropped_pkts - s0.dropped_pkts,
+                lost: s.lost_pkts - s0.lost_pkts,
                 mean_queue_pkts: (l.queue_pkt_ns_at(end) - q0) as f64 / win_ns,
                 qdisc: l.qdisc.name().to_string(),
             }

@@ -233,3 +233,45 @@ fn without_window_scaling_the_window_stops_at_65535_bytes() {
     let scaled = sim(&path("100Mbps", 50.0, 1000, "", 60, 10));
     assert!(scaled.flows[0].goodput_bps > 5.0 * got);
 }
+
+/// Average congestion window (segments) of one flow over the window, from its
+/// goodput and the base RTT (the path is uncongested: the link is far faster).
+fn avg_window(r: &RunResult, rtt: f64) -> f64 {
+    r.flows[0].goodput_bps * rtt / (1448.0 * 8.0)
+}
+
+fn lossy_path(cc: &str, every: u64, duration: u32) -> String {
+    // 1 Gb/s, RTT 100 ms, a buffer far above any window reached here: the only
+    // losses are the periodic ones on the data direction.
+    path(
+        "1Gbps",
+        50.0,
+        100_000,
+        &format!("cc = \"{cc}\""),
+        duration,
+        100,
+    )
+    .replace(
+        "queue = { packets = 100000 }",
+        &format!("queue = {{ packets = 100000 }}\n[link.forward]\nloss = {{ every = {every} }}"),
+    )
+}
+
+#[test]
+fn reno_average_window_under_periodic_loss_follows_the_response_function() {
+    // RFC 9438 Table 1: Reno's average window is 1.2 / sqrt(p) segments. With one
+    // loss every 1/p packets the sawtooth between W/2 and W carries 3W^2/8 = 1/p
+    // packets per cycle, average 3W/4 = sqrt(3/(2p)) = 1.22/sqrt(p): 2 % apart.
+    for every in [400u64, 1000, 4000] {
+        let p = 1.0 / every as f64;
+        let r = sim(&lossy_path("newreno", every, 1100));
+        let w = avg_window(&r, 0.1);
+        let expected = 1.2 / p.sqrt();
+        eprintln!("reno p = 1/{every}: average window {w:.2}, 1.2/sqrt(p) = {expected:.2}");
+        assert!(
+            (w / expected - 1.0).abs() < 0.10,
+            "p = 1/{every}: average window {w:.1}, expected {expected:.1}"
+        );
+        assert_eq!(r.flows[0].timeouts, 0);
+    }
+}

@@ -10,7 +10,7 @@ mod network;
 mod packet;
 pub mod qdisc;
 
-pub use link::{Link, LinkConfig, LinkStats};
+pub use link::{Link, LinkConfig, LinkStats, LossModel};
 pub use network::{NetEvent, Network, NodeKind};
 pub use packet::{Packet, PacketId, PacketPool};
 pub use qdisc::{QPkt, Qdisc, QueueLimit};

@@ -40,10 +40,50 @@ pub struct LinkStats {
     pub dropped_bytes: u64,
     /// Packets that reached the far end.
     pub delivered_pkts: u64,
+    /// Packets lost on the wire by the link's loss model (after serialisation).
+    pub lost_pkts: u64,
     /// Nanoseconds the transmitter was busy (serialising, framing included).
     pub busy_ns: u64,
     /// Integral of the queue length in packets over time (packet-nanoseconds).
     pub queue_pkt_ns: u128,
+}
+
+/// Losses on the wire, independent of the queue: every n-th packet, or each
+/// packet with probability p from the link's own random stream.
+#[derive(Clone, Debug, Default)]
+pub enum LossModel {
+    /// No loss.
+    #[default]
+    None,
+    /// The n-th, 2n-th, ... packets to cross the link are lost.
+    Every {
+        /// Period.
+        n: u64,
+        /// Packets seen so far.
+        seen: u64,
+    },
+    /// Each packet is lost with probability `p`.
+    Random {
+        /// Probability.
+        p: f64,
+        /// The link's random stream.
+        rng: tcplab_engine::RngStream,
+    },
+}
+
+impl LossModel {
+    /// Whether the next packet is lost.
+    #[inline]
+    pub fn lose(&mut self) -> bool {
+        match self {
+            LossModel::None => false,
+            LossModel::Every { n, seen } => {
+                *seen += 1;
+                *seen % *n == 0
+            }
+            LossModel::Random { p, rng } => rng.uniform() < *p,
+        }
+    }
 }
 
 /// A simplex link and its state.
@@ -61,6 +101,8 @@ pub struct Link {
     pub(crate) wire: VecDeque<(SimTime, PacketId)>,
     /// Counters.
     pub stats: LinkStats,
+    /// Losses on the wire.
+    pub loss: LossModel,
     last_q_change: SimTime,
 }
 
@@ -74,6 +116,7 @@ impl Link {
             tx_event: false,
             wire: VecDeque::with_capacity(256),
             stats: LinkStats::default(),
+            loss: LossModel::None,
             last_q_change: SimTime::ZERO,
         }
     }

@@ -230,6 +230,11 @@ impl<H: Copy> Network<H> {
                 if let Some(&(next, _)) = link.wire.front() {
                     sched.schedule(next, NetEvent::Arrive(l).into());
                 }
+                if link.loss.lose() {
+                    link.stats.lost_pkts += 1;
+                    self.pool.free(id);
+                    return None;
+                }
                 link.stats.delivered_pkts += 1;
                 let node = link.cfg.to;
                 if self.pool.get(id).dst == node {
@@ -240,6 +245,11 @@ impl<H: Copy> Network<H> {
                 }
             }
         }
+    }
+
+    /// Set the loss model of link `l`.
+    pub fn set_loss(&mut self, l: LinkId, loss: crate::link::LossModel) {
+        self.links[l as usize].loss = loss;
     }
 
     /// Packets held by links (queued, serialising, propagating).
@@ -361,7 +371,7 @@ mod tests {
                 let st = l.stats;
                 assert_eq!(
                     st.arrived_pkts,
-                    st.dropped_pkts + l.held_packets() + st.delivered_pkts
+                    st.dropped_pkts + l.held_packets() + st.delivered_pkts + st.lost_pkts
                 );
                 assert_eq!(
                     // every packet that arrived was dropped, is waiting, or left for the wire
@@ -404,6 +414,45 @@ mod tests {
         net.send(0, id, &mut s);
         got.extend(drain(&mut net, &mut s));
         assert_eq!(got, vec![(1_000_000, 0), (2_000_000, 1), (3_000_000, 2)]);
+    }
+
+    #[test]
+    fn periodic_loss_drops_every_nth_packet_and_conservation_counts_it() {
+        let mut net = two_hosts(100_000_000, 1, 100);
+        net.set_loss(0, crate::link::LossModel::Every { n: 4, seen: 0 });
+        let mut s = Scheduler::new();
+        for i in 0..12 {
+            let id = net.alloc(pkt(i, 100));
+            net.send(0, id, &mut s);
+        }
+        let got: Vec<u32> = drain(&mut net, &mut s).into_iter().map(|x| x.1).collect();
+        // The 4th, 8th and 12th packets (headers 3, 7, 11) are lost on the wire.
+        assert_eq!(got, vec![0, 1, 2, 4, 5, 6, 8, 9, 10]);
+        let st = net.link(0).stats;
+        assert_eq!((st.lost_pkts, st.delivered_pkts, st.sent_pkts), (3, 9, 12));
+        assert_eq!(net.pool.live(), 0);
+    }
+
+    #[test]
+    fn random_loss_rate_matches_its_probability() {
+        // 20000 packets at p = 0.1: the count is Binomial(20000, 0.1), sd = 42.4;
+        // 2000 +- 5 sd.
+        let mut net = two_hosts(1_000_000_000, 0, 30_000);
+        net.set_loss(
+            0,
+            crate::link::LossModel::Random {
+                p: 0.1,
+                rng: tcplab_engine::RngStream::new(5, 9),
+            },
+        );
+        let mut s = Scheduler::new();
+        for i in 0..20_000 {
+            let id = net.alloc(pkt(i, 100));
+            net.send(0, id, &mut s);
+        }
+        drain(&mut net, &mut s);
+        let lost = net.link(0).stats.lost_pkts as f64;
+        assert!((lost - 2000.0).abs() < 5.0 * 42.4, "{lost} lost");
     }
 
     #[test]

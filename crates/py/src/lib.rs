@@ -205,6 +205,7 @@ fn links_to_py<'py>(py: Python<'py>, rows: &[LinkResult]) -> PyResult<Bound<'py,
             throughput_bps,
             pkts_sent,
             drops,
+            lost,
             mean_queue_pkts,
             qdisc,
         }
