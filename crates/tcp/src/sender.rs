@@ -599,6 +599,7 @@ impl Sender {
                                 // RFC 5681: the first new ACK ends fast recovery.
                                 self.tp.cwnd = self.tp.ssthresh.max(1);
                                 self.set_ca_state(CaState::Open);
+                                self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
                             }
                             Recovery::NewReno => {
                                 // RFC 6582 (4): retransmit the first unacknowledged segment,
@@ -657,6 +658,15 @@ impl Sender {
         {
             // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
             self.tp.delivered += newly_sacked as u64;
+            if newly_sacked > 0 {
+                // Linux calls pkts_acked on every ACK, with the SACK RTT sample.
+                let s = AckSample {
+                    pkts_acked: newly_sacked,
+                    rtt: rate.newest_clean.map(|t| now - t),
+                    in_flight: prior_in_flight,
+                };
+                self.cc.pkts_acked(&mut self.tp, &s);
+            }
             if !sack || newly_sacked > 0 {
                 self.dupacks += 1;
                 match self.tp.ca_state {
@@ -880,17 +890,18 @@ impl Sender {
         }
         self.tp.cwnd = 1;
         self.tp.cwnd_cnt = 0;
-        self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
-        self.set_ca_state(CaState::Loss);
-        self.recover = self.snd_max;
-        self.dupacks = 0;
-        self.rtt.back_off();
+        // Linux tcp_enter_loss: mark the losses, then enter the Loss state.
         if self.uses_sack() {
             self.tp.lost += self.sb.mark_all_lost() as u64;
         } else {
             self.sb.clear_sacks();
             self.snd_nxt = self.snd_una;
         }
+        self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
+        self.set_ca_state(CaState::Loss);
+        self.recover = self.snd_max;
+        self.dupacks = 0;
+        self.rtt.back_off();
         // (5.4) retransmit the earliest unacknowledged segment.
         if self.uses_sack() {
             if let Some(i) = self.sb.first_lost(0) {

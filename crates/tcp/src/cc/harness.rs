@@ -7,7 +7,8 @@
 //!   `cong_control` for rate-based controllers, else `cong_avoid`;
 //! - fast retransmit: `prior_cwnd = cwnd`, `ssthresh = ssthresh()`, state
 //!   Recovery with `cwnd = ssthresh` (RFC 6675), and on the full ACK state Open,
-//!   `cwnd = ssthresh`, event `CompleteCwr`;
+//!   `cwnd = ssthresh`, event `CompleteCwr` (the window is left alone for
+//!   rate-based controllers, as the sender does);
 //! - timeout: `ssthresh = ssthresh()`, `cwnd = 1`, event `Loss`, state Loss.
 
 use super::{
@@ -100,14 +101,20 @@ impl Harness {
         self.tp.in_flight = self.tp.cwnd;
         self.tp.prior_cwnd = self.tp.cwnd;
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+        let rate_based = self.cc.has_cong_control();
         self.cc.set_state(&mut self.tp, CaState::Recovery);
         self.tp.ca_state = CaState::Recovery;
-        self.tp.cwnd = self.tp.ssthresh;
+        if !rate_based {
+            self.tp.cwnd = self.tp.ssthresh;
+        }
         self.tp.lost += 1;
         self.cc.set_state(&mut self.tp, CaState::Open);
         self.tp.ca_state = CaState::Open;
-        self.tp.cwnd = self.tp.ssthresh.max(1);
-        self.tp.cwnd_cnt = 0;
+        if !rate_based {
+            // The sender leaves the window to rate-based controllers.
+            self.tp.cwnd = self.tp.ssthresh.max(1);
+            self.tp.cwnd_cnt = 0;
+        }
         self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
         self.refill();
     }

@@ -229,22 +229,26 @@ pub struct CcInfo {
 
 /// Every controller, by name.
 pub fn registry() -> &'static [CcInfo] {
-    &[tahoe::INFO, reno::INFO, newreno::INFO]
+    &[
+        tahoe::INFO,
+        reno::INFO,
+        newreno::INFO,
+        vegas::INFO,
+        cubic::INFO,
+        cubic::INFO_FREEBSD,
+        compound::INFO,
+        bic::INFO,
+        highspeed::INFO,
+        htcp::INFO,
+        scalable::INFO,
+        westwood::INFO,
+        fast::INFO,
+        bbr::INFO,
+    ]
 }
 
 /// Names that later issues add; a scenario naming one gets a clear message.
-pub const PLANNED: &[&str] = &[
-    "vegas",
-    "cubic",
-    "compound",
-    "bic",
-    "highspeed",
-    "htcp",
-    "scalable",
-    "westwood",
-    "fast",
-    "bbr",
-];
+pub const PLANNED: &[&str] = &[];
 
 /// Build a controller by name.
 pub fn make(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
