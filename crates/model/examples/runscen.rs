@@ -34,6 +34,15 @@ fn main() {
             l.drops
         );
     }
+    if let (Ok(every), Some(tr)) = (std::env::var("CWND_EVERY"), r.traces.cwnd.as_ref()) {
+        let every: usize = every.parse().expect("CWND_EVERY");
+        for i in (0..tr.time_s.len()).step_by(every) {
+            println!(
+                "cwnd t={:.2} flow={} cwnd={} ssthresh={}",
+                tr.time_s[i], tr.flow[i], tr.cwnd[i], tr.ssthresh[i]
+            );
+        }
+    }
     println!(
         "events {} packets {} wall {:.3}s  {:.1} Mev/s",
         r.meta.events,

@@ -123,17 +123,21 @@ fn unknown_controller_and_profile() {
 }
 
 #[test]
-fn a_profile_whose_default_controller_is_not_built_yet_says_so() {
-    let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\nprofile = \"linux\""));
-    has_all(
-        &m,
-        &[
-            "host[0].profile",
-            "\"cubic\"",
-            "not implemented yet",
-            "set `cc` explicitly",
-        ],
-    );
+fn profiles_bring_their_default_controllers() {
+    // linux defaults to cubic, windows to compound, freebsd and rfc to newreno.
+    for (profile, cc) in [
+        ("linux", "cubic"),
+        ("windows", "compound"),
+        ("freebsd", "newreno"),
+        ("rfc", "newreno"),
+    ] {
+        let text = GOOD.replace(
+            "name = \"a\"",
+            &format!("name = \"a\"\nprofile = \"{profile}\""),
+        );
+        let sc = parse_scenario(&text, "p.toml").unwrap();
+        assert_eq!(sc.hosts[0].cc, cc);
+    }
 }
 
 #[test]

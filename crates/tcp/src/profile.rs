@@ -57,6 +57,10 @@ pub struct TcpConfig {
     pub initial_rto: SimTime,
     /// Clock granularity G of RFC 6298.
     pub clock_granularity: SimTime,
+    /// Floor of the RTO's variance term (Linux: RTO = SRTT + max(4 RTTVAR, 200 ms)).
+    pub rto_var_floor: SimTime,
+    /// Added to every RTO (FreeBSD's tcp_rexmit_slop).
+    pub rto_slop: SimTime,
     /// Delayed-ACK timeout; zero disables delayed ACKs (ACK every segment).
     pub delack_timeout: SimTime,
     /// ACK at least every this many full-sized segments.
@@ -142,6 +146,8 @@ fn base() -> TcpConfig {
         max_rto: SimTime(60_000 * MS),
         initial_rto: SimTime(1000 * MS),
         clock_granularity: SimTime(MS),
+        rto_var_floor: SimTime::ZERO,
+        rto_slop: SimTime::ZERO,
         delack_timeout: SimTime(200 * MS),
         delack_segments: 2,
         recovery: Recovery::Sack,
@@ -177,6 +183,7 @@ pub fn profiles() -> Vec<Profile> {
             config: TcpConfig {
                 initial_window: 10,
                 min_rto: SimTime(200 * MS),
+                rto_var_floor: SimTime(200 * MS),
                 max_rto: SimTime(120_000 * MS),
                 delack_timeout: SimTime(40 * MS),
                 undo: Undo::All,
@@ -184,12 +191,13 @@ pub fn profiles() -> Vec<Profile> {
                 ..base()
             },
             sources: "IW 10: RFC 6928, include/net/tcp.h TCP_INIT_CWND; TCP_RTO_MIN 200 ms, \
-                      TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms (include/net/tcp.h); SACK, \
+                      TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms (include/net/tcp.h); RTO = SRTT + \
+                      max(4 RTTVAR, TCP_RTO_MIN) (tcp_rtt_estimator's mdev_max floor); SACK, \
                       timestamps, window scaling on (net.ipv4.tcp_sack, tcp_timestamps, \
                       tcp_window_scaling = 1); default controller cubic since 2.6.19; undo of spurious recoveries and \
                       timeouts (tcp_try_undo_recovery, tcp_try_undo_loss)",
             notes: "delayed-ACK timeout fixed at TCP_DELACK_MIN (Linux adapts ATO and starts \
-                    in quick-ACK mode); RTO by RFC 6298 rather than Linux's mdev variant; \
+                    in quick-ACK mode); RTO by RFC 6298 with Linux's 200 ms variance floor; \
                     no PRR yet (RFC 6675 recovery); undo detects spurious retransmissions \
                     with timestamps only (no DSACK)",
         },
@@ -199,6 +207,7 @@ pub fn profiles() -> Vec<Profile> {
             config: TcpConfig {
                 initial_window: 3,
                 min_rto: SimTime(30 * MS),
+                rto_slop: SimTime(200 * MS),
                 max_rto: SimTime(64_000 * MS),
                 delack_timeout: SimTime(100 * MS),
                 undo: Undo::Rto,
@@ -206,11 +215,12 @@ pub fn profiles() -> Vec<Profile> {
                 ..base()
             },
             sources: "IW: net.inet.tcp.rfc3390=1 (RFC 3390, 3 segments), initcwnd10 off in 9.x; \
-                      net.inet.tcp.rexmit_min 30 ms; TCPTV_REXMTMAX 64 s (sys/netinet/tcp_timer.h); \
+                      net.inet.tcp.rexmit_min 30 ms and rexmit_slop 200 ms added to every RTO \
+                      (TCPT_RANGESET, TCPTV_CPU_VAR); TCPTV_REXMTMAX 64 s (sys/netinet/tcp_timer.h); \
                       net.inet.tcp.delacktime 100 ms; net.inet.tcp.sack.enable=1, rfc1323=1; \
                       net.inet.tcp.cc.algorithm newreno; bad-retransmit undo of \
                       timeouts (tcp_input.c CC_RTO_ERR)",
-            notes: "RTO by RFC 6298 rather than FreeBSD's srtt/rttvar fixed-point variant; \
+            notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
                     bad-retransmit detection by timestamps (Eifel) rather than FreeBSD's \
                     time window",
         },

@@ -18,6 +18,8 @@ pub struct RttEstimator {
     granularity: SimTime,
     min_rtt: Option<SimTime>,
     latest: Option<SimTime>,
+    var_floor: SimTime,
+    slop: SimTime,
 }
 
 impl RttEstimator {
@@ -33,7 +35,21 @@ impl RttEstimator {
             granularity,
             min_rtt: None,
             latest: None,
+            var_floor: SimTime::ZERO,
+            slop: SimTime::ZERO,
         }
+    }
+    /// Linux's variant: the variance term is at least `floor` (tcp_rtt_estimator
+    /// keeps mdev_max >= tcp_rto_min), so RTO = SRTT + max(4 RTTVAR, floor).
+    pub fn with_var_floor(mut self, floor: SimTime) -> Self {
+        self.var_floor = floor;
+        self
+    }
+    /// FreeBSD's variant: `slop` added to every RTO (TCPT_RANGESET adds
+    /// tcp_rexmit_slop, 200 ms by default) before the minimum applies.
+    pub fn with_slop(mut self, slop: SimTime) -> Self {
+        self.slop = slop;
+        self
     }
     /// Take one RTT measurement R (RFC 6298 (2.2) and (2.3)); clears the backoff.
     pub fn sample(&mut self, r: SimTime) {
@@ -58,8 +74,11 @@ impl RttEstimator {
     fn base_rto(&self) -> SimTime {
         let srtt = self.srtt.unwrap_or(SimTime::ZERO);
         // RTO <- SRTT + max(G, K*RTTVAR), K = 4, then (2.4) at least min, (2.5) at most max.
-        let rto = srtt + self.granularity.max(SimTime(4 * self.rttvar.0));
-        rto.max(self.min_rto).min(self.max_rto)
+        let var = self
+            .granularity
+            .max(SimTime(4 * self.rttvar.0))
+            .max(self.var_floor);
+        (srtt + var + self.slop).max(self.min_rto).min(self.max_rto)
     }
     /// (5.5) The timer expired: double the RTO, up to the maximum.
     pub fn back_off(&mut self) {
@@ -158,6 +177,35 @@ mod tests {
         e.sample(ms(100));
         assert_eq!(e.backoffs(), 0);
         assert_eq!(e.rto(), ms(1000));
+    }
+
+    #[test]
+    fn linux_floors_the_variance_term_at_the_minimum_rto() {
+        // RTO = SRTT + max(4 RTTVAR, 200 ms). R = 100 ms: 100 + max(200, 200) = 300 ms.
+        // Twenty more samples of 100 ms: RTTVAR -> 50 * (3/4)^20 = 0.16 ms, so
+        // RTO = 100 + 200 = 300 ms (RFC 6298 would give max(200, 100.6) = 200 ms).
+        let mut e =
+            RttEstimator::new(ms(1000), ms(200), ms(120_000), ms(1)).with_var_floor(ms(200));
+        e.sample(ms(100));
+        assert_eq!(e.rto(), ms(300));
+        for _ in 0..20 {
+            e.sample(ms(100));
+        }
+        assert_eq!(e.rto(), ms(300));
+    }
+
+    #[test]
+    fn freebsd_adds_the_retransmit_slop() {
+        // RTO = SRTT + 4 RTTVAR + 200 ms slop, at least 30 ms. R = 100 ms:
+        // 100 + 200 + 200 = 500 ms; after a steady 100 ms: 100 + ~0 + 200 = 300 ms
+        // (the 1 ms granularity G stands in for a zero variance: 301 ms).
+        let mut e = RttEstimator::new(ms(1000), ms(30), ms(64_000), ms(1)).with_slop(ms(200));
+        e.sample(ms(100));
+        assert_eq!(e.rto(), ms(500));
+        for _ in 0..40 {
+            e.sample(ms(100));
+        }
+        assert_eq!(e.rto(), ms(301));
     }
 
     #[test]

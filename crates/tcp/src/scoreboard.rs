@@ -110,6 +110,8 @@ pub struct Scoreboard {
     pub lost: u32,
     /// Retransmissions in flight.
     pub retrans: u32,
+    /// Segments marked lost and not yet retransmitted (candidates to resend).
+    pub lost_pending: u32,
     /// One past the highest SACKed sequence number (0 if none).
     pub high_sacked: u64,
     /// Everything unSACKed below this is already marked lost (RFC 6675 IsLost scan point).
@@ -125,6 +127,7 @@ impl Scoreboard {
             sacked: 0,
             lost: 0,
             retrans: 0,
+            lost_pending: 0,
             high_sacked: 0,
             lost_scan: 0,
         }
@@ -192,6 +195,9 @@ impl Scoreboard {
                 a.newly_delivered += 1;
                 rate.offer(&s);
             }
+            if s.flags & (LOST | RETRANS) == LOST {
+                self.lost_pending -= 1;
+            }
             if s.has(LOST) {
                 self.lost -= 1;
             }
@@ -222,6 +228,9 @@ impl Scoreboard {
                 break;
             }
             if s.start >= left && !s.has(SACKED) {
+                if s.flags & (LOST | RETRANS) == LOST {
+                    self.lost_pending -= 1;
+                }
                 if s.has(LOST) {
                     self.lost -= 1;
                 }
@@ -249,7 +258,12 @@ impl Scoreboard {
         // Find the dupthresh-th SACKed segment from the top: everything below it qualifies.
         let mut seen = 0;
         let mut limit_idx = None;
-        for i in (0..self.segs.len()).rev() {
+        // Walk down from the highest SACKed segment (segments above it, sent since,
+        // are not SACKed and cannot count).
+        let top = self
+            .index_of(self.high_sacked.saturating_sub(1))
+            .map_or(self.segs.len(), |i| i + 1);
+        for i in (0..top).rev() {
             if self.segs[i].start < self.lost_scan {
                 break;
             }
@@ -269,6 +283,7 @@ impl Scoreboard {
             if s.flags & (SACKED | LOST | RETRANS) == 0 {
                 s.flags |= LOST;
                 self.lost += 1;
+                self.lost_pending += 1;
                 n += 1;
             }
         }
@@ -286,10 +301,14 @@ impl Scoreboard {
                 // Its retransmission is presumed lost too: make it eligible again.
                 s.flags &= !RETRANS;
                 self.retrans -= 1;
+                if s.has(LOST) {
+                    self.lost_pending += 1;
+                }
             }
             if !s.has(LOST) {
                 s.flags |= LOST;
                 self.lost += 1;
+                self.lost_pending += 1;
                 return 1;
             }
         }
@@ -306,6 +325,7 @@ impl Scoreboard {
         }
         self.retrans = 0;
         self.lost = self.segs.len() as u32 - self.sacked;
+        self.lost_pending = self.lost;
         self.lost_scan = self.segs.back().map_or(0, |s| s.end());
         self.lost - before
     }
@@ -316,6 +336,7 @@ impl Scoreboard {
             s.flags &= !LOST;
         }
         self.lost = 0;
+        self.lost_pending = 0;
     }
     /// Forget all SACK information (a reneging receiver, or a non-SACK recovery).
     pub fn clear_sacks(&mut self) {
@@ -328,7 +349,7 @@ impl Scoreboard {
     }
     /// The first segment marked lost and not yet retransmitted, from index `from`.
     pub fn first_lost(&self, from: usize) -> Option<usize> {
-        if self.lost == 0 {
+        if self.lost_pending == 0 {
             return None;
         }
         (from..self.segs.len()).find(|&i| self.segs[i].flags & (LOST | RETRANS) == LOST)
@@ -339,6 +360,9 @@ impl Scoreboard {
         s.tx = tx;
         if !s.has(RETRANS) {
             self.retrans += 1;
+            if s.has(LOST) {
+                self.lost_pending -= 1;
+            }
         }
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent = now;
@@ -355,6 +379,12 @@ impl Scoreboard {
             (self.sacked, self.lost, self.retrans),
             "scoreboard counters drifted"
         );
+        let pending = self
+            .segs
+            .iter()
+            .filter(|s| s.flags & (LOST | RETRANS) == LOST)
+            .count() as u32;
+        assert_eq!(pending, self.lost_pending, "lost-pending counter drifted");
         for w in self.segs.iter().zip(self.segs.iter().skip(1)) {
             assert_eq!(w.0.end(), w.1.start, "scoreboard has a gap or overlap");
         }

@@ -81,6 +81,8 @@ pub struct Sender {
     delivered_time: SimTime,
     first_tx_time: SimTime,
     undo_marker: bool,
+    sack_cache: [(u64, u64); MAX_SACK_BLOCKS],
+    rule3_from: u64,
     prior_ssthresh: u32,
     retrans_stamp: Option<SimTime>,
     last_rtt: Option<SimTime>,
@@ -100,7 +102,9 @@ impl Sender {
             cfg.min_rto,
             cfg.max_rto,
             cfg.clock_granularity,
-        );
+        )
+        .with_var_floor(cfg.rto_var_floor)
+        .with_slop(cfg.rto_slop);
         Sender {
             tp: {
                 let mut tp = CcState::new(cfg.initial_window, mss);
@@ -135,6 +139,8 @@ impl Sender {
             delivered_time: SimTime::ZERO,
             first_tx_time: SimTime::ZERO,
             undo_marker: false,
+            sack_cache: [(0, 0); MAX_SACK_BLOCKS],
+            rule3_from: 0,
             prior_ssthresh: 0,
             retrans_stamp: None,
             last_rtt: None,
@@ -441,17 +447,26 @@ impl Sender {
     /// RFC 6675 NextSeg (3): retransmit the first unSACKed, unretransmitted segment
     /// below the highest SACKed one even if not yet deemed lost.
     fn rule3(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        // Segments below `rule3_from` were examined in this episode and never
+        // become candidates again (flags only accumulate): the scan is amortised O(1).
         let hs = self.sb.high_sacked;
-        for i in 0..self.sb.len() {
-            let s = self.sb.get(i);
+        let from = self
+            .sb
+            .index_of(self.rule3_from.max(self.snd_una))
+            .unwrap_or(self.sb.len());
+        for i in from..self.sb.len() {
+            let s = *self.sb.get(i);
             if s.start >= hs {
+                self.rule3_from = s.start;
                 return false;
             }
             if s.flags & (SACKED | RETRANS | EVER_RETRANS) == 0 {
+                self.rule3_from = s.end();
                 self.retransmit(now, i, out);
                 return true;
             }
         }
+        self.rule3_from = self.snd_max;
         false
     }
 
@@ -533,15 +548,31 @@ impl Sender {
         // Delivery-rate sampling over every segment this ACK delivers (tcp_rate.c).
         let mut rate = RateAcc::default();
 
-        // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part).
+        // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part);
+        // a recovery that ignores SACK (Tahoe, Reno, NewReno) ignores them entirely.
         let mut newly_sacked = 0;
-        if self.sack_ok {
-            for &(l, r) in &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)] {
+        if sack {
+            let blocks = &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)];
+            for &(l, r) in blocks {
                 if r <= self.snd_una.max(h.ack) {
                     continue;
                 }
-                newly_sacked += self.sb.sack(l.max(h.ack), r, &mut rate);
+                // Linux's recv_sack_cache: the part of a block the previous ACK
+                // already reported is SACKed already; walk only what is new.
+                let mut start = l.max(h.ack);
+                while let Some(&(_, cr)) = self
+                    .sack_cache
+                    .iter()
+                    .find(|&&(cl, cr)| cl <= start && start < cr)
+                {
+                    start = cr;
+                }
+                if start < r {
+                    newly_sacked += self.sb.sack(start, r, &mut rate);
+                }
             }
+            self.sack_cache = [(0, 0); MAX_SACK_BLOCKS];
+            self.sack_cache[..blocks.len()].copy_from_slice(blocks);
         }
 
         // In recovery, newly SACKed data may reveal more losses (RFC 6675 IsLost),
@@ -756,6 +787,7 @@ impl Sender {
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
         self.recover = self.snd_max;
         self.partial_acks = 0;
+        self.rule3_from = self.snd_una;
         self.tp.lost += self.sb.mark_head_lost() as u64;
         if self.cc.has_cong_control() {
             // Rate-based controllers keep the window themselves (Linux skips PRR
@@ -895,6 +927,7 @@ impl Sender {
             self.tp.lost += self.sb.mark_all_lost() as u64;
         } else {
             self.sb.clear_sacks();
+            self.sack_cache = [(0, 0); MAX_SACK_BLOCKS];
             self.snd_nxt = self.snd_una;
         }
         self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);

@@ -724,3 +724,29 @@ fn a_spurious_fast_recovery_is_undone_only_with_undo_all() {
         }
     }
 }
+
+#[test]
+fn a_recovery_that_ignores_sack_ignores_sack_blocks() {
+    // Regression: Reno recovery on a SACK-capable connection used to mark SACKed
+    // segments, which go-back-N after a timeout then retransmitted, leaving a
+    // segment both SACKed and in retransmission (scoreboard invariant).
+    let c = cfg(); // SACK negotiated
+    let (mut s, _, _) = established(&c, "reno");
+    s.tp.cwnd = 10;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out);
+    s.on_segment(
+        ms(200),
+        &ack(1, &[(seg_start(2), seg_start(6))], true, 1),
+        &mut out,
+    );
+    assert_eq!(s.scoreboard().sacked, 0);
+    s.on_timer(ms(5000), &mut out);
+    s.on_segment(
+        ms(5100),
+        &ack(seg_start(1), &[(seg_start(2), seg_start(6))], true, 1),
+        &mut out,
+    );
+    s.check_invariants();
+    assert_eq!(s.scoreboard().sacked, 0);
+}
