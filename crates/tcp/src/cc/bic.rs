@@ -44,7 +44,7 @@
 //! which decays the ratio by 1/16.
 
 use super::{
-    cong_avoid_ai, slow_start, AckSample, CaState, CcInfo, CcParams, CcState, CongestionControl,
+    ca_acked, cong_avoid_ai, AckSample, CaState, CcInfo, CcParams, CcState, CongestionControl,
 };
 
 /// Scale of beta (Linux `BICTCP_BETA_SCALE`).
@@ -162,16 +162,9 @@ impl CongestionControl for Bic {
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
-        if !tp.is_cwnd_limited {
+        let Some(acked) = ca_acked(tp, acked) else {
             return;
-        }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         let now = (tp.now.0 as u128 * self.p.hz as u128 / 1_000_000_000) as u64;
         self.update(now, tp.cwnd);
         cong_avoid_ai(tp, self.cnt, acked);
@@ -318,18 +311,7 @@ mod tests {
 
     /// A harness around `cc` (built directly: the registry is not ours to edit).
     fn harness(cc: Box<dyn CongestionControl>, cwnd: u32, ssthresh: u32) -> Harness {
-        let mut tp = CcState::new(cwnd, MSS);
-        tp.ssthresh = ssthresh;
-        tp.snd_una = 1;
-        tp.snd_nxt = 1 + cwnd as u64 * MSS as u64;
-        tp.in_flight = cwnd;
-        let mut h = Harness {
-            tp,
-            cc,
-            mss: MSS as u64,
-        };
-        h.cc.init(&mut h.tp);
-        h
+        Harness::with(cc, cwnd, ssthresh)
     }
 
     fn ms(n: u64) -> SimTime {

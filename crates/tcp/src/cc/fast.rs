@@ -282,17 +282,7 @@ mod tests {
 
     /// A FAST sender with a full window of `cwnd` segments outstanding.
     fn fast(cwnd: u32, alpha: f64, every_other: bool) -> Harness {
-        let mut tp = CcState::new(cwnd, 1448);
-        tp.snd_una = 1;
-        tp.snd_nxt = 1 + cwnd as u64 * 1448;
-        tp.in_flight = cwnd;
-        let mut h = Harness {
-            tp,
-            cc: Box::new(Fast::new(alpha, 0.5, every_other)),
-            mss: 1448,
-        };
-        h.cc.init(&mut h.tp);
-        h
+        Harness::with(Box::new(Fast::new(alpha, 0.5, every_other)), cwnd, u32::MAX)
     }
 
     // How the harness lines up with FAST rounds: `round(rtt)` ACKs the window

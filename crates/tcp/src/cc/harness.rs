@@ -30,7 +30,15 @@ impl Harness {
     /// A controller by name with `params`, at `cwnd` and `ssthresh`, time zero.
     pub fn new(name: &str, params: &[(&str, f64)], cwnd: u32, ssthresh: u32) -> Self {
         let p: CcParams = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-        let cc = make(name, &p).unwrap_or_else(|e| panic!("{e}"));
+        Self::with(
+            make(name, &p).unwrap_or_else(|e| panic!("{e}")),
+            cwnd,
+            ssthresh,
+        )
+    }
+    /// A given controller instance at `cwnd` and `ssthresh`, time zero, the window
+    /// full (`cwnd` segments of 1448 bytes in flight), `init` called.
+    pub fn with(cc: Box<dyn CongestionControl>, cwnd: u32, ssthresh: u32) -> Self {
         let mut tp = CcState::new(cwnd, 1448);
         tp.ssthresh = ssthresh;
         tp.snd_una = 1;

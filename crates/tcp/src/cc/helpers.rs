@@ -28,6 +28,21 @@ pub fn slow_start(tp: &mut CcState, acked: u32) -> u32 {
     left
 }
 
+/// The prologue every Linux `cong_avoid` shares: nothing when cwnd is not the
+/// limit (`tcp_is_cwnd_limited`), slow start below ssthresh; returns the
+/// acknowledged segments left for congestion avoidance, `None` when none are.
+pub fn ca_acked(tp: &mut CcState, acked: u32) -> Option<u32> {
+    if !tp.is_cwnd_limited {
+        return None;
+    }
+    let acked = if tp.in_slow_start() {
+        slow_start(tp, acked)
+    } else {
+        acked
+    };
+    (acked > 0).then_some(acked)
+}
+
 /// Additive increase of one segment per `w` segments acknowledged
 /// (Linux `tcp_cong_avoid_ai`).
 pub fn cong_avoid_ai(tp: &mut CcState, w: u32, acked: u32) {
@@ -54,16 +69,9 @@ pub fn reno_ssthresh(tp: &CcState) -> u32 {
 /// Linux `tcp_reno_cong_avoid`: slow start below ssthresh, then one segment per
 /// window of acknowledged segments; nothing when not limited by cwnd.
 pub fn reno_cong_avoid(tp: &mut CcState, acked: u32) {
-    if !tp.is_cwnd_limited {
+    let Some(acked) = ca_acked(tp, acked) else {
         return;
-    }
-    let mut acked = acked;
-    if tp.in_slow_start() {
-        acked = slow_start(tp, acked);
-        if acked == 0 {
-            return;
-        }
-    }
+    };
     let w = tp.cwnd;
     cong_avoid_ai(tp, w, acked);
 }

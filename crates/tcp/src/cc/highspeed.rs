@@ -303,18 +303,7 @@ mod tests {
     /// A HighSpeed harness at `cwnd`/`ssthresh` (built directly: the registry
     /// does not know this controller until it is registered).
     fn harness(cwnd: u32, ssthresh: u32) -> Harness {
-        let mut tp = CcState::new(cwnd, 1448);
-        tp.ssthresh = ssthresh;
-        tp.snd_una = 1;
-        tp.snd_nxt = 1 + cwnd as u64 * 1448;
-        tp.in_flight = cwnd;
-        let mut h = Harness {
-            tp,
-            cc: Box::new(HighSpeed::new()),
-            mss: 1448,
-        };
-        h.cc.init(&mut h.tp);
-        h
+        Harness::with(Box::new(HighSpeed::new()), cwnd, ssthresh)
     }
 
     const RTT: SimTime = SimTime::from_millis(100);

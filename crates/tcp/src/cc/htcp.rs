@@ -421,18 +421,7 @@ mod tests {
     const MS: SimTime = SimTime::from_millis(1);
 
     fn harness(cwnd: u32, ssthresh: u32, rtt_scaling: bool, bw_switch: bool) -> Harness {
-        let mut tp = CcState::new(cwnd, 1448);
-        tp.ssthresh = ssthresh;
-        tp.snd_una = 1;
-        tp.snd_nxt = 1 + cwnd as u64 * 1448;
-        tp.in_flight = cwnd;
-        let mut h = Harness {
-            tp,
-            cc: Box::new(Htcp::new(rtt_scaling, bw_switch)),
-            mss: 1448,
-        };
-        h.cc.init(&mut h.tp);
-        h
+        Harness::with(Box::new(Htcp::new(rtt_scaling, bw_switch)), cwnd, ssthresh)
     }
 
     /// `n` ACKs of one segment each, RTT sample 100 ms, without time passing.

@@ -24,7 +24,7 @@ mod tahoe;
 mod vegas;
 mod westwood;
 
-pub use helpers::{cong_avoid_ai, reno_cong_avoid, reno_ssthresh, slow_start};
+pub use helpers::{ca_acked, cong_avoid_ai, reno_cong_avoid, reno_ssthresh, slow_start};
 
 use crate::profile::Recovery;
 use std::collections::BTreeMap;

@@ -29,7 +29,7 @@
 //! kernels compensated for delayed ACKs when every ACK counted as one segment.
 //! No deviations; `undo_cwnd` is the default (Linux `tcp_reno_undo_cwnd`).
 
-use super::{cong_avoid_ai, no_params, slow_start, CcInfo, CcParams, CcState, CongestionControl};
+use super::{ca_acked, cong_avoid_ai, no_params, CcInfo, CcParams, CcState, CongestionControl};
 
 /// Linux `TCP_SCALABLE_AI_CNT`: one segment per 100 acknowledged (a = 0.01).
 pub const AI_CNT: u32 = 100;
@@ -50,16 +50,9 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
-        if !tp.is_cwnd_limited {
+        let Some(acked) = ca_acked(tp, acked) else {
             return;
-        }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         // cwnd += a · acked, a = 1/min(cwnd, 100).
         let w = tp.cwnd.min(AI_CNT);
         cong_avoid_ai(tp, w, acked);
@@ -90,18 +83,7 @@ mod tests {
     const RTT: SimTime = SimTime::from_millis(100);
 
     fn harness(cwnd: u32, ssthresh: u32) -> Harness {
-        let mut tp = CcState::new(cwnd, 1448);
-        tp.ssthresh = ssthresh;
-        tp.snd_una = 1;
-        tp.snd_nxt = 1 + cwnd as u64 * 1448;
-        tp.in_flight = cwnd;
-        let mut h = Harness {
-            tp,
-            cc: Box::new(Scalable),
-            mss: 1448,
-        };
-        h.cc.init(&mut h.tp);
-        h
+        Harness::with(Box::new(Scalable), cwnd, ssthresh)
     }
 
     #[test]

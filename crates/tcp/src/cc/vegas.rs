@@ -249,18 +249,7 @@ mod tests {
 
     /// A Vegas sender with a full window of `cwnd` segments outstanding.
     fn vegas(cwnd: u32, ssthresh: u32) -> Harness {
-        let mut tp = CcState::new(cwnd, 1448);
-        tp.ssthresh = ssthresh;
-        tp.snd_una = 1;
-        tp.snd_nxt = 1 + cwnd as u64 * 1448;
-        tp.in_flight = cwnd;
-        let mut h = Harness {
-            tp,
-            cc: Box::new(Vegas::new(2.0, 4.0, 1.0)),
-            mss: 1448,
-        };
-        h.cc.init(&mut h.tp);
-        h
+        Harness::with(Box::new(Vegas::new(2.0, 4.0, 1.0)), cwnd, ssthresh)
     }
 
     // How the harness lines up with Vegas rounds: `round(rtt)` ACKs the window

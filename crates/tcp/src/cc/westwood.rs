@@ -266,18 +266,7 @@ mod tests {
     }
 
     fn harness() -> Harness {
-        let mut tp = CcState::new(10, 1448);
-        tp.ssthresh = 5;
-        tp.snd_una = 1;
-        tp.snd_nxt = 1 + 10 * 1448;
-        tp.in_flight = 10;
-        let mut h = Harness {
-            tp,
-            cc: Box::new(Westwood::new()),
-            mss: 1448,
-        };
-        h.cc.init(&mut h.tp);
-        h
+        Harness::with(Box::new(Westwood::new()), 10, 5)
     }
 
     /// ACKs of `n` segments at `from_ms`, `from_ms + 100`, ... up to `to_ms`, RTT 90 ms.
