@@ -321,3 +321,41 @@ fn cubic_window_follows_the_rfc9438_curve_after_each_loss() {
     }
     assert!(checked >= 60, "only {checked} points checked");
 }
+
+#[test]
+fn scalable_recovers_in_the_same_number_of_rtts_whatever_the_rate() {
+    // Kelly's Scalable TCP (a = 0.01 per ACK, b = 0.125): from 0.875 W back to W
+    // at 1 % per RTT takes ln(1/0.875) / ln(1.01) = 13.4 RTTs (14 whole RTTs in
+    // Linux's integer rule), plus the RTT of fast recovery, whatever W. Under
+    // periodic loss the loss events therefore come every ~15 RTTs whether the
+    // window is about 400 (p = 1/5000) or 1600 segments (p = 1/20000).
+    let mut cycles = vec![];
+    for every in [5_000u64, 20_000] {
+        let r = sim(&path(
+            "10Gbps",
+            50.0,
+            1_000_000,
+            "cc = \"scalable\"\nrcvbuf = \"1GiB\"\nsndbuf = \"1GiB\"",
+            &format!("loss = {{ every = {every} }}"),
+            120,
+            40,
+        ));
+        let f = &r.flows[0];
+        assert_eq!(f.timeouts, 0);
+        // Loss events in the 80 s window, counted by segments retransmitted (one per loss).
+        let rtts_per_cycle = 80.0 / 0.1 / f.segs_retrans_window as f64;
+        eprintln!(
+            "scalable p = 1/{every}: {} losses in 80 s, {rtts_per_cycle:.1} RTTs per cycle",
+            f.segs_retrans_window
+        );
+        assert!(
+            (13.4..=16.5).contains(&rtts_per_cycle),
+            "p = 1/{every}: {rtts_per_cycle:.1} RTTs per cycle"
+        );
+        cycles.push(rtts_per_cycle);
+    }
+    assert!(
+        (cycles[0] / cycles[1] - 1.0).abs() < 0.05,
+        "cycle lengths differ with the rate: {cycles:?}"
+    );
+}
