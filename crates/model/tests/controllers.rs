@@ -359,3 +359,85 @@ fn scalable_recovers_in_the_same_number_of_rtts_whatever_the_rate() {
         "cycle lengths differ with the rate: {cycles:?}"
     );
 }
+
+/// Per-RTT cycle of Linux CUBIC under periodic loss (RFC 9438 section 4.2 with
+/// Linux's integer plateau): after a loss at `w_max` the window is 0.7 w_max for
+/// the recovery RTT, then follows the target W(t + RTT) = C (t + RTT - K)^3 + w_max,
+/// which Linux rounds to exactly w_max while 410 offs^3 < 2^40 (offs in 1/1024 s),
+/// i.e. within 1.357 s of K. Returns (average window, window at the loss) when
+/// 1/p packets have been sent.
+fn cubic_cycle(w_max: f64, p: f64, rtt: f64) -> (f64, f64) {
+    let (c, beta) = (0.4f64, 0.7f64);
+    let plateau = (2f64.powi(40) / 410.0).cbrt() / 1024.0;
+    let k = (w_max * (1.0 - beta) / c).cbrt();
+    let (mut cwnd, mut t) = (beta * w_max, 0.0);
+    let (mut pk, mut n) = (cwnd, 1.0);
+    while pk < 1.0 / p {
+        let tt = t + rtt;
+        let target = if (tt - k).abs() < plateau {
+            w_max
+        } else {
+            c * (tt - k).powi(3) + w_max
+        };
+        cwnd = f64::max(cwnd, target);
+        pk += cwnd;
+        n += 1.0;
+        t += rtt;
+    }
+    (pk / n, cwnd)
+}
+
+#[test]
+fn cubic_average_window_under_periodic_loss_matches_its_cycle_model() {
+    // RFC 9438 Table 1 assumes each loss lands at K, where W = W_max. Linux's
+    // integer target equals W_max on a plateau 1.357 s either side of K, so under
+    // deterministic periodic loss every W_max whose 1/p-th packet falls on the
+    // plateau is an equilibrium: a band, not a point. At p = 1e-4, RTT 100 ms the
+    // band holds W_max 168..252 (average windows 158..227), and RFC 9438's
+    // 1.054 RTT^0.75 / p^0.75 = 187.4 is one of its members. Check that the
+    // simulation settles on the band and that its average matches the cycle model
+    // at the W_max it reached.
+    let (p, rtt) = (1e-4, 0.1);
+    let text = path(
+        "10Gbps",
+        50.0,
+        1_000_000,
+        "cc = \"cubic\"\nrcvbuf = \"1GiB\"\nsndbuf = \"1GiB\"",
+        "loss = { every = 10000 }",
+        300,
+        100,
+    )
+    .replace(
+        "queue = true\ninterval = \"10ms\"",
+        "cwnd = true\ninterval = \"100ms\"",
+    );
+    let r = sim(&text);
+    let tr = r.traces.cwnd.as_ref().unwrap();
+    let w_max = (0..tr.cwnd.len())
+        .filter(|&i| tr.time_s[i] >= 100.0)
+        .map(|i| tr.cwnd[i])
+        .max()
+        .unwrap() as f64;
+    let avg = r.flows[0].goodput_bps * rtt / (1448.0 * 8.0);
+    // The band: W_max values whose cycle ends on the plateau (loss window = W_max).
+    let band: Vec<f64> = (100..400)
+        .map(f64::from)
+        .filter(|&w| (cubic_cycle(w, p, rtt).1 - w).abs() < 1e-9)
+        .collect();
+    let (lo, hi) = (band[0], *band.last().unwrap());
+    let closed = 1.054 * rtt.powf(0.75) / p.powf(0.75);
+    let (model_avg, _) = cubic_cycle(w_max, p, rtt);
+    eprintln!("cubic p = 1e-4: W_max {w_max}, average {avg:.1}; band W_max {lo}..{hi}; model at this W_max {model_avg:.1}; RFC 9438 {closed:.1}");
+    assert!(
+        (cubic_cycle(lo, p, rtt).0..=cubic_cycle(hi, p, rtt).0).contains(&closed),
+        "RFC value outside the band"
+    );
+    assert!(
+        (lo..=hi).contains(&w_max),
+        "W_max {w_max} outside the equilibrium band {lo}..{hi}"
+    );
+    assert!(
+        (avg / model_avg - 1.0).abs() < 0.03,
+        "average {avg:.1} vs cycle model {model_avg:.1}"
+    );
+}
