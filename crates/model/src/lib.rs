@@ -43,15 +43,32 @@ pub fn catalog() -> Catalog {
                 .collect(),
         })
         .collect();
-    let queues = vec![CatalogEntry {
-        name: s("droptail"),
-        description: s("FIFO; arrivals beyond the limit (packets or bytes) are dropped"),
-        source: s("the classic router queue"),
+    let queue = |name: &str, description: &str, source: &str| CatalogEntry {
+        name: s(name),
+        description: s(description),
+        source: s(source),
         params: vec![
             (s("packets"), s("1000"), s("limit in packets")),
             (s("bytes"), s("-"), s("limit in bytes (instead of packets)")),
         ],
-    }];
+    };
+    let queues = vec![
+        queue(
+            "droptail",
+            "FIFO; arrivals beyond the limit (packets or bytes) are dropped",
+            "the classic router queue",
+        ),
+        queue(
+            "dropfront",
+            "FIFO; when full, the packet at the head is dropped to admit the arrival",
+            "Lakshman, Neidhardt & Ott 1996; Barakat & Altman RR-3620 section 7",
+        ),
+        queue(
+            "randomdrop",
+            "FIFO; when full, a uniformly chosen queued packet (or the arrival) is dropped",
+            "Hashem, MIT LCS TR-465, 1989; Barakat & Altman RR-3620 section 7",
+        ),
+    ];
     let profiles = tcplab_tcp::profiles()
         .into_iter()
         .map(|p| {

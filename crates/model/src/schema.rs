@@ -134,13 +134,24 @@ struct Flow {
     size: Option<Size>,
 }
 
-/// A queue discipline as configured.
-#[derive(Clone, Debug, PartialEq)]
-pub enum QueueSpec {
-    /// Drop Tail limited in packets.
-    DropTailPackets(u32),
-    /// Drop Tail limited in bytes.
-    DropTailBytes(u64),
+/// A queue discipline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueKind {
+    /// Drop Tail.
+    DropTail,
+    /// Drop-from-Front.
+    DropFront,
+    /// Random Drop.
+    RandomDrop,
+}
+
+/// A queue discipline as configured: its kind and its limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueueSpec {
+    /// The discipline.
+    pub kind: QueueKind,
+    /// The limit, in packets or bytes.
+    pub limit: tcplab_net::QueueLimit,
 }
 
 /// Losses on the wire of a link.
@@ -572,14 +583,20 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
 }
 
 fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, ScenarioError> {
-    let kind = q.kind.as_deref().unwrap_or("droptail");
-    if kind != "droptail" {
-        return Err(cx.err(
-            &format!("{field}.kind"),
-            format!("{kind:?}"),
-            "unknown queue discipline; available: droptail",
-        ));
-    }
+    let name = q.kind.as_deref().unwrap_or("droptail");
+    let kind = match name {
+        "droptail" => QueueKind::DropTail,
+        "dropfront" => QueueKind::DropFront,
+        "randomdrop" => QueueKind::RandomDrop,
+        _ => {
+            return Err(cx.err(
+                &format!("{field}.kind"),
+                format!("{name:?}"),
+                "unknown queue discipline; available: droptail, dropfront, randomdrop",
+            ))
+        }
+    };
+    let spec = |limit| QueueSpec { kind, limit };
     match (q.packets, q.bytes) {
         (Some(_), Some(_)) => Err(cx.err(
             field,
@@ -591,13 +608,13 @@ fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, Scenario
             0,
             "a queue must hold at least one packet",
         )),
-        (Some(p), None) => Ok(QueueSpec::DropTailPackets(p)),
+        (Some(p), None) => Ok(spec(tcplab_net::QueueLimit::Packets(p))),
         (None, Some(b)) if b.0 < 1500 => Err(cx.err(
             &format!("{field}.bytes"),
             b.0,
             "must hold at least one 1500-byte packet",
         )),
-        (None, Some(b)) => Ok(QueueSpec::DropTailBytes(b.0)),
+        (None, Some(b)) => Ok(spec(tcplab_net::QueueLimit::Bytes(b.0))),
         (None, None) => Err(cx.err(field, "no limit", "set `packets = N` or `bytes = \"...\"`")),
     }
 }

@@ -2,9 +2,9 @@
 //! loop that runs it, and the probes that measure it.
 
 use crate::results::*;
-use crate::schema::{LossSpec, QueueSpec, Scenario, StartSpec};
+use crate::schema::{LossSpec, QueueKind, Scenario, StartSpec};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
-use tcplab_net::qdisc::{DropTail, Qdisc, QueueLimit};
+use tcplab_net::qdisc::{DropFront, DropTail, Qdisc, RandomDrop};
 use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind, Packet};
 use tcplab_tcp::{cc, Receiver, Sender, TcpHeader};
 
@@ -26,9 +26,11 @@ impl From<NetEvent> for Ev {
 }
 
 /// Random stream ids: flows draw start times from stream `FLOW_STREAM + index`,
-/// links their losses from `LINK_STREAM + index`.
+/// links their losses from `LINK_STREAM + index`, Random Drop queues their
+/// victims from `QUEUE_STREAM + index`.
 const FLOW_STREAM: u64 = 1 << 32;
 const LINK_STREAM: u64 = 2 << 32;
+const QUEUE_STREAM: u64 = 3 << 32;
 
 /// Build the network of a scenario (nodes, links, routes), random losses drawn
 /// from streams of `seed`.
@@ -43,10 +45,14 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
         })
         .collect();
     let mut net = Network::new(kinds);
-    for l in &sc.links {
-        let q: Box<dyn Qdisc> = match l.queue {
-            QueueSpec::DropTailPackets(n) => Box::new(DropTail::new(QueueLimit::Packets(n))),
-            QueueSpec::DropTailBytes(b) => Box::new(DropTail::new(QueueLimit::Bytes(b))),
+    for (i, l) in sc.links.iter().enumerate() {
+        let q: Box<dyn Qdisc> = match l.queue.kind {
+            QueueKind::DropTail => Box::new(DropTail::new(l.queue.limit)),
+            QueueKind::DropFront => Box::new(DropFront::new(l.queue.limit)),
+            QueueKind::RandomDrop => Box::new(RandomDrop::new(
+                l.queue.limit,
+                RngStream::new(seed, QUEUE_STREAM + i as u64),
+            )),
         };
         net.add_link(
             LinkConfig {

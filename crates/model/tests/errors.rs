@@ -165,3 +165,26 @@ fn missing_duration() {
     let m = err(&GOOD.replace("duration = \"10s\"\n", ""));
     has_all(&m, &["missing field `duration`"]);
 }
+
+#[test]
+fn queue_disciplines_by_name() {
+    for kind in ["droptail", "dropfront", "randomdrop"] {
+        let text = GOOD.replace(
+            "queue = { packets = 50 }",
+            &format!("queue = {{ kind = \"{kind}\", packets = 50 }}"),
+        );
+        parse_scenario(&text, "q.toml").unwrap();
+    }
+    let m = err(&GOOD.replace(
+        "queue = { packets = 50 }",
+        "queue = { kind = \"red\", packets = 50 }",
+    ));
+    has_all(
+        &m,
+        &[
+            "link[0].queue.kind",
+            "\"red\"",
+            "available: droptail, dropfront, randomdrop",
+        ],
+    );
+}

@@ -15,12 +15,8 @@ pub struct DropTail {
 impl DropTail {
     /// A Drop Tail queue with the given limit.
     pub fn new(limit: QueueLimit) -> Self {
-        let cap = match limit {
-            QueueLimit::Packets(n) => n as usize + 1,
-            QueueLimit::Bytes(b) => (b / 40) as usize + 1,
-        };
         DropTail {
-            q: VecDeque::with_capacity(cap.min(1 << 20)),
+            q: VecDeque::with_capacity(super::initial_capacity(limit)),
             limit,
             bytes: 0,
         }

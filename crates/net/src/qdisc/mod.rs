@@ -1,8 +1,12 @@
 //! Queue disciplines: one file each against the [`Qdisc`] trait.
 
+mod dropfront;
 mod droptail;
+mod randomdrop;
 
+pub use dropfront::DropFront;
 pub use droptail::DropTail;
+pub use randomdrop::RandomDrop;
 
 use crate::PacketId;
 use tcplab_engine::SimTime;
@@ -14,6 +18,15 @@ pub struct QPkt {
     pub id: PacketId,
     /// Its size in bytes.
     pub size: u32,
+}
+
+/// Room to reserve for a queue of this limit, so the steady state never grows it.
+pub(crate) fn initial_capacity(limit: QueueLimit) -> usize {
+    let cap = match limit {
+        QueueLimit::Packets(n) => n as usize + 1,
+        QueueLimit::Bytes(b) => (b / 40) as usize + 1,
+    };
+    cap.min(1 << 20)
 }
 
 /// A queue limit, in packets or in bytes.
