@@ -63,6 +63,21 @@ pub fn catalog() -> Catalog {
             "FIFO; when full, the packet at the head is dropped to admit the arrival",
             "Lakshman, Neidhardt & Ott 1996; Barakat & Altman RR-3620 section 7",
         ),
+        CatalogEntry {
+            params: vec![
+                (s("packets"), s("1000"), s("hard limit in packets (or bytes)")),
+                (s("min_th"), s("5"), s("average queue (packets) where early drops start")),
+                (s("max_th"), s("15"), s("average queue where the drop probability reaches max_p")),
+                (s("max_p"), s("0.1"), s("drop probability at max_th")),
+                (s("w_q"), s("0.002"), s("EWMA weight of the average queue")),
+                (s("gentle"), s("false"), s("p rises from max_p to 1 between max_th and 2 max_th")),
+            ],
+            ..queue(
+                "red",
+                "Random Early Detection: early drops with a probability growing with the average queue, spaced by count",
+                "Floyd & Jacobson, IEEE/ACM ToN 1993 (figure 2); gentle mode: Floyd 2000",
+            )
+        },
         queue(
             "randomdrop",
             "FIFO; when full, a uniformly chosen queued packet (or the arrival) is dropped",

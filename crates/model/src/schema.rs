@@ -102,6 +102,11 @@ struct Queue {
     kind: Option<String>,
     packets: Option<u32>,
     bytes: Option<Size>,
+    min_th: Option<f64>,
+    max_th: Option<f64>,
+    max_p: Option<f64>,
+    w_q: Option<f64>,
+    gentle: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -135,7 +140,7 @@ struct Flow {
 }
 
 /// A queue discipline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum QueueKind {
     /// Drop Tail.
     DropTail,
@@ -143,6 +148,8 @@ pub enum QueueKind {
     DropFront,
     /// Random Drop.
     RandomDrop,
+    /// RED: (min_th, max_th, max_p, w_q, gentle).
+    Red(f64, f64, f64, f64, bool),
 }
 
 /// A queue discipline as configured: its kind and its limit.
@@ -443,6 +450,11 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 kind: None,
                 packets: Some(1000),
                 bytes: None,
+                min_th: None,
+                max_th: None,
+                max_p: None,
+                w_q: None,
+                gentle: None,
             });
             let queue = resolve_queue(&q, &field("queue"), cx)?;
             let loss = match d.loss.or(base.loss.clone()) {
@@ -588,14 +600,46 @@ fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, Scenario
         "droptail" => QueueKind::DropTail,
         "dropfront" => QueueKind::DropFront,
         "randomdrop" => QueueKind::RandomDrop,
+        "red" => {
+            // Floyd & Jacobson 1993 / Floyd's recommended settings: w_q 0.002, max_p 0.1.
+            let (min_th, max_th) = (q.min_th.unwrap_or(5.0), q.max_th.unwrap_or(15.0));
+            let (max_p, w_q) = (q.max_p.unwrap_or(0.1), q.w_q.unwrap_or(0.002));
+            if !(min_th >= 0.0 && max_th > min_th) {
+                return Err(cx.err(
+                    &format!("{field}.max_th"),
+                    max_th,
+                    format!("must exceed min_th ({min_th}) >= 0"),
+                ));
+            }
+            if !(max_p > 0.0 && max_p <= 1.0) {
+                return Err(cx.err(&format!("{field}.max_p"), max_p, "must be in (0, 1]"));
+            }
+            if !(w_q > 0.0 && w_q <= 1.0) {
+                return Err(cx.err(&format!("{field}.w_q"), w_q, "must be in (0, 1]"));
+            }
+            QueueKind::Red(min_th, max_th, max_p, w_q, q.gentle.unwrap_or(false))
+        }
         _ => {
             return Err(cx.err(
                 &format!("{field}.kind"),
                 format!("{name:?}"),
-                "unknown queue discipline; available: droptail, dropfront, randomdrop",
+                "unknown queue discipline; available: droptail, dropfront, randomdrop, red",
             ))
         }
     };
+    if !matches!(kind, QueueKind::Red(..))
+        && (q.min_th.is_some()
+            || q.max_th.is_some()
+            || q.max_p.is_some()
+            || q.w_q.is_some()
+            || q.gentle.is_some())
+    {
+        return Err(cx.err(
+            field,
+            format!("{name:?} with RED parameters"),
+            "min_th, max_th, max_p, w_q and gentle apply to kind = \"red\" only",
+        ));
+    }
     let spec = |limit| QueueSpec { kind, limit };
     match (q.packets, q.bytes) {
         (Some(_), Some(_)) => Err(cx.err(

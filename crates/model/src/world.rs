@@ -4,7 +4,7 @@
 use crate::results::*;
 use crate::schema::{LossSpec, QueueKind, Scenario, StartSpec};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
-use tcplab_net::qdisc::{DropFront, DropTail, Qdisc, RandomDrop};
+use tcplab_net::qdisc::{DropFront, DropTail, Qdisc, RandomDrop, Red, RedParams};
 use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind, Packet};
 use tcplab_tcp::{cc, Receiver, Sender, TcpHeader};
 
@@ -53,6 +53,23 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                 l.queue.limit,
                 RngStream::new(seed, QUEUE_STREAM + i as u64),
             )),
+            QueueKind::Red(min_th, max_th, max_p, w_q, gentle) => {
+                // Idle decay counts typical transmission times of 1500-byte packets.
+                let tx_time_ns = 1500.0 * 8.0 * 1e9 / l.rate_bps as f64;
+                let p = RedParams {
+                    min_th,
+                    max_th,
+                    max_p,
+                    w_q,
+                    gentle,
+                    tx_time_ns,
+                };
+                Box::new(Red::new(
+                    l.queue.limit,
+                    p,
+                    RngStream::new(seed, QUEUE_STREAM + i as u64),
+                ))
+            }
         };
         net.add_link(
             LinkConfig {

@@ -168,7 +168,7 @@ fn missing_duration() {
 
 #[test]
 fn queue_disciplines_by_name() {
-    for kind in ["droptail", "dropfront", "randomdrop"] {
+    for kind in ["droptail", "dropfront", "randomdrop", "red"] {
         let text = GOOD.replace(
             "queue = { packets = 50 }",
             &format!("queue = {{ kind = \"{kind}\", packets = 50 }}"),
@@ -177,14 +177,27 @@ fn queue_disciplines_by_name() {
     }
     let m = err(&GOOD.replace(
         "queue = { packets = 50 }",
-        "queue = { kind = \"red\", packets = 50 }",
+        "queue = { kind = \"codel\", packets = 50 }",
     ));
     has_all(
         &m,
         &[
             "link[0].queue.kind",
-            "\"red\"",
-            "available: droptail, dropfront, randomdrop",
+            "\"codel\"",
+            "available: droptail, dropfront, randomdrop, red",
         ],
     );
+    let m = err(&GOOD.replace(
+        "queue = { packets = 50 }",
+        "queue = { packets = 50, max_p = 0.2 }",
+    ));
+    has_all(
+        &m,
+        &["link[0].queue", "RED parameters", "kind = \"red\" only"],
+    );
+    let m = err(&GOOD.replace(
+        "queue = { packets = 50 }",
+        "queue = { kind = \"red\", packets = 50, min_th = 20, max_th = 10 }",
+    ));
+    has_all(&m, &["link[0].queue.max_th", "10", "must exceed min_th"]);
 }

@@ -3,10 +3,12 @@
 mod dropfront;
 mod droptail;
 mod randomdrop;
+mod red;
 
 pub use dropfront::DropFront;
 pub use droptail::DropTail;
 pub use randomdrop::RandomDrop;
+pub use red::{Red, RedParams};
 
 use crate::PacketId;
 use tcplab_engine::SimTime;
