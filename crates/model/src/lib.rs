@@ -78,6 +78,18 @@ pub fn catalog() -> Catalog {
                 "Floyd & Jacobson, IEEE/ACM ToN 1993 (figure 2); gentle mode: Floyd 2000",
             )
         },
+        CatalogEntry {
+            params: vec![
+                (s("packets"), s("1000"), s("hard limit in packets (or bytes)")),
+                (s("target"), s("5ms"), s("acceptable standing queue delay")),
+                (s("interval"), s("100ms"), s("window over which the delay must stay above target")),
+            ],
+            ..queue(
+                "codel",
+                "Controlled Delay: drops at dequeue once sojourn stays above target for an interval, then at interval/sqrt(count)",
+                "RFC 8289 (section 5 pseudocode)",
+            )
+        },
         queue(
             "randomdrop",
             "FIFO; when full, a uniformly chosen queued packet (or the arrival) is dropped",

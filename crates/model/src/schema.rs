@@ -107,6 +107,8 @@ struct Queue {
     max_p: Option<f64>,
     w_q: Option<f64>,
     gentle: Option<bool>,
+    target: Option<Duration>,
+    interval: Option<Duration>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -150,6 +152,8 @@ pub enum QueueKind {
     RandomDrop,
     /// RED: (min_th, max_th, max_p, w_q, gentle).
     Red(f64, f64, f64, f64, bool),
+    /// CoDel: (target, interval).
+    Codel(SimTime, SimTime),
 }
 
 /// A queue discipline as configured: its kind and its limit.
@@ -455,6 +459,8 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 max_p: None,
                 w_q: None,
                 gentle: None,
+                target: None,
+                interval: None,
             });
             let queue = resolve_queue(&q, &field("queue"), cx)?;
             let loss = match d.loss.or(base.loss.clone()) {
@@ -596,37 +602,56 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
 
 fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, ScenarioError> {
     let name = q.kind.as_deref().unwrap_or("droptail");
-    let kind = match name {
-        "droptail" => QueueKind::DropTail,
-        "dropfront" => QueueKind::DropFront,
-        "randomdrop" => QueueKind::RandomDrop,
-        "red" => {
-            // Floyd & Jacobson 1993 / Floyd's recommended settings: w_q 0.002, max_p 0.1.
-            let (min_th, max_th) = (q.min_th.unwrap_or(5.0), q.max_th.unwrap_or(15.0));
-            let (max_p, w_q) = (q.max_p.unwrap_or(0.1), q.w_q.unwrap_or(0.002));
-            if !(min_th >= 0.0 && max_th > min_th) {
-                return Err(cx.err(
-                    &format!("{field}.max_th"),
-                    max_th,
-                    format!("must exceed min_th ({min_th}) >= 0"),
-                ));
+    let kind =
+        match name {
+            "droptail" => QueueKind::DropTail,
+            "dropfront" => QueueKind::DropFront,
+            "randomdrop" => QueueKind::RandomDrop,
+            "red" => {
+                // Floyd & Jacobson 1993 / Floyd's recommended settings: w_q 0.002, max_p 0.1.
+                let (min_th, max_th) = (q.min_th.unwrap_or(5.0), q.max_th.unwrap_or(15.0));
+                let (max_p, w_q) = (q.max_p.unwrap_or(0.1), q.w_q.unwrap_or(0.002));
+                if !(min_th >= 0.0 && max_th > min_th) {
+                    return Err(cx.err(
+                        &format!("{field}.max_th"),
+                        max_th,
+                        format!("must exceed min_th ({min_th}) >= 0"),
+                    ));
+                }
+                if !(max_p > 0.0 && max_p <= 1.0) {
+                    return Err(cx.err(&format!("{field}.max_p"), max_p, "must be in (0, 1]"));
+                }
+                if !(w_q > 0.0 && w_q <= 1.0) {
+                    return Err(cx.err(&format!("{field}.w_q"), w_q, "must be in (0, 1]"));
+                }
+                QueueKind::Red(min_th, max_th, max_p, w_q, q.gentle.unwrap_or(false))
             }
-            if !(max_p > 0.0 && max_p <= 1.0) {
-                return Err(cx.err(&format!("{field}.max_p"), max_p, "must be in (0, 1]"));
+            "codel" => {
+                // RFC 8289 defaults: TARGET 5 ms, INTERVAL 100 ms.
+                let target = q.target.map_or(SimTime::from_millis(5), |d| d.0);
+                let interval = q.interval.map_or(SimTime::from_millis(100), |d| d.0);
+                if target == SimTime::ZERO || interval <= target {
+                    return Err(cx.err(
+                        &format!("{field}.interval"),
+                        interval,
+                        format!("must exceed target ({target}) > 0"),
+                    ));
+                }
+                QueueKind::Codel(target, interval)
             }
-            if !(w_q > 0.0 && w_q <= 1.0) {
-                return Err(cx.err(&format!("{field}.w_q"), w_q, "must be in (0, 1]"));
-            }
-            QueueKind::Red(min_th, max_th, max_p, w_q, q.gentle.unwrap_or(false))
-        }
-        _ => {
-            return Err(cx.err(
+            _ => return Err(cx.err(
                 &format!("{field}.kind"),
                 format!("{name:?}"),
-                "unknown queue discipline; available: droptail, dropfront, randomdrop, red",
-            ))
-        }
-    };
+                "unknown queue discipline; available: droptail, dropfront, randomdrop, red, codel",
+            )),
+        };
+    if !matches!(kind, QueueKind::Codel(..)) && (q.target.is_some() || q.interval.is_some()) {
+        return Err(cx.err(
+            field,
+            format!("{name:?} with CoDel parameters"),
+            "target and interval apply to kind = \"codel\" only",
+        ));
+    }
     if !matches!(kind, QueueKind::Red(..))
         && (q.min_th.is_some()
             || q.max_th.is_some()

@@ -4,7 +4,9 @@
 use crate::results::*;
 use crate::schema::{LossSpec, QueueKind, Scenario, StartSpec};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
-use tcplab_net::qdisc::{DropFront, DropTail, Qdisc, RandomDrop, Red, RedParams};
+use tcplab_net::qdisc::{
+    Codel, CodelParams, DropFront, DropTail, Qdisc, RandomDrop, Red, RedParams,
+};
 use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind, Packet};
 use tcplab_tcp::{cc, Receiver, Sender, TcpHeader};
 
@@ -53,6 +55,14 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                 l.queue.limit,
                 RngStream::new(seed, QUEUE_STREAM + i as u64),
             )),
+            QueueKind::Codel(target, interval) => {
+                let p = CodelParams {
+                    target,
+                    interval,
+                    ..CodelParams::default()
+                };
+                Box::new(Codel::new(l.queue.limit, p))
+            }
             QueueKind::Red(min_th, max_th, max_p, w_q, gentle) => {
                 // Idle decay counts typical transmission times of 1500-byte packets.
                 let tx_time_ns = 1500.0 * 8.0 * 1e9 / l.rate_bps as f64;

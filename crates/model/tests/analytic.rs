@@ -282,17 +282,22 @@ fn the_three_drop_policies_run_and_random_drop_is_deterministic() {
     // lose packets at the bottleneck; Random Drop draws from its own stream, so
     // the same seed gives the same run.
     let base = path("10Mbps", 50.0, 20, "", 60, 20);
-    for kind in ["droptail", "dropfront", "randomdrop", "red"] {
+    for kind in ["droptail", "dropfront", "randomdrop", "red", "codel"] {
         let text = base.replace(
             "queue = { packets = 20 }",
             &format!("queue = {{ kind = \"{kind}\", packets = 20 }}"),
         );
         let a = sim(&text);
         let down = a.links.iter().find(|l| l.name == "r->b").unwrap();
-        // RED drops early, at an average of 5..15 packets far below the BDP (83):
+        // RED and CoDel drop early, at an average of 5..15 packets or 5 ms of
+        // delay, far below the BDP (83 packets, 100 ms):
         // a single flow then leaves the link idle after each halving (0.71 here);
         // the queue-control test above checks RED itself.
-        let floor = if kind == "red" { 0.5 } else { 0.8 };
+        let floor = if matches!(kind, "red" | "codel") {
+            0.5
+        } else {
+            0.8
+        };
         assert!(
             down.drops > 0 && down.utilisation > floor,
             "{kind}: {} drops, utilisation {}",
@@ -331,4 +336,27 @@ fn red_keeps_the_average_queue_near_its_thresholds_where_drop_tail_fills_the_buf
     eprintln!("mean queue: drop tail {:.1}, red {:.1}", q(&tail), q(&red));
     assert!(q(&tail) > 30.0, "drop tail mean queue {}", q(&tail));
     assert!(q(&red) < 15.0, "red mean queue {}", q(&red));
+}
+
+#[test]
+fn codel_keeps_the_standing_queue_near_its_target_delay() {
+    // Same path as the RED test: CoDel's target of 5 ms is 4.2 packets of 1500 B
+    // at 10 Mb/s; it drops once the sojourn has stayed above that for 100 ms, so
+    // the time-averaged queue stays a few packets, where Drop Tail averages ~60.
+    let base = path("10Mbps", 50.0, 100, "", 300, 60);
+    let codel = sim(&base.replace(
+        "queue = { packets = 100 }",
+        "queue = { kind = \"codel\", packets = 100 }",
+    ));
+    let down = codel.links.iter().find(|l| l.name == "r->b").unwrap();
+    eprintln!(
+        "codel: mean queue {:.1} packets, utilisation {:.3}, drops {}",
+        down.mean_queue_pkts, down.utilisation, down.drops
+    );
+    assert!(
+        down.mean_queue_pkts < 15.0,
+        "codel mean queue {}",
+        down.mean_queue_pkts
+    );
+    assert!(down.drops > 0);
 }

@@ -168,7 +168,7 @@ fn missing_duration() {
 
 #[test]
 fn queue_disciplines_by_name() {
-    for kind in ["droptail", "dropfront", "randomdrop", "red"] {
+    for kind in ["droptail", "dropfront", "randomdrop", "red", "codel"] {
         let text = GOOD.replace(
             "queue = { packets = 50 }",
             &format!("queue = {{ kind = \"{kind}\", packets = 50 }}"),
@@ -177,14 +177,14 @@ fn queue_disciplines_by_name() {
     }
     let m = err(&GOOD.replace(
         "queue = { packets = 50 }",
-        "queue = { kind = \"codel\", packets = 50 }",
+        "queue = { kind = \"fq_codel\", packets = 50 }",
     ));
     has_all(
         &m,
         &[
             "link[0].queue.kind",
-            "\"codel\"",
-            "available: droptail, dropfront, randomdrop, red",
+            "\"fq_codel\"",
+            "available: droptail, dropfront, randomdrop, red, codel",
         ],
     );
     let m = err(&GOOD.replace(

@@ -1,10 +1,12 @@
 //! Queue disciplines: one file each against the [`Qdisc`] trait.
 
+mod codel;
 mod dropfront;
 mod droptail;
 mod randomdrop;
 mod red;
 
+pub use codel::{Codel, CodelParams};
 pub use dropfront::DropFront;
 pub use droptail::DropTail;
 pub use randomdrop::RandomDrop;

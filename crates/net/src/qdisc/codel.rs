@@ -1,0 +1,202 @@
+//! CoDel, Controlled Delay (RFC 8289), following its section 5 pseudocode: the
+//! sojourn time of each dequeued packet is compared with TARGET; once it has
+//! stayed above TARGET for INTERVAL the queue enters the dropping state and drops
+//! at dequeue, the next drop scheduled by the control law
+//! `drop_next = t + INTERVAL / sqrt(count)`; re-entering the dropping state soon
+//! after leaving it resumes from `count - lastcount` (section 5.5). A hard limit
+//! tail-drops arrivals when the buffer is full.
+
+use super::{QPkt, Qdisc, QueueLimit};
+use std::collections::VecDeque;
+use tcplab_engine::SimTime;
+
+/// CoDel parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CodelParams {
+    /// Acceptable standing queue delay (RFC 8289: 5 ms).
+    pub target: SimTime,
+    /// Sliding window (RFC 8289: 100 ms).
+    pub interval: SimTime,
+    /// Below this many queued bytes the queue is never considered standing (one MTU).
+    pub max_packet: u64,
+}
+
+impl Default for CodelParams {
+    fn default() -> Self {
+        CodelParams {
+            target: SimTime::from_millis(5),
+            interval: SimTime::from_millis(100),
+            max_packet: 1500,
+        }
+    }
+}
+
+/// A CoDel queue.
+pub struct Codel {
+    q: VecDeque<(QPkt, SimTime)>,
+    limit: QueueLimit,
+    bytes: u64,
+    p: CodelParams,
+    first_above_time: Option<SimTime>,
+    drop_next: SimTime,
+    count: u32,
+    lastcount: u32,
+    dropping: bool,
+}
+
+impl Codel {
+    /// A CoDel queue with hard limit `limit`.
+    pub fn new(limit: QueueLimit, p: CodelParams) -> Self {
+        Codel {
+            q: VecDeque::with_capacity(super::initial_capacity(limit)),
+            limit,
+            bytes: 0,
+            p,
+            first_above_time: None,
+            drop_next: SimTime::ZERO,
+            count: 0,
+            lastcount: 0,
+            dropping: false,
+        }
+    }
+
+    /// RFC 8289 control_law: t + INTERVAL / sqrt(count).
+    fn control_law(&self, t: SimTime, count: u32) -> SimTime {
+        t + SimTime((self.p.interval.0 as f64 / (count.max(1) as f64).sqrt()).round() as u64)
+    }
+
+    /// RFC 8289 dodequeue: the head packet and whether it may be dropped.
+    fn dodequeue(&mut self, now: SimTime) -> (Option<QPkt>, bool) {
+        let Some((p, at)) = self.q.pop_front() else {
+            self.first_above_time = None;
+            return (None, false);
+        };
+        self.bytes -= p.size as u64;
+        let sojourn = now - at;
+        let mut ok_to_drop = false;
+        if sojourn < self.p.target || self.bytes <= self.p.max_packet {
+            self.first_above_time = None;
+        } else {
+            match self.first_above_time {
+                None => self.first_above_time = Some(now + self.p.interval),
+                Some(t) if now >= t => ok_to_drop = true,
+                _ => {}
+            }
+        }
+        (Some(p), ok_to_drop)
+    }
+}
+
+impl Qdisc for Codel {
+    fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt> {
+        let full = match self.limit {
+            QueueLimit::Packets(n) => self.q.len() as u32 >= n,
+            QueueLimit::Bytes(b) => self.bytes + p.size as u64 > b,
+        };
+        if full {
+            return Some(p);
+        }
+        self.bytes += p.size as u64;
+        self.q.push_back((p, now));
+        None
+    }
+
+    fn dequeue(&mut self, now: SimTime, drop: &mut dyn FnMut(QPkt)) -> Option<QPkt> {
+        let (mut r, mut ok) = self.dodequeue(now);
+        if self.dropping {
+            if !ok {
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                if let Some(p) = r {
+                    drop(p);
+                }
+                self.count += 1;
+                (r, ok) = self.dodequeue(now);
+                if !ok {
+                    self.dropping = false;
+                } else {
+                    self.drop_next = self.control_law(self.drop_next, self.count);
+                }
+            }
+        } else if ok {
+            if let Some(p) = r {
+                drop(p);
+            }
+            (r, _) = self.dodequeue(now);
+            self.dropping = true;
+            // Section 5.5: resume near the previous drop rate if it ended recently.
+            let delta = self.count.saturating_sub(self.lastcount);
+            self.count = if delta > 1
+                && now.saturating_sub(self.drop_next) < SimTime(16 * self.p.interval.0)
+            {
+                delta
+            } else {
+                1
+            };
+            self.drop_next = self.control_law(now, self.count);
+            self.lastcount = self.count;
+        }
+        r
+    }
+
+    fn len_packets(&self) -> u32 {
+        self.q.len() as u32
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn name(&self) -> &'static str {
+        "codel"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_follow_the_control_law() {
+        // 1000 packets of 1500 B queued at 0, one dequeued per millisecond: the
+        // packet leaving at t ms has sojourn t ms. Sojourn reaches TARGET (5 ms)
+        // at 5 ms: first_above_time = 105 ms. Drops (RFC 8289 section 5):
+        //   105 ms (entering the dropping state, count 1, drop_next = 205),
+        //   205 ms (count 2, drop_next = 205 + 100/sqrt 2 = 275.71),
+        //   276 ms (count 3, drop_next = 275.71 + 100/sqrt 3 = 333.45),
+        //   334 ms (count 4, drop_next = 333.45 + 50 = 383.45), 384 ms.
+        let mut q = Codel::new(QueueLimit::Packets(10_000), CodelParams::default());
+        for id in 0..1000 {
+            q.enqueue(QPkt { id, size: 1500 }, SimTime::ZERO);
+        }
+        let mut drop_times = vec![];
+        for t in 1..=400u64 {
+            let mut dropped = 0;
+            q.dequeue(SimTime::from_millis(t), &mut |_| dropped += 1);
+            for _ in 0..dropped {
+                drop_times.push(t);
+            }
+        }
+        assert_eq!(drop_times, vec![105, 205, 276, 334, 384]);
+    }
+
+    #[test]
+    fn a_short_queue_is_never_dropped_from() {
+        // Sojourn below TARGET: no drop however long it lasts.
+        let mut q = Codel::new(QueueLimit::Packets(100), CodelParams::default());
+        let mut drops = 0;
+        for t in 0..10_000u64 {
+            q.enqueue(
+                QPkt {
+                    id: t as u32,
+                    size: 1500,
+                },
+                SimTime::from_millis(t),
+            );
+            q.dequeue(
+                SimTime::from_millis(t) + SimTime::from_millis(1),
+                &mut |_| drops += 1,
+            );
+        }
+        assert_eq!(drops, 0);
+    }
+}
