@@ -6,8 +6,8 @@
 //! after leaving it resumes from `count - lastcount` (section 5.5). A hard limit
 //! tail-drops arrivals when the buffer is full.
 
+use super::fifo::Fifo;
 use super::{QPkt, Qdisc, QueueLimit};
-use std::collections::VecDeque;
 use tcplab_engine::SimTime;
 
 /// CoDel parameters.
@@ -33,9 +33,7 @@ impl Default for CodelParams {
 
 /// A CoDel queue.
 pub struct Codel {
-    q: VecDeque<(QPkt, SimTime)>,
-    limit: QueueLimit,
-    bytes: u64,
+    q: Fifo,
     p: CodelParams,
     first_above_time: Option<SimTime>,
     drop_next: SimTime,
@@ -48,9 +46,7 @@ impl Codel {
     /// A CoDel queue with hard limit `limit`.
     pub fn new(limit: QueueLimit, p: CodelParams) -> Self {
         Codel {
-            q: VecDeque::with_capacity(super::initial_capacity(limit)),
-            limit,
-            bytes: 0,
+            q: Fifo::new(limit),
             p,
             first_above_time: None,
             drop_next: SimTime::ZERO,
@@ -67,14 +63,13 @@ impl Codel {
 
     /// RFC 8289 dodequeue: the head packet and whether it may be dropped.
     fn dodequeue(&mut self, now: SimTime) -> (Option<QPkt>, bool) {
-        let Some((p, at)) = self.q.pop_front() else {
+        let Some((p, at)) = self.q.pop() else {
             self.first_above_time = None;
             return (None, false);
         };
-        self.bytes -= p.size as u64;
         let sojourn = now - at;
         let mut ok_to_drop = false;
-        if sojourn < self.p.target || self.bytes <= self.p.max_packet {
+        if sojourn < self.p.target || self.q.bytes() <= self.p.max_packet {
             self.first_above_time = None;
         } else {
             match self.first_above_time {
@@ -89,15 +84,10 @@ impl Codel {
 
 impl Qdisc for Codel {
     fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt> {
-        let full = match self.limit {
-            QueueLimit::Packets(n) => self.q.len() as u32 >= n,
-            QueueLimit::Bytes(b) => self.bytes + p.size as u64 > b,
-        };
-        if full {
+        if !self.q.fits(p.size) {
             return Some(p);
         }
-        self.bytes += p.size as u64;
-        self.q.push_back((p, now));
+        self.q.push(p, now);
         None
     }
 
@@ -144,7 +134,7 @@ impl Qdisc for Codel {
         self.q.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         "codel"

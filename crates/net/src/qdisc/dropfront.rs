@@ -3,67 +3,51 @@
 //! by Barakat & Altman (RR-3620, section 7) as a cure for lost retransmissions:
 //! the loss is signalled one queue-drain earlier than with Drop Tail.
 
+use super::fifo::Fifo;
 use super::{QPkt, Qdisc, QueueLimit};
-use std::collections::VecDeque;
 use tcplab_engine::SimTime;
 
 /// A FIFO dropping from the front when full.
 pub struct DropFront {
-    q: VecDeque<QPkt>,
-    limit: QueueLimit,
-    bytes: u64,
+    q: Fifo,
 }
 
 impl DropFront {
     /// A Drop-from-Front queue with the given limit.
     pub fn new(limit: QueueLimit) -> Self {
         DropFront {
-            q: VecDeque::with_capacity(super::initial_capacity(limit)),
-            limit,
-            bytes: 0,
-        }
-    }
-    fn over(&self, extra: u32) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => self.q.len() as u32 + 1 > n,
-            QueueLimit::Bytes(b) => self.bytes + extra as u64 > b,
+            q: Fifo::new(limit),
         }
     }
 }
 
 impl Qdisc for DropFront {
-    fn enqueue(&mut self, p: QPkt, _now: SimTime) -> Option<QPkt> {
+    fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt> {
+        if self.q.fits(p.size) {
+            self.q.push(p, now);
+            return None;
+        }
         // One drop per arrival (the trait reports one): a packet larger than the
         // head may still not fit, and then the arrival itself is dropped.
-        if self.over(p.size) {
-            if let Some(head) = self.q.pop_front() {
-                self.bytes -= head.size as u64;
-                if self.over(p.size) {
-                    // Put the head back and refuse the arrival instead.
-                    self.bytes += head.size as u64;
-                    self.q.push_front(head);
-                    return Some(p);
-                }
-                self.bytes += p.size as u64;
-                self.q.push_back(p);
-                return Some(head);
-            }
+        let Some((head, at)) = self.q.pop() else {
+            return Some(p);
+        };
+        if !self.q.fits(p.size) {
+            // Put the head back and refuse the arrival instead.
+            self.q.push_front(head, at);
             return Some(p);
         }
-        self.bytes += p.size as u64;
-        self.q.push_back(p);
-        None
+        self.q.push(p, now);
+        Some(head)
     }
     fn dequeue(&mut self, _now: SimTime, _drop: &mut dyn FnMut(QPkt)) -> Option<QPkt> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+        self.q.pop().map(|(p, _)| p)
     }
     fn len_packets(&self) -> u32 {
         self.q.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         "dropfront"

@@ -1,51 +1,40 @@
 //! Drop Tail: first in, first out; an arriving packet that would exceed the
 //! limit (in packets or bytes) is dropped.
 
+use super::fifo::Fifo;
 use super::{QPkt, Qdisc, QueueLimit};
-use std::collections::VecDeque;
 use tcplab_engine::SimTime;
 
 /// A FIFO that drops arrivals beyond its limit.
 pub struct DropTail {
-    q: VecDeque<QPkt>,
-    limit: QueueLimit,
-    bytes: u64,
+    q: Fifo,
 }
 
 impl DropTail {
     /// A Drop Tail queue with the given limit.
     pub fn new(limit: QueueLimit) -> Self {
         DropTail {
-            q: VecDeque::with_capacity(super::initial_capacity(limit)),
-            limit,
-            bytes: 0,
+            q: Fifo::new(limit),
         }
     }
 }
 
 impl Qdisc for DropTail {
-    fn enqueue(&mut self, p: QPkt, _now: SimTime) -> Option<QPkt> {
-        let full = match self.limit {
-            QueueLimit::Packets(n) => self.q.len() as u32 >= n,
-            QueueLimit::Bytes(b) => self.bytes + p.size as u64 > b,
-        };
-        if full {
+    fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt> {
+        if !self.q.fits(p.size) {
             return Some(p);
         }
-        self.bytes += p.size as u64;
-        self.q.push_back(p);
+        self.q.push(p, now);
         None
     }
     fn dequeue(&mut self, _now: SimTime, _drop: &mut dyn FnMut(QPkt)) -> Option<QPkt> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+        self.q.pop().map(|(p, _)| p)
     }
     fn len_packets(&self) -> u32 {
         self.q.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         "droptail"

@@ -3,6 +3,7 @@
 mod codel;
 mod dropfront;
 mod droptail;
+mod fifo;
 mod randomdrop;
 mod red;
 
@@ -22,15 +23,6 @@ pub struct QPkt {
     pub id: PacketId,
     /// Its size in bytes.
     pub size: u32,
-}
-
-/// Room to reserve for a queue of this limit, so the steady state never grows it.
-pub(crate) fn initial_capacity(limit: QueueLimit) -> usize {
-    let cap = match limit {
-        QueueLimit::Packets(n) => n as usize + 1,
-        QueueLimit::Bytes(b) => (b / 40) as usize + 1,
-    };
-    cap.min(1 << 20)
 }
 
 /// A queue limit, in packets or in bytes.

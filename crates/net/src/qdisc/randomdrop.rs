@@ -3,15 +3,13 @@
 //! the arrival itself; Barakat & Altman (RR-3620, section 7) compare it with Drop
 //! Tail and Drop-from-Front. The choice comes from the queue's own random stream.
 
+use super::fifo::Fifo;
 use super::{QPkt, Qdisc, QueueLimit};
-use std::collections::VecDeque;
 use tcplab_engine::{RngStream, SimTime};
 
 /// A FIFO that, when full, drops a uniformly chosen packet (the arrival included).
 pub struct RandomDrop {
-    q: VecDeque<QPkt>,
-    limit: QueueLimit,
-    bytes: u64,
+    q: Fifo,
     rng: RngStream,
 }
 
@@ -19,25 +17,16 @@ impl RandomDrop {
     /// A Random Drop queue with the given limit drawing from `rng`.
     pub fn new(limit: QueueLimit, rng: RngStream) -> Self {
         RandomDrop {
-            q: VecDeque::with_capacity(super::initial_capacity(limit)),
-            limit,
-            bytes: 0,
+            q: Fifo::new(limit),
             rng,
-        }
-    }
-    fn full_for(&self, size: u32) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => self.q.len() as u32 + 1 > n,
-            QueueLimit::Bytes(b) => self.bytes + size as u64 > b,
         }
     }
 }
 
 impl Qdisc for RandomDrop {
-    fn enqueue(&mut self, p: QPkt, _now: SimTime) -> Option<QPkt> {
-        if !self.full_for(p.size) {
-            self.bytes += p.size as u64;
-            self.q.push_back(p);
+    fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt> {
+        if self.q.fits(p.size) {
+            self.q.push(p, now);
             return None;
         }
         // Victim uniform among the queued packets and the arrival.
@@ -45,28 +34,23 @@ impl Qdisc for RandomDrop {
         if k == self.q.len() {
             return Some(p);
         }
-        let victim = self.q.remove(k).expect("index in range");
-        self.bytes -= victim.size as u64;
-        if self.full_for(p.size) {
+        let (victim, at) = self.q.remove(k).expect("index in range");
+        if !self.q.fits(p.size) {
             // Byte limits: the arrival still does not fit; keep the queue as it was.
-            self.bytes += victim.size as u64;
-            self.q.insert(k, victim);
+            self.q.insert(k, victim, at);
             return Some(p);
         }
-        self.bytes += p.size as u64;
-        self.q.push_back(p);
+        self.q.push(p, now);
         Some(victim)
     }
     fn dequeue(&mut self, _now: SimTime, _drop: &mut dyn FnMut(QPkt)) -> Option<QPkt> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+        self.q.pop().map(|(p, _)| p)
     }
     fn len_packets(&self) -> u32 {
         self.q.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         "randomdrop"

@@ -15,8 +15,8 @@
 //! Deviations: the average is in packets (ns-2's default); RED drops, it does not
 //! mark (ECN is not modelled by the TCP yet).
 
+use super::fifo::Fifo;
 use super::{QPkt, Qdisc, QueueLimit};
-use std::collections::VecDeque;
 use tcplab_engine::{RngStream, SimTime};
 
 /// RED parameters.
@@ -38,9 +38,7 @@ pub struct RedParams {
 
 /// A RED queue.
 pub struct Red {
-    q: VecDeque<QPkt>,
-    limit: QueueLimit,
-    bytes: u64,
+    pub(crate) q: Fifo,
     p: RedParams,
     pub(crate) avg: f64,
     pub(crate) count: i64,
@@ -52,9 +50,7 @@ impl Red {
     /// A RED queue with hard limit `limit`.
     pub fn new(limit: QueueLimit, p: RedParams, rng: RngStream) -> Self {
         Red {
-            q: VecDeque::with_capacity(super::initial_capacity(limit)),
-            limit,
-            bytes: 0,
+            q: Fifo::new(limit),
             p,
             avg: 0.0,
             count: -1,
@@ -106,12 +102,6 @@ impl Red {
             _ => self.avg = (1.0 - w) * self.avg + w * self.q.len() as f64,
         }
     }
-    fn full_for(&self, size: u32) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => self.q.len() as u32 + 1 > n,
-            QueueLimit::Bytes(b) => self.bytes + size as u64 > b,
-        }
-    }
 }
 
 impl Qdisc for Red {
@@ -134,7 +124,7 @@ impl Qdisc for Red {
             self.count = -1;
             false
         };
-        if drop || self.full_for(p.size) {
+        if drop || !self.q.fits(p.size) {
             if self.q.is_empty() {
                 // Still idle: the decay is accounted up to now (the paper's q_time
                 // stands while the queue stays empty; counting from now avoids
@@ -143,13 +133,11 @@ impl Qdisc for Red {
             }
             return Some(p);
         }
-        self.bytes += p.size as u64;
-        self.q.push_back(p);
+        self.q.push(p, now);
         None
     }
     fn dequeue(&mut self, now: SimTime, _drop: &mut dyn FnMut(QPkt)) -> Option<QPkt> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
+        let (p, _) = self.q.pop()?;
         if self.q.is_empty() {
             self.idle_since = Some(now);
         }
@@ -159,7 +147,7 @@ impl Qdisc for Red {
         self.q.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         "red"
@@ -267,7 +255,6 @@ mod tests {
                 since = 0;
             }
             r.q.clear();
-            r.bytes = 0;
         }
         // The first gap starts from the initial count of -1, not 0: skip it.
         let gaps = &gaps[1..];
