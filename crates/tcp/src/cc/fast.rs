@@ -33,21 +33,39 @@
 //! Updates stop outside the Open state and start over, waiting a full round,
 //! when the state returns to Open and when sending after idle.
 //!
-//! Parameters: `alpha` (packets queued at equilibrium, default 200: the value of
-//! the paper's experiments; the ns-2 module has no default of its own: its
-//! constructor sets 0 and its test scripts set 800 to 10000 for their very
-//! large windows), `gamma` (default 0.5, as ns-2's `gamma_`), `every_other`
-//! (default 1).
+//! Parameters: `alpha` (packets queued at equilibrium, default 200), `gamma`
+//! (default 0.5, as ns-2's `gamma_`), `every_other` (default 1).
+//!
+//! No source consulted gives alpha a default, so 200 is a convention, not a
+//! sourced value: set alpha per path (each flow keeps alpha packets queued, so
+//! the bottleneck buffer must hold the sum).
+//! - ns-2 module 1.1.3 (hbatmit/ns2.35, tcp/tcp-fast.cc): the constructor sets
+//!   `alpha_(0)`, `beta_(0)`, `gamma_(0.5)`, and the tcl/lib/ns-default.tcl
+//!   versions read set nothing for Agent/TCP/Fast; Caltech's example scripts for the module
+//!   (Choe & Wydrowski, 2003-04) set `alpha_` 800, 1000 or 10000 with
+//!   `window_` 1e5 to 1e6.
+//! - UDT's FAST example (notpeter/udt, app/cc.h, class CFAST, citing the
+//!   INFOCOM paper and draft-jwl-tcp-fast-01) hard-codes alpha = 200, with
+//!   gamma 1/2, an update every 2 RTTs and the 2w bound.
+//! - The papers themselves (INFOCOM 2004; Wei, Jin, Low & Hegde, IEEE/ACM ToN
+//!   2006) could not be read offline: the quotation above and the estimator
+//!   weight below are as first recorded here, not rechecked, and whether their
+//!   experiments used alpha = 200 is unverified. The reference study
+//!   (mascolo2006) states the update rule but no alpha.
 //!
 //! Deviations:
 //! - avgRTT is the plain mean of the last round's samples; the paper's
 //!   estimator is an exponential moving average updated on every ACK with weight
-//!   min(3/w, 1/4) (ns-2: min(3/w, 1/256)), which forgets all but about e^-3 = 5%
-//!   of what came before the last round.
+//!   min(3/w, 1/4) (unchecked, see above; ns-2's `fast_est_update_avgrtt`:
+//!   min(3/w, 1/256)), which forgets all but about e^-3 = 5% of what came
+//!   before the last round.
 //! - ns-2's multiplicative-increase start (cwnd += 1 per ACK while the queueing
-//!   delay is below `mi_threshold_`) and its `beta_` dead band are left out: the
-//!   window follows the equation from the first round (its 2w bound is the
-//!   paper's slow start).
+//!   delay is below `mi_threshold_`, which has no default; the example scripts
+//!   set 1.5 ms) and its `beta_` dead band (no update while the queue estimate
+//!   is in [alpha, beta); beta_ defaults to 0) are left out: the window follows
+//!   the equation from the first round, and its 2w bound is the paper's slow
+//!   start (ns-2's `fast_calc_cwnd` has no 2w bound; its `fast_pace` adds at
+//!   most one segment per ACK above 4 segments).
 //! - The sample of the ACK that passes the round's edge belongs to the new round.
 //! - Like ns-2 and Linux Vegas, the window grows whether or not the sender is
 //!   cwnd-limited.
@@ -263,7 +281,7 @@ pub const INFO: CcInfo = CcInfo {
     description: "FAST TCP: w <- min(2w, (1-gamma) w + gamma (baseRTT/avgRTT w + alpha)), alpha packets queued at equilibrium",
     source: "Jin, Wei & Low, IEEE INFOCOM 2004; ns-2 FAST module 1.1.3 (Cui & Andrew, tcp-fast.cc)",
     params: &[
-        ("alpha", "200", "packets the flow keeps queued at equilibrium"),
+        ("alpha", "200", "packets the flow keeps queued at equilibrium (a convention, no source default: set it per path)"),
         ("gamma", "0.5", "gain of each update, in (0, 1]"),
         ("every_other", "1", "1: update after one round, freeze during the next (paper, ns-2, Linux); 0: every round"),
     ],
@@ -398,6 +416,27 @@ mod tests {
         // spread over this round of 20 ACKs.
         h.round(ms(200));
         assert_eq!(h.tp.cwnd, 30);
+    }
+
+    #[test]
+    fn defaults_are_alpha_200_gamma_half_every_other_round() {
+        // make() with no parameters: alpha 200, gamma 0.5, every other round.
+        // Empty path (baseRTT = RTT = 100 ms), 400 segments: the round read by
+        // each update carried w, so baseRTT/RTT * w_meas = w and the update is
+        // w <- min(2w, (1 - 0.5) w + 0.5 (w + 200)) = min(2w, w + 100).
+        //   after round 1: no update (400)
+        //   after round 2: on round 1: min(800, 200 + 300) = 500
+        //   after round 3: frozen (500)
+        //   after round 4: on round 3: min(1000, 250 + 350) = 600
+        // (gamma 1 would give w + 200, alpha 100 would give w + 50.)
+        let cc = make(&CcParams::new()).unwrap();
+        let mut h = Harness::with(cc, 400, u32::MAX);
+        let mut seen = vec![];
+        for _ in 0..4 {
+            h.round(ms(100));
+            seen.push(h.tp.cwnd);
+        }
+        assert_eq!(seen, [400, 500, 500, 600]);
     }
 
     #[test]
