@@ -109,6 +109,8 @@ def test_run_returns_the_columns_the_fake_has() -> None:
     assert list(real["meta"]) == list(fake["meta"])
     assert list(real["flows"]) == list(fake["flows"])
     assert list(real["links"]) == list(fake["links"])
+    for table in ("phases", "generators", "transfers"):
+        assert list(real[table]) == list(fake[table])  # type: ignore[literal-required]
     traces: dict[str, Any] = dict(real["traces"])
     for name, columns in traces.items():
         assert list(columns) == list(fake["traces"][name])

@@ -20,6 +20,9 @@ from conftest import fake_raw
 EXPECTED_FILES = {
     "flows.parquet",
     "links.parquet",
+    "phases.parquet",
+    "generators.parquet",
+    "transfers.parquet",
     "trace_cwnd.parquet",
     "trace_rtt.parquet",
     "trace_queue.parquet",
@@ -59,7 +62,8 @@ def test_trace_columns_keep_their_types(raw: dict[str, Any]) -> None:
 
 def test_summary_turns_nan_into_none(raw: dict[str, Any]) -> None:
     summary = Results(raw).summary()
-    assert set(summary) == {"meta", "flows", "links"}
+    # The transfers table can be long: Parquet only, not the JSON summary.
+    assert set(summary) == {"meta", "flows", "links", "phases", "generators"}
     assert summary["flows"][1]["goodput_bps"] is None
     assert summary["flows"][0]["goodput_bps"] == 4.5e6
     json.dumps(summary, allow_nan=False)
@@ -84,9 +88,23 @@ def test_write_produces_every_file(raw: dict[str, Any], tmp_path: Path) -> None:
     assert math.isnan(flows["goodput_bps"][1])
     cwnd = pl.read_parquet(out / "trace_cwnd.parquet")
     assert cwnd.equals(Results(raw).traces["cwnd"])
+    transfers = pl.read_parquet(out / "transfers.parquet")
+    assert transfers["size_bytes"].to_list() == [1448, 8688, 275120]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["meta"]["seed"] == 7
     assert summary["flows"][1]["rtt_mean_s"] is None
+
+
+def test_tables_a_run_does_not_have_are_not_written(raw: dict[str, Any], tmp_path: Path) -> None:
+    Results(raw).write(tmp_path)
+    raw = fake_raw()
+    for table in ("generators", "transfers"):
+        raw[table] = {k: [] for k in raw[table]}
+    Results(raw).write(tmp_path)
+    names = {p.name for p in tmp_path.iterdir()}
+    assert "transfers.parquet" not in names
+    assert "generators.parquet" not in names
+    assert "phases.parquet" in names
 
 
 def test_write_renames_from_temporary_files_in_the_same_directory(
@@ -155,6 +173,8 @@ def test_results_without_flows_or_traces_still_write(tmp_path: Path) -> None:
     raw["flows"] = {"name": []}
     raw["links"] = {}
     raw["traces"] = {}
+    for table in ("phases", "generators", "transfers"):
+        raw[table] = {}
     res = Results(raw)
     assert res.flows.height == 0
     assert res.traces == {}

@@ -21,6 +21,8 @@ class ScenarioError(ValueError):
 
 class ScenarioInfo(TypedDict):
     name: str
+    generators: dict[str, list[Any]]
+    """Column name -> one value per traffic generator (offered load; counts are 0)."""
 
 class Meta(TypedDict):
     name: str
@@ -63,6 +65,12 @@ class RunDict(TypedDict):
     """Column name -> one value per flow (the fields of FlowResult)."""
     links: dict[str, list[Any]]
     """Column name -> one value per simplex link (the fields of LinkResult)."""
+    phases: dict[str, list[Any]]
+    """Column name -> one value per (flow, phase) (the fields of PhaseResult)."""
+    generators: dict[str, list[Any]]
+    """Column name -> one value per traffic generator (GeneratorResult)."""
+    transfers: dict[str, list[Any]]
+    """Column name -> one value per generated connection (TransferResult)."""
     traces: Traces
 
 class CatalogEntry(TypedDict):

@@ -194,9 +194,54 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             _num(lk["drops"], ","),
             _num(lk["lost"], ","),
         )
-    for table in (flows, links):
+    tables = [flows, links]
+    gens = res.records("generators")
+    if gens:
+        tables.append(_generators_table(gens, res))
+    for table in tables:
         _never_cut_cells(table)
-    return [flows, links]
+    return tables
+
+
+def _generators_table(gens: Sequence[dict[str, Any]], res: tcplab.Results | None) -> Table:
+    """Offered load of each generator and, after a run, what it started."""
+    cols = [
+        ("generator", "left"),
+        ("conn/s", "right"),
+        ("mean size", "right"),
+        ("offered", "right"),
+        ("bottleneck", "right"),
+        ("load %", "right"),
+    ]
+    if res is not None:
+        cols += [("started", "right"), ("completed", "right"), ("median resp. s", "right")]
+    table = _table("traffic generators", cols)
+    medians: dict[int, float] = {}
+    if res is not None:
+        by_gen: dict[int, list[float]] = {}
+        for t in res.records("transfers"):
+            if t["completed"]:
+                by_gen.setdefault(int(t["generator"]), []).append(float(t["fct_s"]))
+        for g, v in by_gen.items():
+            v.sort()
+            medians[g] = v[(len(v) - 1) // 2]
+    for i, g in enumerate(gens):
+        row = [
+            str(g["name"]),
+            _num(g["rate"], ",.3g"),
+            f"{g['mean_size_bytes'] / 1e3:,.1f} kB",
+            _rate(g["offered_bps"]),
+            _rate(g["bottleneck_bps"]),
+            _num(g["offered_load"], ".1f", 100.0),
+        ]
+        if res is not None:
+            row += [
+                _num(g["arrivals"], ","),
+                _num(g["completed"], ","),
+                _num(medians.get(i, math.nan), ".3f"),
+            ]
+        table.add_row(*row)
+    return table
 
 
 def _never_cut_cells(table: Table) -> None:
@@ -287,6 +332,11 @@ def validate(scenario: str) -> None:
     except _core.ScenarioError as e:
         raise UserError(str(e)) from e
     click.echo(f"ok: {info['name']}")
+    gens = [dict(zip(info["generators"], row)) for row in zip(*info["generators"].values())]
+    if gens:
+        table = _generators_table(gens, None)
+        _never_cut_cells(table)
+        _console().print(table, crop=False)
 
 
 @cli.command(name="list")

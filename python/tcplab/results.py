@@ -24,6 +24,8 @@ __all__ = ["Results"]
 SUMMARY_FILE = "summary.json"
 FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
+# Tables written only when the run has rows for them.
+OPTIONAL_TABLES = ("phases", "generators", "transfers")
 TRACE_PREFIX = "trace_"
 TRACE_SUFFIX = ".parquet"
 
@@ -43,6 +45,10 @@ class Results:
 
     - ``meta``: facts about the run (scenario name, seed, events, wall time...).
     - ``flows``, ``links``: polars DataFrames, one row per flow / simplex link.
+    - ``phases``: one row per (flow, phase) of the measurement window.
+    - ``generators``: one row per traffic generator (offered load, arrivals).
+    - ``transfers``: one row per connection a generator started (size,
+      response time, retransmissions). Empty tables when the scenario has none.
     - ``traces``: trace name (``cwnd``, ``rtt``, ``queue``) -> polars
       DataFrame, for the traces the scenario asked for. Flow traces carry a
       ``flow_name`` column and the queue trace a ``link_name`` column.
@@ -53,6 +59,11 @@ class Results:
         self.meta: Meta = raw["meta"]
         self._flow_columns: dict[str, list[Any]] = dict(raw["flows"])
         self._link_columns: dict[str, list[Any]] = dict(raw["links"])
+        self._optional: dict[str, dict[str, list[Any]]] = {
+            name: dict(cast("Mapping[str, list[Any]]", raw.get(name, {})))
+            for name in OPTIONAL_TABLES
+        }
+        self._optional_frames: dict[str, pl.DataFrame] = {}
         self._trace_columns: dict[str, Mapping[str, Any]] = dict(
             cast("Mapping[str, Mapping[str, Any]]", raw["traces"])
         )
@@ -84,6 +95,39 @@ class Results:
 
             self._links = pl.DataFrame(self._link_columns)
         return self._links
+
+    def _optional_frame(self, name: str) -> pl.DataFrame:
+        if name not in self._optional_frames:
+            import polars as pl
+
+            self._optional_frames[name] = pl.DataFrame(self._optional[name])
+        return self._optional_frames[name]
+
+    @property
+    def phases(self) -> pl.DataFrame:
+        """One row per (flow, phase); ``flow`` indexes the flows table."""
+        return self._optional_frame("phases")
+
+    @property
+    def generators(self) -> pl.DataFrame:
+        """One row per traffic generator: offered load, arrivals, completions."""
+        return self._optional_frame("generators")
+
+    @property
+    def transfers(self) -> pl.DataFrame:
+        """One row per generated connection; ``generator`` indexes the generators table."""
+        return self._optional_frame("transfers")
+
+    def _has_rows(self, name: str) -> bool:
+        return any(len(col) > 0 for col in self._optional[name].values())
+
+    def records(self, table: str) -> list[dict[str, Any]]:
+        """Any table (flows, links, phases, generators, transfers) as a list of dicts."""
+        if table == "flows":
+            return self.flow_records()
+        if table == "links":
+            return self.link_records()
+        return _records(self._optional[table])
 
     @property
     def traces(self) -> dict[str, pl.DataFrame]:
@@ -118,11 +162,17 @@ class Results:
     def summary(self) -> dict[str, Any]:
         """``{"meta": ..., "flows": [...], "links": [...]}`` ready for JSON:
         non-finite floats (NaN for "no sample") become ``None``."""
-        return {
+        out: dict[str, Any] = {
             "meta": _finite(dict(self.meta)),
             "flows": [_finite(r) for r in self.flow_records()],
             "links": [_finite(r) for r in self.link_records()],
         }
+        # Transfers can be tens of thousands of rows: Parquet only.
+        for name in ("phases", "generators"):
+            rows = self.records(name)
+            if rows:
+                out[name] = [_finite(r) for r in rows]
+        return out
 
     def write(self, directory: str | os.PathLike[str]) -> Path:
         """Write ``flows.parquet``, ``links.parquet``, one
@@ -139,6 +189,12 @@ class Results:
         out.mkdir(parents=True, exist_ok=True)
         _write_atomic(out / FLOWS_FILE, self.flows.write_parquet)
         _write_atomic(out / LINKS_FILE, self.links.write_parquet)
+        for name in OPTIONAL_TABLES:
+            path = out / f"{name}.parquet"
+            if self._has_rows(name):
+                _write_atomic(path, self._optional_frame(name).write_parquet)
+            else:
+                path.unlink(missing_ok=True)
         written = set()
         for name, df in self.traces.items():
             path = out / f"{TRACE_PREFIX}{name}{TRACE_SUFFIX}"

@@ -86,15 +86,45 @@ impl Sub for SimTime {
     }
 }
 
+/// The largest unit that shows the time exactly: `3s`, `1.5s`, `42ms`, `35.2us`, `7ns`.
 impl fmt::Display for SimTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:.9}s", self.as_secs_f64())
+        let ns = self.0;
+        let (unit, per) = if ns == 0 || ns >= 1_000_000_000 {
+            ("s", 1_000_000_000)
+        } else if ns >= 1_000_000 {
+            ("ms", 1_000_000)
+        } else if ns >= 1_000 {
+            ("us", 1_000)
+        } else {
+            ("ns", 1)
+        };
+        let (whole, frac) = (ns / per, ns % per);
+        if frac == 0 {
+            write!(f, "{whole}{unit}")
+        } else {
+            let digits = per.ilog10() as usize;
+            let s = format!("{frac:0digits$}");
+            write!(f, "{whole}.{}{unit}", s.trim_end_matches('0'))
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_uses_the_largest_exact_unit() {
+        let show = |ns: u64| SimTime(ns).to_string();
+        assert_eq!(show(0), "0s");
+        assert_eq!(show(3_000_000_000), "3s");
+        assert_eq!(show(1_500_000_000), "1.5s");
+        assert_eq!(show(1_000_000_001), "1.000000001s");
+        assert_eq!(show(42_000_000), "42ms");
+        assert_eq!(show(35_200), "35.2us");
+        assert_eq!(show(7), "7ns");
+    }
 
     #[test]
     fn serialisation_of_1500_bytes_at_10mbps_is_1_2ms() {

@@ -26,12 +26,47 @@ fn main() {
     }
     for l in &r.links {
         println!(
-            "{:16} util {:6.2}%  thr {:7.3} Mb/s  meanq {:7.1}  drops {}",
+            "{:16} util {:6.2}%  thr {:7.3} Mb/s  meanq {:7.1}  sojourn {:7.2} ms  drops {}",
             l.name,
             l.utilisation * 100.0,
             l.throughput_bps / 1e6,
             l.mean_queue_pkts,
+            l.mean_sojourn_s * 1e3,
             l.drops
+        );
+    }
+    for p in &r.phases {
+        println!(
+            "phase {} flow {} [{:.0}, {:.0}) s: {:.3} Mb/s, sent {} retx {} timeouts {}",
+            p.phase,
+            p.flow,
+            p.start_s,
+            p.end_s,
+            p.goodput_bps / 1e6,
+            p.segs_sent,
+            p.segs_retrans,
+            p.timeouts
+        );
+    }
+    for (i, g) in r.generators.iter().enumerate() {
+        let mut fct: Vec<f64> = r
+            .transfers
+            .iter()
+            .filter(|t| t.generator == i as u32 && t.completed)
+            .map(|t| t.fct_s)
+            .collect();
+        fct.sort_by(f64::total_cmp);
+        println!(
+            "generator {}: {:.3}/s x {:.0} B = {:.3} Mb/s offered, load {:.1}% of {:.0} Mb/s; {} started, {} completed, median response {:.3} s",
+            g.name,
+            g.rate,
+            g.mean_size_bytes,
+            g.offered_bps / 1e6,
+            g.offered_load * 100.0,
+            g.bottleneck_bps / 1e6,
+            g.arrivals,
+            g.completed,
+            fct.get(fct.len().saturating_sub(1) / 2).copied().unwrap_or(f64::NAN)
         );
     }
     if let (Ok(every), Some(tr)) = (std::env::var("CWND_EVERY"), r.traces.cwnd.as_ref()) {

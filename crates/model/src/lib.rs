@@ -3,12 +3,13 @@
 
 pub mod results;
 pub mod schema;
+pub mod traffic;
 pub mod units;
 mod world;
 
 pub use results::*;
 pub use schema::Scenario;
-pub use world::build_network;
+pub use world::{build_network, offered_loads};
 
 /// A scenario that failed validation: the message names the file, the field
 /// path, the value and what is allowed.
@@ -88,6 +89,20 @@ pub fn catalog() -> Catalog {
                 "codel",
                 "Controlled Delay: drops at dequeue once sojourn stays above target for an interval, then at interval/sqrt(count)",
                 "RFC 8289 (section 5 pseudocode)",
+            )
+        },
+        CatalogEntry {
+            params: vec![
+                (s("packets"), s("1000"), s("hard limit over all buckets, packets (or bytes); Linux uses 10240")),
+                (s("flows"), s("1024"), s("hash buckets")),
+                (s("quantum"), s("1514"), s("bytes a bucket sends per deficit round-robin turn")),
+                (s("target"), s("5ms"), s("CoDel target, per bucket")),
+                (s("interval"), s("100ms"), s("CoDel interval, per bucket")),
+            ],
+            ..queue(
+                "fq_codel",
+                "FlowQueue-CoDel: flows hashed into buckets served by deficit round robin, new flows first, CoDel in each; on overflow the fattest bucket loses its head",
+                "RFC 8290 section 4; Linux net/sched/sch_fq_codel.c (one packet dropped per overflow, not up to 64)",
             )
         },
         queue(

@@ -102,8 +102,83 @@ pub struct LinkResult {
     pub lost: u64,
     /// Time-averaged queue length in the window, packets.
     pub mean_queue_pkts: f64,
+    /// Mean queueing delay (enqueue to start of serialisation) of packets sent in the window, seconds.
+    pub mean_sojourn_s: f64,
+    /// Largest queueing delay of a packet over the whole run, seconds.
+    pub max_sojourn_s: f64,
     /// The queue discipline.
     pub qdisc: String,
+}
+
+/// One finite connection started by a traffic generator.
+#[derive(Clone, Debug, Default)]
+pub struct TransferResult {
+    /// Index of the generator (row of the generators table).
+    pub generator: u32,
+    /// Arrival number within its generator (0, 1, ...).
+    pub seq: u64,
+    /// Sending host.
+    pub src: String,
+    /// Receiving host.
+    pub dst: String,
+    /// Application bytes.
+    pub size_bytes: u64,
+    /// SYN sent, seconds.
+    pub start_s: f64,
+    /// Response time: SYN sent to last byte delivered, seconds (NaN if unfinished).
+    pub fct_s: f64,
+    /// Whether every byte was delivered before the end of the run.
+    pub completed: bool,
+    /// Data segments sent (retransmissions included).
+    pub segs_sent: u64,
+    /// Data segments retransmitted.
+    pub segs_retrans: u64,
+    /// Retransmission timeouts (SYN timeouts included).
+    pub timeouts: u64,
+    /// Mean RTT sample, seconds (NaN when there is none).
+    pub rtt_mean_s: f64,
+}
+
+/// A traffic generator: what it offers and what it started.
+#[derive(Clone, Debug, Default)]
+pub struct GeneratorResult {
+    /// Name.
+    pub name: String,
+    /// Arrivals per second.
+    pub rate: f64,
+    /// Mean transfer size, bytes (exact, from the distribution).
+    pub mean_size_bytes: f64,
+    /// Offered load: rate x mean size x 8, bits per second.
+    pub offered_bps: f64,
+    /// Slowest link on the route of its host pairs (the smallest over pairs), bits per second.
+    pub bottleneck_bps: f64,
+    /// offered_bps / bottleneck_bps.
+    pub offered_load: f64,
+    /// Connections started.
+    pub arrivals: u64,
+    /// Connections that delivered every byte.
+    pub completed: u64,
+}
+
+/// One flow over one phase of the measurement window.
+#[derive(Clone, Debug, Default)]
+pub struct PhaseResult {
+    /// Flow index (row of the flows table).
+    pub flow: u32,
+    /// Phase index, 0 from the start of the measurement window.
+    pub phase: u32,
+    /// Phase start, seconds.
+    pub start_s: f64,
+    /// Phase end, seconds.
+    pub end_s: f64,
+    /// Application bytes delivered in the phase * 8 / its length.
+    pub goodput_bps: f64,
+    /// Data segments sent in the phase.
+    pub segs_sent: u64,
+    /// Data segments retransmitted in the phase.
+    pub segs_retrans: u64,
+    /// Retransmission timeouts in the phase.
+    pub timeouts: u64,
 }
 
 /// Sampled congestion state of every flow.
@@ -167,6 +242,12 @@ pub struct RunResult {
     pub flows: Vec<FlowResult>,
     /// One row per simplex link, in scenario order (a duplex link gives two rows).
     pub links: Vec<LinkResult>,
+    /// One row per flow and phase of the measurement window.
+    pub phases: Vec<PhaseResult>,
+    /// One row per traffic generator.
+    pub generators: Vec<GeneratorResult>,
+    /// One row per connection started by a generator.
+    pub transfers: Vec<TransferResult>,
     /// Optional traces.
     pub traces: Traces,
 }

@@ -29,6 +29,8 @@ struct File {
     link: Vec<Link>,
     #[serde(default)]
     flow: Vec<Flow>,
+    #[serde(default)]
+    traffic: Vec<Traffic>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -36,6 +38,7 @@ struct File {
 struct Measure {
     start: Option<Duration>,
     end: Option<Duration>,
+    phases: Option<Vec<Duration>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -71,6 +74,23 @@ struct Host {
     rcvbuf: Option<Size>,
     max_ssthresh: Option<u32>,
     undo: Option<String>,
+    nic_rate: Option<Rate>,
+    access: Option<Access>,
+}
+
+/// A host's access link to a router, written on the host: a duplex link with the
+/// same settings both ways unless `up`/`down` override them.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Access {
+    router: String,
+    rate: Option<Rate>,
+    delay: Option<Duration>,
+    queue: Option<Queue>,
+    overhead: Option<u32>,
+    loss: Option<Loss>,
+    up: Option<Direction>,
+    down: Option<Direction>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -109,6 +129,8 @@ struct Queue {
     gentle: Option<bool>,
     target: Option<Duration>,
     interval: Option<Duration>,
+    flows: Option<u32>,
+    quantum: Option<u32>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -139,6 +161,44 @@ struct Flow {
     to: String,
     start: Option<Start>,
     size: Option<Size>,
+    stop: Option<Duration>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+enum Hosts {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Traffic {
+    name: Option<String>,
+    from: Hosts,
+    to: Hosts,
+    rate: Option<f64>,
+    interarrival: Option<Duration>,
+    size: SizeTable,
+    start: Option<Duration>,
+    stop: Option<Duration>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct SizeTable {
+    dist: String,
+    unit: Option<String>,
+    value: Option<f64>,
+    mean: Option<f64>,
+    alpha: Option<f64>,
+    min: Option<u64>,
+    max: Option<u64>,
+    shape: Option<f64>,
+    scale: Option<f64>,
+    cap: Option<f64>,
+    values: Option<Vec<f64>>,
+    probs: Option<Vec<f64>>,
 }
 
 /// A queue discipline.
@@ -154,6 +214,8 @@ pub enum QueueKind {
     Red(f64, f64, f64, f64, bool),
     /// CoDel: (target, interval).
     Codel(SimTime, SimTime),
+    /// FQ-CoDel: (target, interval, buckets, quantum bytes).
+    FqCodel(SimTime, SimTime, u32, u32),
 }
 
 /// A queue discipline as configured: its kind and its limit.
@@ -233,6 +295,52 @@ pub struct FlowSpec {
     pub start: StartSpec,
     /// Bytes to send (`None`: bulk, never ends).
     pub size: Option<u64>,
+    /// When the application stops writing (the flow then finishes what it sent).
+    pub stop: Option<SimTime>,
+}
+
+/// The unit in which a generator's sizes are drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SizeUnit {
+    /// Full segments: the MSS the two hosts negotiate, less the timestamp option when both use it.
+    Packets,
+    /// Bytes.
+    Bytes,
+}
+
+/// A traffic generator: connections arriving at random between host pairs.
+#[derive(Clone, Debug)]
+pub struct GeneratorSpec {
+    /// Name.
+    pub name: String,
+    /// Candidate senders (one drawn uniformly per arrival).
+    pub from: Vec<u32>,
+    /// Candidate receivers (one drawn uniformly per arrival).
+    pub to: Vec<u32>,
+    /// The arrival process.
+    pub arrivals: crate::traffic::Arrivals,
+    /// The size distribution, in `unit`s.
+    pub size: crate::traffic::SizeDist,
+    /// The size unit.
+    pub unit: SizeUnit,
+    /// First possible arrival.
+    pub start: SimTime,
+    /// No arrival at or after this time.
+    pub stop: SimTime,
+}
+
+impl GeneratorSpec {
+    /// Bytes per unit for a connection from host `src` to host `dst`.
+    pub fn unit_bytes(&self, hosts: &[HostSpec], src: u32, dst: u32) -> u64 {
+        match self.unit {
+            SizeUnit::Bytes => 1,
+            SizeUnit::Packets => {
+                let (a, b) = (&hosts[src as usize].tcp, &hosts[dst as usize].tcp);
+                let ts = a.timestamps && b.timestamps;
+                (a.mss.min(b.mss) - if ts { 12 } else { 0 }) as u64
+            }
+        }
+    }
 }
 
 /// What to trace.
@@ -271,6 +379,10 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     /// Flows.
     pub flows: Vec<FlowSpec>,
+    /// Traffic generators.
+    pub generators: Vec<GeneratorSpec>,
+    /// Phase boundaries: measure start, the `measure.phases` split points, measure end.
+    pub phases: Vec<SimTime>,
     /// Traces.
     pub trace: TraceSpec,
 }
@@ -348,6 +460,21 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             format!("must be before measure.end ({me})"),
         ));
     }
+    let mut phases = vec![ms];
+    if let Some(ps) = f.measure.as_ref().and_then(|m| m.phases.as_ref()) {
+        for (k, p) in ps.iter().enumerate() {
+            let last = *phases.last().expect("non-empty");
+            if p.0 <= last || p.0 >= me {
+                return Err(cx.err(
+                    &format!("measure.phases[{k}]"),
+                    p.0,
+                    format!("phase boundaries must increase strictly and lie inside the measurement window ({ms}, {me})"),
+                ));
+            }
+            phases.push(p.0);
+        }
+    }
+    phases.push(me);
     let trace = match &f.trace {
         Some(t) => {
             let interval = t.interval.map_or(SimTime::from_millis(10), |d| d.0);
@@ -430,60 +557,81 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             overhead: l.overhead,
             loss: l.loss.clone(),
         };
-        for (dir, name, (a, b)) in [
-            (&l.forward, "forward", (ends[0], ends[1])),
-            (&l.reverse, "reverse", (ends[1], ends[0])),
-        ] {
-            let d = dir.clone().unwrap_or_default();
-            let field = |x: &str| {
-                if dir.as_ref().is_some_and(|d| match x {
-                    "rate" => d.rate.is_some(),
-                    "delay" => d.delay.is_some(),
-                    _ => d.queue.is_some(),
-                }) {
-                    format!("link[{i}].{name}.{x}")
-                } else {
-                    format!("link[{i}].{x}")
+        let prefix = format!("link[{i}]");
+        links.push(resolve_direction(
+            &base,
+            l.forward.as_ref(),
+            &prefix,
+            "forward",
+            ends[0],
+            ends[1],
+            cx,
+        )?);
+        links.push(resolve_direction(
+            &base,
+            l.reverse.as_ref(),
+            &prefix,
+            "reverse",
+            ends[1],
+            ends[0],
+            cx,
+        )?);
+    }
+    // Access links written on hosts: up = host -> router, down = router -> host.
+    for (i, h) in f.host.iter().enumerate() {
+        let Some(a) = &h.access else { continue };
+        let r = match index.get(&a.router) {
+            Some(&n) if (n as usize) >= n_hosts => n,
+            Some(_) => {
+                return Err(cx.err(
+                    &format!("host[{i}].access.router"),
+                    format!("{:?}", a.router),
+                    "is a host; an access link joins a host to a router",
+                ))
+            }
+            None => {
+                return Err(cx.err(
+                    &format!("host[{i}].access.router"),
+                    format!("{:?}", a.router),
+                    format!("no router of that name; known: {}", known()),
+                ))
+            }
+        };
+        let base = Direction {
+            rate: a.rate,
+            delay: a.delay,
+            queue: a.queue.clone(),
+            overhead: a.overhead,
+            loss: a.loss.clone(),
+        };
+        let prefix = format!("host[{i}].access");
+        links.push(resolve_direction(
+            &base,
+            a.up.as_ref(),
+            &prefix,
+            "up",
+            i as u32,
+            r,
+            cx,
+        )?);
+        links.push(resolve_direction(
+            &base,
+            a.down.as_ref(),
+            &prefix,
+            "down",
+            r,
+            i as u32,
+            cx,
+        )?);
+    }
+    // A host's NIC (or bus) caps every link it sends or receives on.
+    for (i, h) in f.host.iter().enumerate() {
+        if let Some(cap) = h.nic_rate {
+            for l in links.iter_mut() {
+                if l.from == i as u32 || l.to == i as u32 {
+                    l.rate_bps = l.rate_bps.min(cap.0);
                 }
-            };
-            let rate = d.rate.or(base.rate).ok_or_else(|| {
-                cx.err(&format!("link[{i}].{name}.rate"), "missing", "every direction needs a rate: set `rate` on the link or in its forward/reverse table")
-            })?;
-            let delay = d.delay.or(base.delay).map_or(SimTime::ZERO, |x| x.0);
-            let q = d.queue.or(base.queue.clone()).unwrap_or(Queue {
-                kind: None,
-                packets: Some(1000),
-                bytes: None,
-                min_th: None,
-                max_th: None,
-                max_p: None,
-                w_q: None,
-                gentle: None,
-                target: None,
-                interval: None,
-            });
-            let queue = resolve_queue(&q, &field("queue"), cx)?;
-            let loss = match d.loss.or(base.loss.clone()) {
-                None => LossSpec::None,
-                Some(Loss { every: Some(n), rate: None }) if n >= 1 => LossSpec::Every(n),
-                Some(Loss { every: None, rate: Some(p) }) if (0.0..1.0).contains(&p) => LossSpec::Rate(p),
-                Some(x) => {
-                    return Err(cx.err(
-                        &format!("link[{i}].loss"),
-                        format!("{x:?}"),
-                        "give either `every = N` (N >= 1: every N-th packet is lost) or `rate = p` (0 <= p < 1)",
-                    ))
-                }
-            };
-            links.push(LinkSpec {
-                from: a,
-                to: b,
-                rate_bps: rate.0,
-                delay,
-                queue,
-                overhead: d.overhead.or(base.overhead).unwrap_or(0),
-                loss,
-            });
+            }
         }
     }
 
@@ -567,12 +715,112 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 ));
             }
         }
+        if let Some(t) = fl.stop {
+            if t.0 <= latest {
+                return Err(cx.err(
+                    &format!("flow[{i}].stop"),
+                    t.0,
+                    format!("must be after the flow's (latest) start ({latest})"),
+                ));
+            }
+        }
         flows.push(FlowSpec {
             name,
             src,
             dst,
             start,
             size: fl.size.map(|s| s.0),
+            stop: fl.stop.map(|t| t.0),
+        });
+    }
+
+    // Traffic generators.
+    let mut generators = Vec::new();
+    for (i, g) in f.traffic.iter().enumerate() {
+        let hosts_of = |h: &Hosts, field: &str| -> Result<Vec<u32>, ScenarioError> {
+            let list: Vec<&String> = match h {
+                Hosts::One(n) => vec![n],
+                Hosts::Many(v) => v.iter().collect(),
+            };
+            if list.is_empty() {
+                return Err(cx.err(field, "[]", "give at least one host"));
+            }
+            list.iter()
+                .enumerate()
+                .map(|(k, name)| {
+                    let fk = match h {
+                        Hosts::One(_) => field.to_string(),
+                        Hosts::Many(_) => format!("{field}[{k}]"),
+                    };
+                    match index.get(name.as_str()) {
+                        Some(&n) if (n as usize) < n_hosts => Ok(n),
+                        Some(_) => Err(cx.err(
+                            &fk,
+                            format!("{name:?}"),
+                            "is a router; connections run between hosts",
+                        )),
+                        None => Err(cx.err(
+                            &fk,
+                            format!("{name:?}"),
+                            format!("no host of that name; known: {}", known()),
+                        )),
+                    }
+                })
+                .collect()
+        };
+        let from = hosts_of(&g.from, &format!("traffic[{i}].from"))?;
+        let to = hosts_of(&g.to, &format!("traffic[{i}].to"))?;
+        if let Some(h) = from.iter().find(|h| to.contains(h)) {
+            return Err(cx.err(
+                &format!("traffic[{i}].to"),
+                format!("{:?}", sc_name(&nodes, *h)),
+                "is also a sender of this generator; senders and receivers must be different hosts",
+            ));
+        }
+        let rate = match (g.rate, g.interarrival) {
+            (Some(r), None) if r > 0.0 && r.is_finite() => r,
+            (None, Some(d)) if d.0 > SimTime::ZERO => 1.0 / d.0.as_secs_f64(),
+            (Some(r), None) => {
+                return Err(cx.err(&format!("traffic[{i}].rate"), r, "must be a positive number of connections per second"))
+            }
+            (None, Some(d)) => {
+                return Err(cx.err(&format!("traffic[{i}].interarrival"), d.0, "must be positive"))
+            }
+            _ => {
+                return Err(cx.err(
+                    &format!("traffic[{i}]"),
+                    "rate and interarrival",
+                    "give exactly one of `rate` (connections per second) or `interarrival` (mean gap, e.g. \"50ms\")",
+                ))
+            }
+        };
+        let (size, unit) = resolve_size(&g.size, &format!("traffic[{i}].size"), cx)?;
+        let start = g.start.map_or(SimTime::ZERO, |d| d.0);
+        let stop = g.stop.map_or(duration, |d| d.0);
+        if start >= stop || start >= duration {
+            return Err(cx.err(
+                &format!("traffic[{i}].start"),
+                start,
+                format!("must be before the generator's stop ({stop}) and the end of the run ({duration})"),
+            ));
+        }
+        let name = g.name.clone().unwrap_or_else(|| format!("traffic{i}"));
+        if generators.iter().any(|x: &GeneratorSpec| x.name == name) {
+            return Err(cx.err(
+                &format!("traffic[{i}].name"),
+                format!("{name:?}"),
+                "another generator already has this name",
+            ));
+        }
+        generators.push(GeneratorSpec {
+            name,
+            from,
+            to,
+            arrivals: crate::traffic::Arrivals::Poisson(rate),
+            size,
+            unit,
+            start,
+            stop,
         });
     }
 
@@ -594,10 +842,233 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         hosts,
         links,
         flows,
+        generators,
+        phases,
         trace,
     };
     check_routes(&sc, cx)?;
     Ok(sc)
+}
+
+/// One direction of a link: its own settings over the link's shared ones.
+fn resolve_direction(
+    base: &Direction,
+    dir: Option<&Direction>,
+    prefix: &str,
+    name: &str,
+    from: u32,
+    to: u32,
+    cx: &Ctx,
+) -> Result<LinkSpec, ScenarioError> {
+    let d = dir.cloned().unwrap_or_default();
+    let field = |x: &str, set: bool| {
+        if set {
+            format!("{prefix}.{name}.{x}")
+        } else {
+            format!("{prefix}.{x}")
+        }
+    };
+    let rate = d.rate.or(base.rate).ok_or_else(|| {
+        cx.err(
+            &format!("{prefix}.{name}.rate"),
+            "missing",
+            format!("every direction needs a rate: set `rate` on {prefix} or in its {name} table"),
+        )
+    })?;
+    let delay = d.delay.or(base.delay).map_or(SimTime::ZERO, |x| x.0);
+    let q = d.queue.clone().or(base.queue.clone()).unwrap_or(Queue {
+        kind: None,
+        packets: Some(1000),
+        bytes: None,
+        min_th: None,
+        max_th: None,
+        max_p: None,
+        w_q: None,
+        gentle: None,
+        target: None,
+        interval: None,
+        flows: None,
+        quantum: None,
+    });
+    let queue = resolve_queue(&q, &field("queue", d.queue.is_some()), cx)?;
+    let loss_set = d.loss.is_some();
+    let loss = match d.loss.or(base.loss.clone()) {
+        None => LossSpec::None,
+        Some(Loss { every: Some(n), rate: None }) if n >= 1 => LossSpec::Every(n),
+        Some(Loss { every: None, rate: Some(p) }) if (0.0..1.0).contains(&p) => LossSpec::Rate(p),
+        Some(x) => {
+            return Err(cx.err(
+                &field("loss", loss_set),
+                format!("{x:?}"),
+                "give either `every = N` (N >= 1: every N-th packet is lost) or `rate = p` (0 <= p < 1)",
+            ))
+        }
+    };
+    Ok(LinkSpec {
+        from,
+        to,
+        rate_bps: rate.0,
+        delay,
+        queue,
+        overhead: d.overhead.or(base.overhead).unwrap_or(0),
+        loss,
+    })
+}
+
+fn sc_name(nodes: &[String], i: u32) -> &str {
+    &nodes[i as usize]
+}
+
+/// A generator's size table: `dist` and the fields that distribution takes.
+fn resolve_size(
+    t: &SizeTable,
+    field: &str,
+    cx: &Ctx,
+) -> Result<(crate::traffic::SizeDist, SizeUnit), ScenarioError> {
+    use crate::traffic::SizeDist as D;
+    let unit = match t.unit.as_deref().unwrap_or("packets") {
+        "packets" => SizeUnit::Packets,
+        "bytes" => SizeUnit::Bytes,
+        u => {
+            return Err(cx.err(
+                &format!("{field}.unit"),
+                format!("{u:?}"),
+                "allowed: packets (full segments), bytes",
+            ))
+        }
+    };
+    let given: Vec<(&str, bool)> = vec![
+        ("value", t.value.is_some()),
+        ("mean", t.mean.is_some()),
+        ("alpha", t.alpha.is_some()),
+        ("min", t.min.is_some()),
+        ("max", t.max.is_some()),
+        ("shape", t.shape.is_some()),
+        ("scale", t.scale.is_some()),
+        ("cap", t.cap.is_some()),
+        ("values", t.values.is_some()),
+        ("probs", t.probs.is_some()),
+    ];
+    let takes: &[&str] = match t.dist.as_str() {
+        "fixed" => &["value"],
+        "exponential" => &["mean"],
+        "pareto" => &["shape", "scale", "cap"],
+        "zipf" => &["alpha", "min", "max"],
+        "empirical" => &["values", "probs"],
+        d => {
+            return Err(cx.err(
+                &format!("{field}.dist"),
+                format!("{d:?}"),
+                "allowed: fixed (value), exponential (mean), pareto (shape, scale, cap), zipf (alpha, min, max), empirical (values, probs)",
+            ))
+        }
+    };
+    if let Some((x, _)) = given.iter().find(|(x, set)| *set && !takes.contains(x)) {
+        return Err(cx.err(
+            &format!("{field}.{x}"),
+            "given",
+            format!("dist = {:?} takes only: {}, unit", t.dist, takes.join(", ")),
+        ));
+    }
+    let need = |x: Option<f64>, name: &str| -> Result<f64, ScenarioError> {
+        match x {
+            Some(v) if v > 0.0 && v.is_finite() => Ok(v),
+            Some(v) => Err(cx.err(&format!("{field}.{name}"), v, "must be a positive number")),
+            None => Err(cx.err(
+                &format!("{field}.{name}"),
+                "missing",
+                format!("dist = {:?} needs {}", t.dist, takes.join(", ")),
+            )),
+        }
+    };
+    let d = match t.dist.as_str() {
+        "fixed" => D::Fixed(need(t.value, "value")?),
+        "exponential" => D::Exponential(need(t.mean, "mean")?),
+        "pareto" => {
+            let shape = need(t.shape, "shape")?;
+            let scale = need(t.scale, "scale")?;
+            let cap = match t.cap {
+                None if shape <= 1.0 => {
+                    return Err(cx.err(
+                        &format!("{field}.cap"),
+                        "missing",
+                        format!("shape {shape} <= 1 has an infinite mean: give a cap"),
+                    ))
+                }
+                None => f64::INFINITY,
+                Some(c) if c >= scale => c,
+                Some(c) => {
+                    return Err(cx.err(
+                        &format!("{field}.cap"),
+                        c,
+                        format!("must be at least scale ({scale})"),
+                    ))
+                }
+            };
+            D::Pareto { shape, scale, cap }
+        }
+        "zipf" => {
+            let alpha = need(t.alpha, "alpha")?;
+            let min = t.min.unwrap_or(1);
+            if min == 0 {
+                return Err(cx.err(&format!("{field}.min"), 0, "must be at least 1"));
+            }
+            let max = match t.max {
+                Some(m) if m >= min => m,
+                Some(m) => {
+                    return Err(cx.err(
+                        &format!("{field}.max"),
+                        m,
+                        format!("must be at least min ({min})"),
+                    ))
+                }
+                None => {
+                    return Err(cx.err(
+                        &format!("{field}.max"),
+                        "missing",
+                        "a Zipf law needs a bounded support: give max",
+                    ))
+                }
+            };
+            D::Zipf { alpha, min, max }
+        }
+        _ => {
+            let (Some(v), Some(p)) = (&t.values, &t.probs) else {
+                return Err(cx.err(field, "values or probs missing", "dist = \"empirical\" needs values = [...] and probs = [...] of the same length"));
+            };
+            if v.len() != p.len() || v.is_empty() {
+                return Err(cx.err(
+                    &format!("{field}.probs"),
+                    format!("{} probabilities for {} values", p.len(), v.len()),
+                    "give one probability per value",
+                ));
+            }
+            if let Some((k, x)) = v
+                .iter()
+                .enumerate()
+                .find(|(_, x)| !(**x > 0.0 && x.is_finite()))
+            {
+                return Err(cx.err(&format!("{field}.values[{k}]"), x, "must be positive"));
+            }
+            if let Some((k, x)) = p
+                .iter()
+                .enumerate()
+                .find(|(_, x)| !(**x >= 0.0 && **x <= 1.0))
+            {
+                return Err(cx.err(&format!("{field}.probs[{k}]"), x, "must be in [0, 1]"));
+            }
+            let sum: f64 = p.iter().sum();
+            if (sum - 1.0).abs() > 1e-6 {
+                return Err(cx.err(
+                    &format!("{field}.probs"),
+                    format!("sum {sum}"),
+                    "probabilities must sum to 1",
+                ));
+            }
+            D::Empirical(v.iter().copied().zip(p.iter().copied()).collect())
+        }
+    };
+    Ok((d, unit))
 }
 
 fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, ScenarioError> {
@@ -626,7 +1097,7 @@ fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, Scenario
                 }
                 QueueKind::Red(min_th, max_th, max_p, w_q, q.gentle.unwrap_or(false))
             }
-            "codel" => {
+            "codel" | "fq_codel" => {
                 // RFC 8289 defaults: TARGET 5 ms, INTERVAL 100 ms.
                 let target = q.target.map_or(SimTime::from_millis(5), |d| d.0);
                 let interval = q.interval.map_or(SimTime::from_millis(100), |d| d.0);
@@ -637,19 +1108,41 @@ fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, Scenario
                         format!("must exceed target ({target}) > 0"),
                     ));
                 }
-                QueueKind::Codel(target, interval)
+                if name == "codel" {
+                    QueueKind::Codel(target, interval)
+                } else {
+                    // RFC 8290 / Linux defaults: 1024 buckets, quantum 1514 bytes.
+                    let flows = q.flows.unwrap_or(1024);
+                    let quantum = q.quantum.unwrap_or(1514);
+                    if !(1..=65536).contains(&flows) {
+                        return Err(cx.err(&format!("{field}.flows"), flows, "must be between 1 and 65536 buckets"));
+                    }
+                    if quantum < 64 {
+                        return Err(cx.err(&format!("{field}.quantum"), quantum, "must be at least 64 bytes"));
+                    }
+                    QueueKind::FqCodel(target, interval, flows, quantum)
+                }
             }
             _ => return Err(cx.err(
                 &format!("{field}.kind"),
                 format!("{name:?}"),
-                "unknown queue discipline; available: droptail, dropfront, randomdrop, red, codel",
+                "unknown queue discipline; available: droptail, dropfront, randomdrop, red, codel, fq_codel",
             )),
         };
-    if !matches!(kind, QueueKind::Codel(..)) && (q.target.is_some() || q.interval.is_some()) {
+    if !matches!(kind, QueueKind::Codel(..) | QueueKind::FqCodel(..))
+        && (q.target.is_some() || q.interval.is_some())
+    {
         return Err(cx.err(
             field,
             format!("{name:?} with CoDel parameters"),
-            "target and interval apply to kind = \"codel\" only",
+            "target and interval apply to kind = \"codel\" and \"fq_codel\" only",
+        ));
+    }
+    if !matches!(kind, QueueKind::FqCodel(..)) && (q.flows.is_some() || q.quantum.is_some()) {
+        return Err(cx.err(
+            field,
+            format!("{name:?} with FQ-CoDel parameters"),
+            "flows and quantum apply to kind = \"fq_codel\" only",
         ));
     }
     if !matches!(kind, QueueKind::Red(..))
@@ -810,8 +1303,21 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
 fn check_routes(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     // Build the routing once (the same code the run uses) and check both directions of every flow.
     let net = crate::world::build_network(sc, sc.seed);
-    for (i, fl) in sc.flows.iter().enumerate() {
-        for (a, b) in [(fl.src, fl.dst), (fl.dst, fl.src)] {
+    let mut pairs: Vec<(String, u32, u32)> = sc
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (format!("flow[{i}]"), f.src, f.dst))
+        .collect();
+    for (i, g) in sc.generators.iter().enumerate() {
+        for &a in &g.from {
+            for &b in &g.to {
+                pairs.push((format!("traffic[{i}]"), a, b));
+            }
+        }
+    }
+    for (field, src, dst) in pairs {
+        for (a, b) in [(src, dst), (dst, src)] {
             let mut node = a;
             let mut hops = 0;
             while node != b {
@@ -819,7 +1325,7 @@ fn check_routes(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
                     Some(l) => node = net.link(l).cfg.to,
                     None => {
                         return Err(cx.err(
-                            &format!("flow[{i}]"),
+                            &field,
                             format!("{:?} -> {:?}", sc.nodes[a as usize], sc.nodes[b as usize]),
                             format!("no route from {} to {} (a flow needs links both ways: data one way, ACKs back)", sc.nodes[node as usize], sc.nodes[b as usize]),
                         ))

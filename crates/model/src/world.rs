@@ -5,7 +5,8 @@ use crate::results::*;
 use crate::schema::{LossSpec, QueueKind, Scenario, StartSpec};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
 use tcplab_net::qdisc::{
-    Codel, CodelParams, DropFront, DropTail, Qdisc, RandomDrop, Red, RedParams,
+    Codel, CodelParams, DropFront, DropTail, FqCodel, FqCodelParams, Qdisc, RandomDrop, Red,
+    RedParams,
 };
 use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind, Packet};
 use tcplab_tcp::{cc, Receiver, Sender, TcpHeader};
@@ -17,8 +18,13 @@ enum Ev {
     /// Timers of endpoint `2 * flow + side` (side 0 sender, 1 receiver).
     Timer(u32),
     FlowStart(u32),
+    /// The application of static flow `i` stops writing.
+    FlowStop(u32),
+    /// The next connection of generator `g`.
+    Arrival(u32),
     Sample,
-    WindowStart,
+    /// Phase boundary `k` (0: the start of the measurement window).
+    Phase(u32),
 }
 
 impl From<NetEvent> for Ev {
@@ -33,6 +39,10 @@ impl From<NetEvent> for Ev {
 const FLOW_STREAM: u64 = 1 << 32;
 const LINK_STREAM: u64 = 2 << 32;
 const QUEUE_STREAM: u64 = 3 << 32;
+/// Generators draw arrivals, host pairs and sizes from `GEN_STREAM + index`.
+const GEN_STREAM: u64 = 4 << 32;
+/// A retired connection: packets still in the network for it are discarded on arrival.
+const RETIRED: u32 = u32::MAX;
 
 /// Build the network of a scenario (nodes, links, routes), random losses drawn
 /// from streams of `seed`.
@@ -62,6 +72,17 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                     ..CodelParams::default()
                 };
                 Box::new(Codel::new(l.queue.limit, p))
+            }
+            QueueKind::FqCodel(target, interval, flows, quantum) => {
+                let p = FqCodelParams {
+                    flows,
+                    quantum,
+                    target,
+                    interval,
+                    perturbation: RngStream::new(seed, QUEUE_STREAM + i as u64).below(u64::MAX),
+                    ..FqCodelParams::default()
+                };
+                Box::new(FqCodel::new(l.queue.limit, p))
             }
             QueueKind::Red(min_th, max_th, max_p, w_q, gentle) => {
                 // Idle decay counts typical transmission times of 1500-byte packets.
@@ -107,6 +128,15 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
     net
 }
 
+/// Where a flow slot's connection came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Origin {
+    /// `flow[i]` of the scenario.
+    Static,
+    /// Arrival `seq` of generator `g`.
+    Gen { g: u32, seq: u64 },
+}
+
 struct FlowState {
     sender: Sender,
     receiver: Receiver,
@@ -114,8 +144,23 @@ struct FlowState {
     dst: u32,
     start: SimTime,
     started: bool,
+    /// The connection id its packets carry.
+    conn: u32,
+    origin: Origin,
+    size: Option<u64>,
+    /// RTT samples in the window (static flows).
     rtts: Vec<f64>,
-    at_window: (u64, tcplab_tcp::SenderStats),
+    /// RTT sum and count (generated connections).
+    rtt_sum: f64,
+    rtt_n: u64,
+    /// (bytes delivered, sender counters) at each phase boundary passed (static flows).
+    snaps: Vec<(u64, tcplab_tcp::SenderStats)>,
+}
+
+struct GenState {
+    rng: RngStream,
+    arrivals: u64,
+    completed: u64,
 }
 
 struct World {
@@ -130,6 +175,12 @@ struct World {
     link_at_window: Vec<(tcplab_net::LinkStats, u128)>,
     traces: Traces,
     trace_interval: SimTime,
+    /// Connection id -> flow slot (or RETIRED).
+    conn_slot: Vec<u32>,
+    /// Slots of retired generated connections, reused by new ones.
+    free_slots: Vec<u32>,
+    gens: Vec<GenState>,
+    transfers: Vec<TransferResult>,
 }
 
 impl World {
@@ -146,7 +197,7 @@ impl World {
             let id = self.net.alloc(Packet {
                 src: from,
                 dst: to,
-                flow: f as u32,
+                flow: self.flows[f].conn,
                 size: h.wire_size(),
                 enqueued_at: SimTime::ZERO,
                 header: h,
@@ -175,16 +226,24 @@ impl World {
         }
     }
 
-    fn deliver(&mut self, node: u32, id: u32) {
+    /// Deliver packet `id` at `node`; returns the flow slot it reached, if live.
+    fn deliver(&mut self, node: u32, id: u32) -> Option<usize> {
         let p = *self.net.pool.get(id);
         self.net.pool.free(id);
-        let f = p.flow as usize;
+        let slot = self.conn_slot[p.flow as usize];
+        if slot == RETIRED {
+            return None; // a late packet of a closed connection
+        }
+        let f = slot as usize;
         let now = self.sched.now();
         let fl = &mut self.flows[f];
         let ep = if node == fl.src {
             fl.sender.on_segment(now, &p.header, &mut self.out);
             if let Some(r) = fl.sender.take_rtt_sample() {
-                if self.in_window {
+                if fl.origin != Origin::Static {
+                    fl.rtt_sum += r.as_secs_f64();
+                    fl.rtt_n += 1;
+                } else if self.in_window {
                     fl.rtts.push(r.as_secs_f64());
                 }
                 if let Some(t) = self.traces.rtt.as_mut() {
@@ -199,6 +258,65 @@ impl World {
             2 * f as u32 + 1
         };
         self.flush(ep);
+        Some(f)
+    }
+
+    /// Start the next connection of generator `g` now and schedule the one after.
+    fn arrival(&mut self, sc: &Scenario, g: u32) {
+        let now = self.sched.now();
+        let spec = &sc.generators[g as usize];
+        let st = &mut self.gens[g as usize];
+        let src = spec.from[st.rng.below(spec.from.len() as u64) as usize];
+        let dst = spec.to[st.rng.below(spec.to.len() as u64) as usize];
+        let units = spec.size.sample(&mut st.rng);
+        let bytes = ((units * spec.unit_bytes(&sc.hosts, src, dst) as f64).round() as u64).max(1);
+        let seq = st.arrivals;
+        st.arrivals += 1;
+        let next = now + SimTime::from_secs_f64(spec.arrivals.gap(&mut st.rng));
+        if next < spec.stop {
+            self.sched.schedule(next, Ev::Arrival(g));
+        }
+        let flow = new_flow(sc, src, dst, Some(bytes), now, Origin::Gen { g, seq });
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.flows[s as usize] = flow;
+                s
+            }
+            None => {
+                self.flows.push(flow);
+                self.timer_at.push(None);
+                self.timer_at.push(None);
+                (self.flows.len() - 1) as u32
+            }
+        };
+        let conn = self.conn_slot.len() as u32;
+        self.conn_slot.push(slot);
+        let f = &mut self.flows[slot as usize];
+        f.conn = conn;
+        f.started = true;
+        f.sender.start(now, &mut self.out);
+        self.timer_at[2 * slot as usize] = None;
+        self.timer_at[2 * slot as usize + 1] = None;
+        self.flush(2 * slot);
+    }
+
+    /// Retire a generated connection whose FIN has been acknowledged: record it and
+    /// free its slot.
+    fn maybe_retire(&mut self, sc: &Scenario, slot: usize) {
+        let f = &self.flows[slot];
+        let Origin::Gen { .. } = f.origin else { return };
+        if f.sender.state() != tcplab_tcp::SenderState::Done {
+            return;
+        }
+        let row = transfer_row(sc, f);
+        if let Origin::Gen { g, .. } = f.origin {
+            self.gens[g as usize].completed += row.completed as u64;
+        }
+        self.transfers.push(row);
+        self.conn_slot[f.conn as usize] = RETIRED;
+        self.free_slots.push(slot as u32);
+        self.timer_at[2 * slot] = None;
+        self.timer_at[2 * slot + 1] = None;
     }
 
     fn sample(&mut self) {
@@ -229,18 +347,21 @@ impl World {
         self.sched.schedule(now + self.trace_interval, Ev::Sample);
     }
 
-    fn window_start(&mut self) {
-        self.in_window = true;
+    /// Phase boundary `k`: snapshot every static flow; the first opens the window.
+    fn phase(&mut self, k: u32) {
         let now = self.sched.now();
-        for f in &mut self.flows {
-            f.at_window = (f.receiver.stats.delivered, f.sender.stats);
+        for f in self.flows.iter_mut().filter(|f| f.origin == Origin::Static) {
+            f.snaps.push((f.receiver.stats.delivered, f.sender.stats));
         }
-        self.link_at_window = self
-            .net
-            .links()
-            .iter()
-            .map(|l| (l.stats, l.queue_pkt_ns_at(now)))
-            .collect();
+        if k == 0 {
+            self.in_window = true;
+            self.link_at_window = self
+                .net
+                .links()
+                .iter()
+                .map(|l| (l.stats, l.queue_pkt_ns_at(now)))
+                .collect();
+        }
     }
 
     #[cfg(debug_assertions)]
@@ -274,13 +395,9 @@ impl World {
 pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
     let wall = std::time::Instant::now();
     let seed = seed.unwrap_or(sc.seed);
-    let mut net = build_network(sc, seed);
-    let _ = &mut net;
+    let net = build_network(sc, seed);
     let mut flows = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
-        let sh = &sc.hosts[f.src as usize];
-        let rh = &sc.hosts[f.dst as usize];
-        let ctl = cc::make(&sh.cc, &sh.cc_params).expect("validated controller");
         let start = match f.start {
             StartSpec::At(t) => t,
             StartSpec::Uniform(a, b) => {
@@ -288,17 +405,19 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
                 SimTime(a.0 + ((b.0 - a.0) as f64 * rng.uniform()).round() as u64)
             }
         };
-        flows.push(FlowState {
-            sender: Sender::new(sh.tcp.clone(), ctl, f.size),
-            receiver: Receiver::new(rh.tcp.clone()),
-            src: f.src,
-            dst: f.dst,
-            start,
-            started: false,
-            rtts: Vec::with_capacity(1 << 16),
-            at_window: (0, Default::default()),
-        });
+        let mut fl = new_flow(sc, f.src, f.dst, f.size, start, Origin::Static);
+        fl.conn = i as u32;
+        fl.rtts = Vec::with_capacity(1 << 16);
+        fl.snaps = Vec::with_capacity(sc.phases.len());
+        flows.push(fl);
     }
+    let gens = (0..sc.generators.len())
+        .map(|g| GenState {
+            rng: RngStream::new(seed, GEN_STREAM + g as u64),
+            arrivals: 0,
+            completed: 0,
+        })
+        .collect();
     let n_samples = (sc.duration.0 / sc.trace.interval.0 + 2) as usize;
     let traces = Traces {
         cwnd: sc.trace.cwnd.then(|| {
@@ -335,11 +454,31 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         link_at_window: Vec::new(),
         traces,
         trace_interval: sc.trace.interval,
+        conn_slot: (0..sc.flows.len() as u32).collect(),
+        free_slots: Vec::new(),
+        gens,
+        transfers: Vec::new(),
     };
     for (i, f) in w.flows.iter().enumerate() {
         w.sched.schedule(f.start, Ev::FlowStart(i as u32));
     }
-    w.sched.schedule(sc.measure_start, Ev::WindowStart);
+    for (i, f) in sc.flows.iter().enumerate() {
+        if let Some(t) = f.stop {
+            w.sched.schedule(t, Ev::FlowStop(i as u32));
+        }
+    }
+    for (g, spec) in sc.generators.iter().enumerate() {
+        // The first arrival is one gap after the generator's start.
+        let gap = spec.arrivals.gap(&mut w.gens[g].rng);
+        let t = spec.start + SimTime::from_secs_f64(gap);
+        if t < spec.stop {
+            w.sched.schedule(t, Ev::Arrival(g as u32));
+        }
+    }
+    // The last boundary (the end of the window) is taken after the loop.
+    for (k, &t) in sc.phases[..sc.phases.len() - 1].iter().enumerate() {
+        w.sched.schedule(t, Ev::Phase(k as u32));
+    }
     if sc.trace.cwnd || sc.trace.queue {
         w.sched.schedule(SimTime::ZERO, Ev::Sample);
     }
@@ -352,11 +491,13 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         match ev {
             Ev::Net(ne) => {
                 if let Some((node, id)) = w.net.handle(ne, &mut w.sched) {
-                    #[cfg(debug_assertions)]
-                    {
-                        touched = Some(w.net.pool.get(id).flow as usize);
+                    if let Some(f) = w.deliver(node, id) {
+                        w.maybe_retire(sc, f);
+                        #[cfg(debug_assertions)]
+                        {
+                            touched = Some(f);
+                        }
                     }
-                    w.deliver(node, id);
                 }
             }
             Ev::Timer(ep) => {
@@ -372,6 +513,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
                     f.receiver.on_timer(now, &mut w.out);
                 }
                 w.flush(ep);
+                w.maybe_retire(sc, (ep / 2) as usize);
                 #[cfg(debug_assertions)]
                 {
                     touched = Some((ep / 2) as usize);
@@ -383,8 +525,14 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
                 f.sender.start(now, &mut w.out);
                 w.flush(2 * i);
             }
+            Ev::FlowStop(i) => {
+                let f = &mut w.flows[i as usize];
+                f.sender.stop(now, &mut w.out);
+                w.flush(2 * i);
+            }
+            Ev::Arrival(g) => w.arrival(sc, g),
             Ev::Sample => w.sample(),
-            Ev::WindowStart => w.window_start(),
+            Ev::Phase(k) => w.phase(k),
         }
         #[cfg(debug_assertions)]
         w.check(touched);
@@ -406,19 +554,62 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     let end = sc.measure_end;
     let win = (sc.measure_end - sc.measure_start).as_secs_f64();
     if !w.in_window {
-        w.window_start();
+        w.phase(0);
     }
+    // The final boundary: the end of the window.
+    w.phase(u32::MAX);
+    let mut phases = Vec::new();
+    for (i, f) in w.flows.iter().take(sc.flows.len()).enumerate() {
+        for (k, pair) in f.snaps.windows(2).enumerate() {
+            let ((d0, s0), (d1, s1)) = (pair[0], pair[1]);
+            let (t0, t1) = (sc.phases[k], sc.phases[k + 1]);
+            phases.push(PhaseResult {
+                flow: i as u32,
+                phase: k as u32,
+                start_s: t0.as_secs_f64(),
+                end_s: t1.as_secs_f64(),
+                goodput_bps: (d1 - d0) as f64 * 8.0 / (t1 - t0).as_secs_f64(),
+                segs_sent: s1.segs_sent - s0.segs_sent,
+                segs_retrans: s1.segs_retrans - s0.segs_retrans,
+                timeouts: s1.timeouts - s0.timeouts,
+            });
+        }
+    }
+    // Generated connections still open at the end.
+    for slot in 0..w.flows.len() {
+        let f = &w.flows[slot];
+        if matches!(f.origin, Origin::Gen { .. }) && w.conn_slot[f.conn as usize] == slot as u32 {
+            let row = transfer_row(sc, f);
+            if let Origin::Gen { g, .. } = f.origin {
+                w.gens[g as usize].completed += row.completed as u64;
+            }
+            w.transfers.push(row);
+        }
+    }
+    w.transfers.sort_by_key(|t| (t.generator, t.seq));
+    let generators = offered_loads(sc)
+        .into_iter()
+        .zip(&w.gens)
+        .map(|(mut r, st)| {
+            r.arrivals = st.arrivals;
+            r.completed = st.completed;
+            r
+        })
+        .collect();
     let mut flows = Vec::new();
-    for (i, (spec, f)) in sc.flows.iter().zip(w.flows.iter_mut()).enumerate() {
-        let _ = i;
+    for (spec, f) in sc.flows.iter().zip(w.flows.iter_mut()) {
         let sh = &sc.hosts[f.src as usize];
         f.rtts.sort_by(|a, b| a.total_cmp(b));
         let n = f.rtts.len();
-        let delivered_w = f.receiver.stats.delivered - f.at_window.0;
+        let delivered_w = f.receiver.stats.delivered - f.snaps[0].0;
         let s = f.sender.stats;
-        let s0 = f.at_window.1;
-        let fct = match (f.receiver.last_delivery, spec.size) {
-            (Some(t), Some(sz)) if f.receiver.stats.delivered >= sz => (t - f.start).as_secs_f64(),
+        let s0 = f.snaps[0].1;
+        // A finite transfer, or a flow whose application stopped, completes when
+        // its last byte is delivered.
+        let fct = match (f.receiver.last_delivery, f.sender.app_bytes()) {
+            (Some(t), Some(total)) if f.receiver.stats.delivered >= total => {
+                (t - f.start).as_secs_f64()
+            }
             _ => f64::NAN,
         };
         flows.push(FlowResult {
@@ -475,6 +666,14 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
                 drops: s.dropped_pkts - s0.dropped_pkts,
                 lost: s.lost_pkts - s0.lost_pkts,
                 mean_queue_pkts: (l.queue_pkt_ns_at(end) - q0) as f64 / win_ns,
+                mean_sojourn_s: if s.sent_pkts > s0.sent_pkts {
+                    (s.sojourn_ns - s0.sojourn_ns) as f64
+                        / 1e9
+                        / (s.sent_pkts - s0.sent_pkts) as f64
+                } else {
+                    f64::NAN
+                },
+                max_sojourn_s: s.sojourn_max_ns as f64 / 1e9,
                 qdisc: l.qdisc.name().to_string(),
             }
         })
@@ -493,6 +692,110 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         },
         flows,
         links,
+        phases,
+        generators,
+        transfers: w.transfers,
         traces: w.traces,
     }
+}
+
+/// A connection from host `src` to host `dst` (not started).
+fn new_flow(
+    sc: &Scenario,
+    src: u32,
+    dst: u32,
+    size: Option<u64>,
+    start: SimTime,
+    origin: Origin,
+) -> FlowState {
+    let sh = &sc.hosts[src as usize];
+    let rh = &sc.hosts[dst as usize];
+    let ctl = cc::make(&sh.cc, &sh.cc_params).expect("validated controller");
+    FlowState {
+        sender: Sender::new(sh.tcp.clone(), ctl, size),
+        receiver: Receiver::new(rh.tcp.clone()),
+        src,
+        dst,
+        start,
+        started: false,
+        conn: 0,
+        origin,
+        size,
+        rtts: Vec::new(),
+        rtt_sum: 0.0,
+        rtt_n: 0,
+        snaps: Vec::new(),
+    }
+}
+
+/// The transfers-table row of a generated connection.
+fn transfer_row(sc: &Scenario, f: &FlowState) -> TransferResult {
+    let Origin::Gen { g, seq } = f.origin else {
+        unreachable!("static flows have no transfer row")
+    };
+    let size = f.size.unwrap_or(0);
+    let done = f.receiver.stats.delivered >= size;
+    let s = f.sender.stats;
+    TransferResult {
+        generator: g,
+        seq,
+        src: sc.nodes[f.src as usize].clone(),
+        dst: sc.nodes[f.dst as usize].clone(),
+        size_bytes: size,
+        start_s: f.start.as_secs_f64(),
+        fct_s: match (done, f.receiver.last_delivery) {
+            (true, Some(t)) => (t - f.start).as_secs_f64(),
+            _ => f64::NAN,
+        },
+        completed: done,
+        segs_sent: s.segs_sent,
+        segs_retrans: s.segs_retrans,
+        timeouts: s.timeouts,
+        rtt_mean_s: if f.rtt_n == 0 {
+            f64::NAN
+        } else {
+            f.rtt_sum / f.rtt_n as f64
+        },
+    }
+}
+
+/// What each generator offers: rate x exact mean size, against the slowest link of
+/// its routes (the smallest over its host pairs).
+pub fn offered_loads(sc: &Scenario) -> Vec<GeneratorResult> {
+    if sc.generators.is_empty() {
+        return Vec::new();
+    }
+    let net = build_network(sc, sc.seed);
+    sc.generators
+        .iter()
+        .map(|g| {
+            let mut unit_sum = 0.0;
+            let mut pairs = 0.0;
+            let mut bottleneck = u64::MAX;
+            for &a in &g.from {
+                for &b in &g.to {
+                    unit_sum += g.unit_bytes(&sc.hosts, a, b) as f64;
+                    pairs += 1.0;
+                    let mut node = a;
+                    while node != b {
+                        let l = net.route(node, b).expect("routes checked at validation");
+                        bottleneck = bottleneck.min(net.link(l).cfg.rate_bps);
+                        node = net.link(l).cfg.to;
+                    }
+                }
+            }
+            let mean_size_bytes = g.size.mean() * unit_sum / pairs;
+            let offered_bps = g.arrivals.rate() * mean_size_bytes * 8.0;
+            GeneratorResult {
+                name: g.name.clone(),
+                rate: g.arrivals.rate(),
+                mean_size_bytes,
+                offered_bps,
+                bottleneck_bps: bottleneck as f64,
+                offered_load: offered_bps / bottleneck as f64,
+                arrivals: 0,
+                completed: 0,
+            }
+        })
+        .collect()
 }

@@ -168,7 +168,14 @@ fn missing_duration() {
 
 #[test]
 fn queue_disciplines_by_name() {
-    for kind in ["droptail", "dropfront", "randomdrop", "red", "codel"] {
+    for kind in [
+        "droptail",
+        "dropfront",
+        "randomdrop",
+        "red",
+        "codel",
+        "fq_codel",
+    ] {
         let text = GOOD.replace(
             "queue = { packets = 50 }",
             &format!("queue = {{ kind = \"{kind}\", packets = 50 }}"),
@@ -177,16 +184,21 @@ fn queue_disciplines_by_name() {
     }
     let m = err(&GOOD.replace(
         "queue = { packets = 50 }",
-        "queue = { kind = \"fq_codel\", packets = 50 }",
+        "queue = { kind = \"sfq\", packets = 50 }",
     ));
     has_all(
         &m,
         &[
             "link[0].queue.kind",
-            "\"fq_codel\"",
-            "available: droptail, dropfront, randomdrop, red, codel",
+            "\"sfq\"",
+            "available: droptail, dropfront, randomdrop, red, codel, fq_codel",
         ],
     );
+    let m = err(&GOOD.replace(
+        "queue = { packets = 50 }",
+        "queue = { kind = \"codel\", packets = 50, quantum = 300 }",
+    ));
+    has_all(&m, &["link[0].queue", "flows and quantum", "fq_codel"]);
     let m = err(&GOOD.replace(
         "queue = { packets = 50 }",
         "queue = { packets = 50, max_p = 0.2 }",
@@ -200,4 +212,89 @@ fn queue_disciplines_by_name() {
         "queue = { kind = \"red\", packets = 50, min_th = 20, max_th = 10 }",
     ));
     has_all(&m, &["link[0].queue.max_th", "10", "must exceed min_th"]);
+}
+
+const WEB: &str = r#"
+duration = "10s"
+[[host]]
+name = "x"
+access = { router = "r", rate = "100Mbps", delay = "1ms" }
+[[host]]
+name = "y"
+access = { router = "r", rate = "100Mbps", delay = "1ms" }
+[[router]]
+name = "r"
+[[traffic]]
+name = "web"
+from = "x"
+to = "y"
+rate = 10
+size = { dist = "zipf", alpha = 1.7, max = 1000 }
+"#;
+
+#[test]
+fn the_good_traffic_scenario_parses() {
+    let sc = parse_scenario(WEB, "web.toml").unwrap();
+    assert_eq!(sc.links.len(), 4);
+    assert_eq!(sc.generators.len(), 1);
+}
+
+#[test]
+fn traffic_generator_errors_name_the_field() {
+    let m = err(&WEB.replace("dist = \"zipf\"", "dist = \"lognormal\""));
+    has_all(
+        &m,
+        &[
+            "traffic[0].size.dist",
+            "\"lognormal\"",
+            "zipf (alpha, min, max)",
+        ],
+    );
+    let m = err(&WEB.replace(", max = 1000", ""));
+    has_all(&m, &["traffic[0].size.max", "missing", "bounded support"]);
+    let m = err(&WEB.replace("alpha = 1.7", "alpha = 1.7, shape = 2"));
+    has_all(
+        &m,
+        &["traffic[0].size.shape", "takes only: alpha, min, max"],
+    );
+    let m = err(&WEB.replace("rate = 10\n", "rate = 10\ninterarrival = \"50ms\"\n"));
+    has_all(&m, &["traffic[0]", "exactly one of `rate`"]);
+    let m = err(&WEB.replace("rate = 10\n", "rate = -1\n"));
+    has_all(&m, &["traffic[0].rate", "-1", "positive"]);
+    let m = err(&WEB.replace("to = \"y\"", "to = [\"y\", \"x\"]"));
+    has_all(&m, &["traffic[0].to", "\"x\"", "also a sender"]);
+    let m = err(&WEB.replace("to = \"y\"", "to = [\"y\", \"z\"]"));
+    has_all(&m, &["traffic[0].to[1]", "\"z\"", "no host"]);
+    let m = err(&WEB.replace(
+        "size = { dist = \"zipf\", alpha = 1.7, max = 1000 }",
+        "size = { dist = \"empirical\", values = [1, 2], probs = [0.5, 0.4] }",
+    ));
+    has_all(&m, &["traffic[0].size.probs", "sum 0.9", "sum to 1"]);
+    let m = err(&WEB.replace(
+        "size = { dist = \"zipf\", alpha = 1.7, max = 1000 }",
+        "size = { dist = \"pareto\", shape = 0.9, scale = 1 }",
+    ));
+    has_all(&m, &["traffic[0].size.cap", "infinite mean"]);
+    let m = err(&WEB.replace("max = 1000", "max = 1000, unit = \"kB\""));
+    has_all(&m, &["traffic[0].size.unit", "\"kB\"", "packets", "bytes"]);
+}
+
+#[test]
+fn access_links_phases_and_stop_errors() {
+    let m = err(&WEB.replace("router = \"r\", rate", "router = \"q\", rate"));
+    has_all(&m, &["host[0].access.router", "\"q\"", "no router"]);
+    let m = err(&WEB.replace("router = \"r\", rate", "router = \"y\", rate"));
+    has_all(&m, &["host[0].access.router", "\"y\"", "is a host"]);
+    let m = err(&WEB.replace(
+        "rate = \"100Mbps\", delay = \"1ms\" }\n[[host]]\nname = \"y\"",
+        "delay = \"1ms\" }\n[[host]]\nname = \"y\"",
+    ));
+    has_all(&m, &["host[0].access.up.rate", "missing"]);
+    let m = err(&GOOD.replace(
+        "duration = \"10s\"",
+        "duration = \"10s\"\n[measure]\nphases = [\"5s\", \"3s\"]",
+    ));
+    has_all(&m, &["measure.phases[1]", "3s", "increase strictly"]);
+    let m = err(&GOOD.replace("to = \"b\"", "to = \"b\"\nstart = \"5s\"\nstop = \"4s\""));
+    has_all(&m, &["flow[0].stop", "4s", "after the flow"]);
 }

@@ -46,6 +46,10 @@ pub struct LinkStats {
     pub busy_ns: u64,
     /// Integral of the queue length in packets over time (packet-nanoseconds).
     pub queue_pkt_ns: u128,
+    /// Sum of the queueing delays (enqueue to start of serialisation) of sent packets, ns.
+    pub sojourn_ns: u128,
+    /// Largest queueing delay of a sent packet, ns.
+    pub sojourn_max_ns: u64,
 }
 
 /// Losses on the wire, independent of the queue: every n-th packet, or each

@@ -12,8 +12,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcplab_model::{
-    Catalog, CatalogEntry, CwndTrace, FlowResult, LinkResult, Meta, QueueTrace, RttTrace,
-    RunResult, Traces,
+    Catalog, CatalogEntry, CwndTrace, FlowResult, GeneratorResult, LinkResult, Meta, PhaseResult,
+    QueueTrace, RttTrace, RunResult, Traces, TransferResult,
 };
 
 create_exception!(
@@ -34,6 +34,10 @@ impl ScenarioError {
 fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, PyDict>> {
     let sc = tcplab_model::parse_scenario(&text, &path).map_err(ScenarioError::from_model)?;
     let out = PyDict::new(py);
+    out.set_item(
+        "generators",
+        generators_to_py(py, &tcplab_model::offered_loads(&sc))?,
+    )?;
     out.set_item("name", sc.name)?;
     Ok(out)
 }
@@ -96,12 +100,18 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
         meta,
         flows,
         links,
+        phases,
+        generators,
+        transfers,
         traces,
     } = result;
     let out = PyDict::new(py);
     out.set_item("meta", meta_to_py(py, &meta)?)?;
     out.set_item("flows", flows_to_py(py, &flows)?)?;
     out.set_item("links", links_to_py(py, &links)?)?;
+    out.set_item("phases", phases_to_py(py, &phases)?)?;
+    out.set_item("generators", generators_to_py(py, &generators)?)?;
+    out.set_item("transfers", transfers_to_py(py, &transfers)?)?;
     out.set_item("traces", traces_to_py(py, traces)?)?;
     Ok(out)
 }
@@ -207,7 +217,67 @@ fn links_to_py<'py>(py: Python<'py>, rows: &[LinkResult]) -> PyResult<Bound<'py,
             drops,
             lost,
             mean_queue_pkts,
+            mean_sojourn_s,
+            max_sojourn_s,
             qdisc,
+        }
+    ))
+}
+
+fn phases_to_py<'py>(py: Python<'py>, rows: &[PhaseResult]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        PhaseResult {
+            flow,
+            phase,
+            start_s,
+            end_s,
+            goodput_bps,
+            segs_sent,
+            segs_retrans,
+            timeouts,
+        }
+    ))
+}
+
+fn generators_to_py<'py>(
+    py: Python<'py>,
+    rows: &[GeneratorResult],
+) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        GeneratorResult {
+            name,
+            rate,
+            mean_size_bytes,
+            offered_bps,
+            bottleneck_bps,
+            offered_load,
+            arrivals,
+            completed,
+        }
+    ))
+}
+
+fn transfers_to_py<'py>(py: Python<'py>, rows: &[TransferResult]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        TransferResult {
+            generator,
+            seq,
+            src,
+            dst,
+            size_bytes,
+            start_s,
+            fct_s,
+            completed,
+            segs_sent,
+            segs_retrans,
+            timeouts,
+            rtt_mean_s,
         }
     ))
 }

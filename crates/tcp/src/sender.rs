@@ -96,7 +96,9 @@ impl Sender {
     /// A sender of `bytes` application bytes (`None`: unlimited) with `cfg` and `cc`.
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
         let mss = cfg.mss;
-        let cap = (cfg.sndbuf / mss as u64 + 16).min(1 << 20) as usize;
+        // The scoreboard holds at most a send buffer's (or a short transfer's) segments.
+        let segs = bytes.map_or(cfg.sndbuf, |b| b.min(cfg.sndbuf)) / mss as u64;
+        let cap = (segs + 16).min(1 << 20) as usize;
         let rtt = RttEstimator::new(
             cfg.initial_rto,
             cfg.min_rto,
@@ -229,6 +231,30 @@ impl Sender {
         self.snd_nxt = 1;
         self.snd_max = 1;
         self.send_syn(now, out);
+    }
+
+    /// The application stops writing: the data already handed to TCP (everything
+    /// sent so far) is the whole transfer, and the FIN follows it. A bulk flow with
+    /// a stop time ends this way; a finite transfer that has not finished keeps its
+    /// size.
+    pub fn stop(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.data_end != u64::MAX {
+            return;
+        }
+        // Sequence 0 is the SYN: data (if any was sent) is 1..snd_max.
+        self.data_end = self.snd_max.max(1);
+        if self.state == SenderState::Established {
+            self.transmit(now, out);
+        } else if self.state == SenderState::Closed {
+            self.state = SenderState::Done;
+            self.done_at = Some(now);
+        }
+    }
+
+    /// The application bytes of the transfer, once known (a finite transfer, or a
+    /// flow whose application stopped); `None` while the application still writes.
+    pub fn app_bytes(&self) -> Option<u64> {
+        (self.data_end != u64::MAX).then(|| self.data_end - 1)
     }
 
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {

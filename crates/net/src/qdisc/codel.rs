@@ -31,15 +31,104 @@ impl Default for CodelParams {
     }
 }
 
-/// A CoDel queue.
-pub struct Codel {
-    q: Fifo,
-    p: CodelParams,
+/// The per-queue CoDel state machine of RFC 8289 section 5, shared by [`Codel`]
+/// and FQ-CoDel (one per flow queue). It owns no packets: `dequeue` takes the
+/// queue's head through a closure.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CodelState {
     first_above_time: Option<SimTime>,
     drop_next: SimTime,
     count: u32,
     lastcount: u32,
     dropping: bool,
+}
+
+impl CodelState {
+    /// RFC 8289 control_law: t + INTERVAL / sqrt(count).
+    fn control_law(p: &CodelParams, t: SimTime, count: u32) -> SimTime {
+        t + SimTime((p.interval.0 as f64 / (count.max(1) as f64).sqrt()).round() as u64)
+    }
+
+    /// RFC 8289 dodequeue: the head packet and whether it may be dropped. `pop`
+    /// removes the head and returns it with its enqueue time and the bytes still
+    /// queued after it (what the "below one MTU" test looks at).
+    fn dodequeue<F>(&mut self, p: &CodelParams, now: SimTime, pop: &mut F) -> (Option<QPkt>, bool)
+    where
+        F: FnMut() -> Option<(QPkt, SimTime, u64)>,
+    {
+        let Some((pkt, at, backlog)) = pop() else {
+            self.first_above_time = None;
+            return (None, false);
+        };
+        let sojourn = now - at;
+        let mut ok_to_drop = false;
+        if sojourn < p.target || backlog <= p.max_packet {
+            self.first_above_time = None;
+        } else {
+            match self.first_above_time {
+                None => self.first_above_time = Some(now + p.interval),
+                Some(t) if now >= t => ok_to_drop = true,
+                _ => {}
+            }
+        }
+        (Some(pkt), ok_to_drop)
+    }
+
+    /// RFC 8289 dequeue: the packet to send, if any; packets dropped on the way
+    /// go to `drop`. `pop` is as for `dodequeue`.
+    pub(crate) fn dequeue<F>(
+        &mut self,
+        p: &CodelParams,
+        now: SimTime,
+        mut pop: F,
+        drop: &mut dyn FnMut(QPkt),
+    ) -> Option<QPkt>
+    where
+        F: FnMut() -> Option<(QPkt, SimTime, u64)>,
+    {
+        let (mut r, mut ok) = self.dodequeue(p, now, &mut pop);
+        if self.dropping {
+            if !ok {
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                if let Some(pkt) = r {
+                    drop(pkt);
+                }
+                self.count += 1;
+                (r, ok) = self.dodequeue(p, now, &mut pop);
+                if !ok {
+                    self.dropping = false;
+                } else {
+                    self.drop_next = Self::control_law(p, self.drop_next, self.count);
+                }
+            }
+        } else if ok {
+            if let Some(pkt) = r {
+                drop(pkt);
+            }
+            (r, _) = self.dodequeue(p, now, &mut pop);
+            self.dropping = true;
+            // Section 5.5: resume near the previous drop rate if it ended recently.
+            let delta = self.count.saturating_sub(self.lastcount);
+            self.count =
+                if delta > 1 && now.saturating_sub(self.drop_next) < SimTime(16 * p.interval.0) {
+                    delta
+                } else {
+                    1
+                };
+            self.drop_next = Self::control_law(p, now, self.count);
+            self.lastcount = self.count;
+        }
+        r
+    }
+}
+
+/// A CoDel queue.
+pub struct Codel {
+    q: Fifo,
+    p: CodelParams,
+    state: CodelState,
 }
 
 impl Codel {
@@ -48,37 +137,8 @@ impl Codel {
         Codel {
             q: Fifo::new(limit),
             p,
-            first_above_time: None,
-            drop_next: SimTime::ZERO,
-            count: 0,
-            lastcount: 0,
-            dropping: false,
+            state: CodelState::default(),
         }
-    }
-
-    /// RFC 8289 control_law: t + INTERVAL / sqrt(count).
-    fn control_law(&self, t: SimTime, count: u32) -> SimTime {
-        t + SimTime((self.p.interval.0 as f64 / (count.max(1) as f64).sqrt()).round() as u64)
-    }
-
-    /// RFC 8289 dodequeue: the head packet and whether it may be dropped.
-    fn dodequeue(&mut self, now: SimTime) -> (Option<QPkt>, bool) {
-        let Some((p, at)) = self.q.pop() else {
-            self.first_above_time = None;
-            return (None, false);
-        };
-        let sojourn = now - at;
-        let mut ok_to_drop = false;
-        if sojourn < self.p.target || self.q.bytes() <= self.p.max_packet {
-            self.first_above_time = None;
-        } else {
-            match self.first_above_time {
-                None => self.first_above_time = Some(now + self.p.interval),
-                Some(t) if now >= t => ok_to_drop = true,
-                _ => {}
-            }
-        }
-        (Some(p), ok_to_drop)
     }
 }
 
@@ -92,42 +152,9 @@ impl Qdisc for Codel {
     }
 
     fn dequeue(&mut self, now: SimTime, drop: &mut dyn FnMut(QPkt)) -> Option<QPkt> {
-        let (mut r, mut ok) = self.dodequeue(now);
-        if self.dropping {
-            if !ok {
-                self.dropping = false;
-            }
-            while self.dropping && now >= self.drop_next {
-                if let Some(p) = r {
-                    drop(p);
-                }
-                self.count += 1;
-                (r, ok) = self.dodequeue(now);
-                if !ok {
-                    self.dropping = false;
-                } else {
-                    self.drop_next = self.control_law(self.drop_next, self.count);
-                }
-            }
-        } else if ok {
-            if let Some(p) = r {
-                drop(p);
-            }
-            (r, _) = self.dodequeue(now);
-            self.dropping = true;
-            // Section 5.5: resume near the previous drop rate if it ended recently.
-            let delta = self.count.saturating_sub(self.lastcount);
-            self.count = if delta > 1
-                && now.saturating_sub(self.drop_next) < SimTime(16 * self.p.interval.0)
-            {
-                delta
-            } else {
-                1
-            };
-            self.drop_next = self.control_law(now, self.count);
-            self.lastcount = self.count;
-        }
-        r
+        let q = &mut self.q;
+        let pop = || q.pop().map(|(p, at)| (p, at, q.bytes()));
+        self.state.dequeue(&self.p, now, pop, drop)
     }
 
     fn len_packets(&self) -> u32 {
@@ -156,7 +183,14 @@ mod tests {
         //   334 ms (count 4, drop_next = 333.45 + 50 = 383.45), 384 ms.
         let mut q = Codel::new(QueueLimit::Packets(10_000), CodelParams::default());
         for id in 0..1000 {
-            q.enqueue(QPkt { id, size: 1500 }, SimTime::ZERO);
+            q.enqueue(
+                QPkt {
+                    id,
+                    size: 1500,
+                    flow: 0,
+                },
+                SimTime::ZERO,
+            );
         }
         let mut drop_times = vec![];
         for t in 1..=400u64 {
@@ -177,6 +211,7 @@ mod tests {
         for t in 0..10_000u64 {
             q.enqueue(
                 QPkt {
+                    flow: 0,
                     id: t as u32,
                     size: 1500,
                 },

@@ -59,7 +59,11 @@ mod tests {
     use super::*;
 
     fn p(id: u32) -> QPkt {
-        QPkt { id, size: 1500 }
+        QPkt {
+            id,
+            size: 1500,
+            flow: 0,
+        }
     }
 
     #[test]

@@ -46,7 +46,7 @@ mod tests {
     use super::*;
 
     fn p(id: u32, size: u32) -> QPkt {
-        QPkt { id, size }
+        QPkt { id, size, flow: 0 }
     }
 
     #[test]

@@ -4,12 +4,14 @@ mod codel;
 mod dropfront;
 mod droptail;
 mod fifo;
+mod fq_codel;
 mod randomdrop;
 mod red;
 
 pub use codel::{Codel, CodelParams};
 pub use dropfront::DropFront;
 pub use droptail::DropTail;
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use randomdrop::RandomDrop;
 pub use red::{Red, RedParams};
 
@@ -23,6 +25,8 @@ pub struct QPkt {
     pub id: PacketId,
     /// Its size in bytes.
     pub size: u32,
+    /// Its connection (what flow-queueing disciplines hash on).
+    pub flow: u32,
 }
 
 /// A queue limit, in packets or in bytes.

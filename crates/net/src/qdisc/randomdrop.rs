@@ -71,7 +71,14 @@ mod tests {
         for _ in 0..50_000 {
             let mut q = RandomDrop::new(QueueLimit::Packets(4), rng.clone());
             for id in 0..5 {
-                if let Some(d) = q.enqueue(QPkt { id, size: 1500 }, SimTime::ZERO) {
+                if let Some(d) = q.enqueue(
+                    QPkt {
+                        id,
+                        size: 1500,
+                        flow: 0,
+                    },
+                    SimTime::ZERO,
+                ) {
                     counts[d.id as usize] += 1;
                 }
             }
@@ -90,7 +97,14 @@ mod tests {
         let mut q = RandomDrop::new(QueueLimit::Packets(3), RngStream::new(1, 1));
         let mut dropped = vec![];
         for id in 0..10 {
-            if let Some(d) = q.enqueue(QPkt { id, size: 100 }, SimTime::ZERO) {
+            if let Some(d) = q.enqueue(
+                QPkt {
+                    id,
+                    size: 100,
+                    flow: 0,
+                },
+                SimTime::ZERO,
+            ) {
                 dropped.push(d.id);
             }
             assert!(q.len_packets() <= 3);

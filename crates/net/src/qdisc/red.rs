@@ -207,11 +207,25 @@ mod tests {
         let mut r = Red::new(QueueLimit::Packets(10), p, RngStream::new(1, 2));
         let t = SimTime::from_millis(1);
         for id in 0..10 {
-            r.enqueue(QPkt { id, size: 1500 }, t);
+            r.enqueue(
+                QPkt {
+                    id,
+                    size: 1500,
+                    flow: 0,
+                },
+                t,
+            );
         }
         let a10 = r.average();
         for id in 0..1000 {
-            r.enqueue(QPkt { id, size: 1500 }, t);
+            r.enqueue(
+                QPkt {
+                    id,
+                    size: 1500,
+                    flow: 0,
+                },
+                t,
+            );
         }
         // From a10 after 10 arrivals, 1000 more at q = 10: avg = 10 - (10 - a10) 0.998^1000.
         let expected = 10.0 - (10.0 - a10) * 0.998f64.powi(1000);
@@ -229,7 +243,14 @@ mod tests {
         let mut r = red(false);
         r.avg = 8.0;
         r.idle_since = Some(SimTime::ZERO);
-        r.enqueue(QPkt { id: 0, size: 1500 }, SimTime::from_millis(500));
+        r.enqueue(
+            QPkt {
+                id: 0,
+                size: 1500,
+                flow: 0,
+            },
+            SimTime::from_millis(500),
+        );
         assert!((r.average() - 8.0 * 0.998f64.powf(500.0)).abs() < 1e-9);
     }
 
@@ -250,7 +271,16 @@ mod tests {
             r.avg = 10.0 / 0.998;
             r.idle_since = None;
             since += 1;
-            if r.enqueue(QPkt { id, size: 1500 }, SimTime::ZERO).is_some() {
+            if r.enqueue(
+                QPkt {
+                    id,
+                    size: 1500,
+                    flow: 0,
+                },
+                SimTime::ZERO,
+            )
+            .is_some()
+            {
                 gaps.push(since);
                 since = 0;
             }
@@ -273,7 +303,14 @@ mod tests {
         let mut r = red(false);
         r.avg = 20.0;
         r.idle_since = Some(SimTime::ZERO);
-        let got = r.enqueue(QPkt { id: 0, size: 1500 }, SimTime::from_secs(1));
+        let got = r.enqueue(
+            QPkt {
+                id: 0,
+                size: 1500,
+                flow: 0,
+            },
+            SimTime::from_secs(1),
+        );
         assert!(got.is_none(), "dropped with avg {}", r.average());
         assert!((r.average() - 20.0 * 0.998f64.powf(1000.0)).abs() < 1e-9);
     }
