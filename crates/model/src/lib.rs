@@ -3,6 +3,7 @@
 
 pub mod results;
 pub mod schema;
+pub mod stats;
 pub mod traffic;
 pub mod units;
 mod world;

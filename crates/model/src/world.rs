@@ -149,7 +149,7 @@ struct FlowState {
     origin: Origin,
     size: Option<u64>,
     /// RTT samples in the window (static flows).
-    rtts: Vec<f64>,
+    rtts: Option<Box<crate::stats::Summary>>,
     /// RTT sum and count (generated connections).
     rtt_sum: f64,
     rtt_n: u64,
@@ -244,7 +244,9 @@ impl World {
                     fl.rtt_sum += r.as_secs_f64();
                     fl.rtt_n += 1;
                 } else if self.in_window {
-                    fl.rtts.push(r.as_secs_f64());
+                    if let Some(s) = fl.rtts.as_mut() {
+                        s.add(r.as_secs_f64());
+                    }
                 }
                 if let Some(t) = self.traces.rtt.as_mut() {
                     t.time_s.push(now.as_secs_f64());
@@ -407,7 +409,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         };
         let mut fl = new_flow(sc, f.src, f.dst, f.size, start, Origin::Static);
         fl.conn = i as u32;
-        fl.rtts = Vec::with_capacity(1 << 16);
+        fl.rtts = Some(Box::default());
         fl.snaps = Vec::with_capacity(sc.phases.len());
         flows.push(fl);
     }
@@ -541,15 +543,6 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
     collect(sc, seed, w, wall)
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    // Nearest rank: the smallest value with at least p% of samples at or below it.
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
-    sorted[rank - 1]
-}
-
 fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> RunResult {
     let end = sc.measure_end;
     let win = (sc.measure_end - sc.measure_start).as_secs_f64();
@@ -599,8 +592,8 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     let mut flows = Vec::new();
     for (spec, f) in sc.flows.iter().zip(w.flows.iter_mut()) {
         let sh = &sc.hosts[f.src as usize];
-        f.rtts.sort_by(|a, b| a.total_cmp(b));
-        let n = f.rtts.len();
+        let rtts = f.rtts.as_deref().expect("static flows keep RTT statistics");
+        let n = rtts.count();
         let delivered_w = f.receiver.stats.delivered - f.snaps[0].0;
         let s = f.sender.stats;
         let s0 = f.snaps[0].1;
@@ -622,14 +615,10 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             goodput_bps: delivered_w as f64 * 8.0 / win,
             bytes_delivered_window: delivered_w,
             bytes_delivered: f.receiver.stats.delivered,
-            rtt_mean_s: if n == 0 {
-                f64::NAN
-            } else {
-                f.rtts.iter().sum::<f64>() / n as f64
-            },
-            rtt_p50_s: percentile(&f.rtts, 50.0),
-            rtt_p95_s: percentile(&f.rtts, 95.0),
-            rtt_p99_s: percentile(&f.rtts, 99.0),
+            rtt_mean_s: rtts.mean(),
+            rtt_p50_s: rtts.percentile(50.0),
+            rtt_p95_s: rtts.percentile(95.0),
+            rtt_p99_s: rtts.percentile(99.0),
             rtt_samples: n as u64,
             segs_sent: s.segs_sent,
             segs_retrans: s.segs_retrans,
@@ -721,7 +710,7 @@ fn new_flow(
         conn: 0,
         origin,
         size,
-        rtts: Vec::new(),
+        rtts: None,
         rtt_sum: 0.0,
         rtt_n: 0,
         snaps: Vec::new(),
