@@ -619,7 +619,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             rtt_p50_s: rtts.percentile(50.0),
             rtt_p95_s: rtts.percentile(95.0),
             rtt_p99_s: rtts.percentile(99.0),
-            rtt_samples: n as u64,
+            rtt_samples: n,
             segs_sent: s.segs_sent,
             segs_retrans: s.segs_retrans,
             fast_retransmits: s.fast_retransmits,
