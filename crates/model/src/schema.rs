@@ -1222,7 +1222,7 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
             cx.err(
                 &f("recovery"),
                 format!("{r:?}"),
-                "allowed: sack, newreno, reno, tahoe",
+                "allowed: sack, newreno, reno, tahoe, tahoe-ns2",
             )
         })?;
     }

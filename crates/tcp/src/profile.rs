@@ -19,6 +19,10 @@ pub enum Recovery {
     Reno,
     /// 4.3BSD Tahoe: fast retransmit, then slow start from one segment.
     Tahoe,
+    /// Tahoe as ns-2's `Agent/TCP` (tcp.cc, `bugfix_` on): after a fast
+    /// retransmit, slow start from one segment going back N from the lost one;
+    /// no new fast retransmit until the data outstanding at the loss is acknowledged.
+    TahoeNs2,
 }
 
 impl Recovery {
@@ -29,6 +33,7 @@ impl Recovery {
             Recovery::NewReno => "newreno",
             Recovery::Reno => "reno",
             Recovery::Tahoe => "tahoe",
+            Recovery::TahoeNs2 => "tahoe-ns2",
         }
     }
     /// Parse a scenario name.
@@ -38,6 +43,7 @@ impl Recovery {
             "newreno" => Recovery::NewReno,
             "reno" => Recovery::Reno,
             "tahoe" => Recovery::Tahoe,
+            "tahoe-ns2" => Recovery::TahoeNs2,
             _ => return None,
         })
     }

@@ -113,7 +113,13 @@ impl Sender {
                 tp.max_ssthresh = cfg.max_ssthresh;
                 tp
             },
-            recovery_kind: cc.recovery().unwrap_or(cfg.recovery),
+            // A controller may impose its recovery (Tahoe's); a host asking for
+            // ns-2's Tahoe keeps that variant of it.
+            recovery_kind: match (cc.recovery(), cfg.recovery) {
+                (Some(Recovery::Tahoe), Recovery::TahoeNs2) => Recovery::TahoeNs2,
+                (Some(r), _) => r,
+                (None, r) => r,
+            },
             cfg,
             cc,
             state: SenderState::Closed,
@@ -800,6 +806,11 @@ impl Sender {
         if matches!(kind, Recovery::NewReno | Recovery::Sack) && self.snd_una < self.recover {
             return;
         }
+        // ns-2 (bugfix_): a new fast retransmit only once highest_ack_ > recover_,
+        // i.e. data beyond what was outstanding at the last loss is acknowledged.
+        if kind == Recovery::TahoeNs2 && self.snd_una <= self.recover {
+            return;
+        }
         self.stats.fast_retransmits += 1;
         self.tp.in_flight = self
             .sb
@@ -835,6 +846,17 @@ impl Sender {
                 }
                 self.set_ca_state(CaState::Open);
                 self.recover = 0;
+                return;
+            }
+            Recovery::TahoeNs2 => {
+                // ns-2 tcp.cc dupack_action: slowdown(CLOSE_SSTHRESH_HALF |
+                // CLOSE_CWND_ONE), recover_ = maxseq_, t_seqno_ = highest_ack_ + 1:
+                // the transmit loop resends from snd_una as the window opens.
+                self.tp.cwnd = 1;
+                self.tp.cwnd_cnt = 0;
+                self.snd_nxt = self.snd_una;
+                self.set_ca_state(CaState::Open);
+                self.transmit(now, out);
                 return;
             }
             Recovery::Reno | Recovery::NewReno => {

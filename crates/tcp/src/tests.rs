@@ -331,6 +331,53 @@ fn tahoe_fast_retransmit_restarts_from_one_segment() {
 }
 
 #[test]
+fn ns2_tahoe_goes_back_n_and_fast_retransmits_once_per_window() {
+    // ns-2 Agent/TCP with bugfix_: after 3 dupacks for segment 1, cwnd = 1 and the
+    // sender goes back to segment 1; each ACK then opens the window by one
+    // segment (slow start) and the resend continues from the segment after the
+    // last one acknowledged: ACK of 2 -> cwnd 2 -> segments 2, 3. Dupacks
+    // (e.g. for segments the receiver already had) start no new fast
+    // retransmit until the data outstanding at the loss is acknowledged.
+    let mut c = no_sack_cfg();
+    c.recovery = crate::Recovery::TahoeNs2;
+    let (mut s, _, _) = established(&c, "tahoe");
+    assert_eq!(s.recovery(), crate::Recovery::TahoeNs2);
+    s.tp.cwnd = 10;
+    s.tp.ssthresh = 10;
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+    let high = s.snd_max;
+    let outstanding = s.scoreboard().len() as u32;
+    out.clear();
+    for k in 0..3 {
+        s.on_segment(ms(201 + k), &ack(seg_start(1), &[], false, 0), &mut out);
+    }
+    assert_eq!(data_seqs(&out), vec![1]);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, outstanding / 2));
+    // The retransmission of 1 is acknowledged with 2 still missing (a second loss).
+    out.clear();
+    s.on_segment(ms(300), &ack(seg_start(2), &[], false, 0), &mut out);
+    assert_eq!(s.tp.cwnd, 2);
+    assert_eq!(data_seqs(&out), vec![2, 3]);
+    // Dupacks for 2: no new fast retransmit, since 2 < recover = the old snd_max.
+    out.clear();
+    for k in 0..5 {
+        s.on_segment(ms(301 + k), &ack(seg_start(2), &[], false, 0), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert!(out.iter().all(|h| h.seq != seg_start(2)));
+    // Everything up to the old maximum acknowledged: still none (ns-2 needs
+    // highest_ack_ > recover_); the window then sends new data only.
+    out.clear();
+    s.on_segment(ms(400), &ack(high, &[], false, 0), &mut out);
+    for k in 0..3 {
+        s.on_segment(ms(401 + k), &ack(high, &[], false, 0), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert!(out.iter().filter(|h| h.payload > 0).all(|h| h.seq >= high));
+}
+
+#[test]
 fn sack_recovery_retransmits_every_hole_once() {
     // 20 segments outstanding (0..19), holes at 2, 5, 6 and 11.
     let c = cfg();
