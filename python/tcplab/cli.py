@@ -222,9 +222,9 @@ def _generators_table(gens: Sequence[dict[str, Any]], res: tcplab.Results | None
         for t in res.records("transfers"):
             if t["completed"]:
                 by_gen.setdefault(int(t["generator"]), []).append(float(t["fct_s"]))
-        for g, v in by_gen.items():
+        for gi, v in by_gen.items():
             v.sort()
-            medians[g] = v[(len(v) - 1) // 2]
+            medians[gi] = v[(len(v) - 1) // 2]
     for i, g in enumerate(gens):
         row = [
             str(g["name"]),

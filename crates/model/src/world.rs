@@ -248,7 +248,7 @@ impl World {
                         s.add(r.as_secs_f64());
                     }
                 }
-                if let Some(t) = self.traces.rtt.as_mut() {
+                if let (Some(t), Origin::Static) = (self.traces.rtt.as_mut(), fl.origin) {
                     t.time_s.push(now.as_secs_f64());
                     t.flow.push(f as u32);
                     t.rtt_s.push(r.as_secs_f64());
@@ -325,8 +325,9 @@ impl World {
         let now = self.sched.now();
         let t = now.as_secs_f64();
         if let Some(tr) = self.traces.cwnd.as_mut() {
+            // Scenario flows only (generated connections come and go).
             for (i, f) in self.flows.iter().enumerate() {
-                if !f.started {
+                if !f.started || f.origin != Origin::Static {
                     continue;
                 }
                 tr.time_s.push(t);

@@ -273,3 +273,21 @@ to = "b"
     // The longest wait is at most a full buffer: 100 packets x 0.6 ms.
     assert!(l.max_sojourn_s <= 0.06 + 1e-9, "{}", l.max_sojourn_s);
 }
+
+#[test]
+fn traces_cover_scenario_flows_only() {
+    // Regression: generated connections occupy flow slots beyond the scenario's
+    // flows; the cwnd and RTT traces index the flows table, so they must not
+    // include them.
+    let text = web(20.0, 10, "{ packets = 50 }").replace(
+        "[[host]]\nname = \"x\"",
+        "[trace]\ncwnd = true\nrtt = true\n\n[[flow]]\nfrom = \"x\"\nto = \"y\"\n\n[[host]]\nname = \"x\"",
+    );
+    let r = sim(&text);
+    assert_eq!(r.flows.len(), 1);
+    assert!(!r.transfers.is_empty());
+    let cwnd = r.traces.cwnd.as_ref().unwrap();
+    let rtt = r.traces.rtt.as_ref().unwrap();
+    assert!(!cwnd.flow.is_empty() && !rtt.flow.is_empty());
+    assert!(cwnd.flow.iter().chain(&rtt.flow).all(|&f| f == 0));
+}
