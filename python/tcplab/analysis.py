@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["jain", "mean_ci", "response_times_by_size", "t95"]
+__all__ = ["jain", "mean_ci", "nearest_rank", "response_times_by_size", "t95"]
 
 # Two-sided 95 % quantiles of Student's t, df = 1..30 (Abramowitz & Stegun,
 # table 26.10); beyond 30 the normal 1.96 is within 2 %.
@@ -57,7 +57,7 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float]:
     return m, t95(n - 1) * math.sqrt(var / n)
 
 
-def _nearest_rank(sorted_values: Sequence[float], p: float) -> float:
+def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
     """The smallest value with at least p % of the values at or below it."""
     return sorted_values[max(1, math.ceil(p / 100 * len(sorted_values))) - 1]
 
@@ -103,8 +103,8 @@ def response_times_by_size(
                 "count": len(v),
                 "mean_s": m,
                 "ci95_s": ci,
-                "median_s": _nearest_rank(v, 50),
-                "p95_s": _nearest_rank(v, 95),
+                "median_s": nearest_rank(v, 50),
+                "p95_s": nearest_rank(v, 95),
             }
         )
     return pl.DataFrame(rows)

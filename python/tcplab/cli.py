@@ -27,6 +27,8 @@ import click
 
 import tcplab
 from tcplab import _core
+from tcplab.analysis import nearest_rank
+from tcplab.results import column_rows
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -223,8 +225,7 @@ def _generators_table(gens: Sequence[dict[str, Any]], res: tcplab.Results | None
             if t["completed"]:
                 by_gen.setdefault(int(t["generator"]), []).append(float(t["fct_s"]))
         for gi, v in by_gen.items():
-            v.sort()
-            medians[gi] = v[(len(v) - 1) // 2]
+            medians[gi] = nearest_rank(sorted(v), 50)
     for i, g in enumerate(gens):
         row = [
             str(g["name"]),
@@ -332,7 +333,7 @@ def validate(scenario: str) -> None:
     except _core.ScenarioError as e:
         raise UserError(str(e)) from e
     click.echo(f"ok: {info['name']}")
-    gens = [dict(zip(info["generators"], row)) for row in zip(*info["generators"].values())]
+    gens = column_rows(info["generators"])
     if gens:
         table = _generators_table(gens, None)
         _never_cut_cells(table)

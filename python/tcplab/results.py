@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tcplab._core import Meta, RunDict
 
-__all__ = ["Results"]
+__all__ = ["Results", "column_rows"]
 
 SUMMARY_FILE = "summary.json"
 FLOWS_FILE = "flows.parquet"
@@ -127,7 +127,7 @@ class Results:
             return self.flow_records()
         if table == "links":
             return self.link_records()
-        return _records(self._optional[table])
+        return column_rows(self._optional[table])
 
     @property
     def traces(self) -> dict[str, pl.DataFrame]:
@@ -153,11 +153,11 @@ class Results:
 
     def flow_records(self) -> list[dict[str, Any]]:
         """The flows table as a list of dicts (no polars needed)."""
-        return _records(self._flow_columns)
+        return column_rows(self._flow_columns)
 
     def link_records(self) -> list[dict[str, Any]]:
         """The links table as a list of dicts (no polars needed)."""
-        return _records(self._link_columns)
+        return column_rows(self._link_columns)
 
     def summary(self) -> dict[str, Any]:
         """``{"meta": ..., "flows": [...], "links": [...]}`` ready for JSON:
@@ -208,7 +208,8 @@ class Results:
         return out
 
 
-def _records(columns: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+def column_rows(columns: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """``{column: [values]}`` as one dict per row."""
     names = list(columns)
     return [dict(zip(names, row)) for row in zip(*columns.values())]
 

@@ -8,6 +8,6 @@ mod rng;
 mod sched;
 mod time;
 
-pub use rng::{stream_seed, RngStream};
+pub use rng::{splitmix64, stream_seed, RngStream};
 pub use sched::Scheduler;
 pub use time::SimTime;

@@ -5,8 +5,9 @@
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// SplitMix64 step (Steele, Lea & Flood 2014), used to spread seeds.
-fn splitmix64(x: &mut u64) -> u64 {
+/// SplitMix64 step (Steele, Lea & Flood 2014): advances `x` and returns a
+/// well-mixed 64-bit value; used to spread seeds and as a hash.
+pub fn splitmix64(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *x;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -147,7 +147,6 @@ struct FlowState {
     /// The connection id its packets carry.
     conn: u32,
     origin: Origin,
-    size: Option<u64>,
     /// RTT samples in the window (static flows).
     rtts: Option<Box<crate::stats::Summary>>,
     /// RTT sum and count (generated connections).
@@ -157,10 +156,22 @@ struct FlowState {
     snaps: Vec<(u64, tcplab_tcp::SenderStats)>,
 }
 
+impl FlowState {
+    /// Start to last byte delivered, seconds, once every byte of a finite
+    /// transfer (or of a flow whose application stopped) is delivered; NaN before.
+    fn completion_time(&self) -> f64 {
+        match (self.receiver.last_delivery, self.sender.app_bytes()) {
+            (Some(t), Some(total)) if self.receiver.stats.delivered >= total => {
+                (t - self.start).as_secs_f64()
+            }
+            _ => f64::NAN,
+        }
+    }
+}
+
 struct GenState {
     rng: RngStream,
     arrivals: u64,
-    completed: u64,
 }
 
 struct World {
@@ -293,12 +304,11 @@ impl World {
         };
         let conn = self.conn_slot.len() as u32;
         self.conn_slot.push(slot);
+        // A recycled slot's timers were cleared when it retired.
         let f = &mut self.flows[slot as usize];
         f.conn = conn;
         f.started = true;
         f.sender.start(now, &mut self.out);
-        self.timer_at[2 * slot as usize] = None;
-        self.timer_at[2 * slot as usize + 1] = None;
         self.flush(2 * slot);
     }
 
@@ -306,15 +316,10 @@ impl World {
     /// free its slot.
     fn maybe_retire(&mut self, sc: &Scenario, slot: usize) {
         let f = &self.flows[slot];
-        let Origin::Gen { .. } = f.origin else { return };
-        if f.sender.state() != tcplab_tcp::SenderState::Done {
+        if f.origin == Origin::Static || f.sender.state() != tcplab_tcp::SenderState::Done {
             return;
         }
-        let row = transfer_row(sc, f);
-        if let Origin::Gen { g, .. } = f.origin {
-            self.gens[g as usize].completed += row.completed as u64;
-        }
-        self.transfers.push(row);
+        self.transfers.push(transfer_row(sc, f));
         self.conn_slot[f.conn as usize] = RETIRED;
         self.free_slots.push(slot as u32);
         self.timer_at[2 * slot] = None;
@@ -418,7 +423,6 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         .map(|g| GenState {
             rng: RngStream::new(seed, GEN_STREAM + g as u64),
             arrivals: 0,
-            completed: 0,
         })
         .collect();
     let n_samples = (sc.duration.0 / sc.trace.interval.0 + 2) as usize;
@@ -570,23 +574,23 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         }
     }
     // Generated connections still open at the end.
-    for slot in 0..w.flows.len() {
-        let f = &w.flows[slot];
-        if matches!(f.origin, Origin::Gen { .. }) && w.conn_slot[f.conn as usize] == slot as u32 {
-            let row = transfer_row(sc, f);
-            if let Origin::Gen { g, .. } = f.origin {
-                w.gens[g as usize].completed += row.completed as u64;
-            }
-            w.transfers.push(row);
+    for (slot, f) in w.flows.iter().enumerate() {
+        if f.origin != Origin::Static && w.conn_slot[f.conn as usize] == slot as u32 {
+            w.transfers.push(transfer_row(sc, f));
         }
     }
     w.transfers.sort_by_key(|t| (t.generator, t.seq));
-    let generators = offered_loads(sc)
+    let generators = offered_loads_on(sc, &w.net)
         .into_iter()
         .zip(&w.gens)
-        .map(|(mut r, st)| {
+        .enumerate()
+        .map(|(g, (mut r, st))| {
             r.arrivals = st.arrivals;
-            r.completed = st.completed;
+            r.completed = w
+                .transfers
+                .iter()
+                .filter(|t| t.generator == g as u32 && t.completed)
+                .count() as u64;
             r
         })
         .collect();
@@ -598,14 +602,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         let delivered_w = f.receiver.stats.delivered - f.snaps[0].0;
         let s = f.sender.stats;
         let s0 = f.snaps[0].1;
-        // A finite transfer, or a flow whose application stopped, completes when
-        // its last byte is delivered.
-        let fct = match (f.receiver.last_delivery, f.sender.app_bytes()) {
-            (Some(t), Some(total)) if f.receiver.stats.delivered >= total => {
-                (t - f.start).as_secs_f64()
-            }
-            _ => f64::NAN,
-        };
+        let fct = f.completion_time();
         flows.push(FlowResult {
             name: spec.name.clone(),
             src: sc.nodes[f.src as usize].clone(),
@@ -710,7 +707,6 @@ fn new_flow(
         started: false,
         conn: 0,
         origin,
-        size,
         rtts: None,
         rtt_sum: 0.0,
         rtt_n: 0,
@@ -723,8 +719,11 @@ fn transfer_row(sc: &Scenario, f: &FlowState) -> TransferResult {
     let Origin::Gen { g, seq } = f.origin else {
         unreachable!("static flows have no transfer row")
     };
-    let size = f.size.unwrap_or(0);
-    let done = f.receiver.stats.delivered >= size;
+    let size = f
+        .sender
+        .app_bytes()
+        .expect("generated transfers have a size");
+    let fct = f.completion_time();
     let s = f.sender.stats;
     TransferResult {
         generator: g,
@@ -733,11 +732,8 @@ fn transfer_row(sc: &Scenario, f: &FlowState) -> TransferResult {
         dst: sc.nodes[f.dst as usize].clone(),
         size_bytes: size,
         start_s: f.start.as_secs_f64(),
-        fct_s: match (done, f.receiver.last_delivery) {
-            (true, Some(t)) => (t - f.start).as_secs_f64(),
-            _ => f64::NAN,
-        },
-        completed: done,
+        fct_s: fct,
+        completed: !fct.is_nan(),
         segs_sent: s.segs_sent,
         segs_retrans: s.segs_retrans,
         timeouts: s.timeouts,
@@ -755,7 +751,11 @@ pub fn offered_loads(sc: &Scenario) -> Vec<GeneratorResult> {
     if sc.generators.is_empty() {
         return Vec::new();
     }
-    let net = build_network(sc, sc.seed);
+    offered_loads_on(sc, &build_network(sc, sc.seed))
+}
+
+/// [`offered_loads`] on a network already built for the scenario.
+fn offered_loads_on(sc: &Scenario, net: &Network<TcpHeader>) -> Vec<GeneratorResult> {
     sc.generators
         .iter()
         .map(|g| {
@@ -766,11 +766,8 @@ pub fn offered_loads(sc: &Scenario) -> Vec<GeneratorResult> {
                 for &b in &g.to {
                     unit_sum += g.unit_bytes(&sc.hosts, a, b) as f64;
                     pairs += 1.0;
-                    let mut node = a;
-                    while node != b {
-                        let l = net.route(node, b).expect("routes checked at validation");
+                    for l in net.path(a, b).expect("routes checked at validation") {
                         bottleneck = bottleneck.min(net.link(l).cfg.rate_bps);
-                        node = net.link(l).cfg.to;
                     }
                 }
             }

@@ -88,6 +88,19 @@ impl<H: Copy> Network<H> {
         let l = self.routes[node as usize * self.kinds.len() + dst as usize];
         (l != NO_ROUTE).then_some(l)
     }
+    /// The links from `from` to `to` along the routes; `Err(node)` names the node
+    /// that has no route onward.
+    pub fn path(&self, from: NodeId, to: NodeId) -> Result<Vec<LinkId>, NodeId> {
+        let mut links = Vec::new();
+        let mut node = from;
+        while node != to {
+            let l = self.route(node, to).ok_or(node)?;
+            links.push(l);
+            assert!(links.len() <= self.kinds.len(), "routing loop");
+            node = self.links[l as usize].cfg.to;
+        }
+        Ok(links)
+    }
     /// Fill every unset route with a shortest path in hops (ties broken by the
     /// lowest link id, so routes are deterministic). Packets never transit
     /// through hosts other than their source.
@@ -499,6 +512,10 @@ mod tests {
         assert_eq!(net.route(0, 2), Some(0));
         assert_eq!(net.route(1, 2), Some(3));
         assert_eq!(net.route(2, 0), None); // no reverse links
+                                           // The path 0 -> 1 -> 2 takes links 0 and 3 (one hop shorter than via 3);
+                                           // from 2 back to 0 there is no route out of 2.
+        assert_eq!(net.path(0, 2), Ok(vec![0, 3]));
+        assert_eq!(net.path(2, 0), Err(2));
         let mut s = Scheduler::new();
         let id = net.alloc(Packet {
             src: 0,

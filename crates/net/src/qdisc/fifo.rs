@@ -16,12 +16,8 @@ pub struct Fifo {
 impl Fifo {
     /// An empty FIFO, pre-sized for its limit so the steady state never grows it.
     pub fn new(limit: QueueLimit) -> Self {
-        let cap = match limit {
-            QueueLimit::Packets(n) => n as usize + 1,
-            QueueLimit::Bytes(b) => (b / 40) as usize + 1,
-        };
         Fifo {
-            q: VecDeque::with_capacity(cap.min(1 << 20)),
+            q: VecDeque::with_capacity(limit.slots()),
             limit,
             bytes: 0,
         }
@@ -29,10 +25,8 @@ impl Fifo {
     /// Whether a packet of `size` bytes fits under the limit.
     #[inline]
     pub fn fits(&self, size: u32) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => (self.q.len() as u32) < n,
-            QueueLimit::Bytes(b) => self.bytes + size as u64 <= b,
-        }
+        self.limit
+            .admits(self.q.len() as u32 + 1, self.bytes + size as u64)
     }
     /// Append a packet enqueued at `now`.
     #[inline]

@@ -202,10 +202,6 @@ impl FqCodel {
     pub fn new(limit: QueueLimit, p: FqCodelParams) -> Self {
         assert!(p.flows > 0, "fq_codel needs at least one flow bucket");
         assert!(p.quantum > 0, "fq_codel needs a positive quantum");
-        let cap = match limit {
-            QueueLimit::Packets(n) => n as usize,
-            QueueLimit::Bytes(b) => (b / 40) as usize + 1,
-        };
         let empty = Bucket {
             head: NIL,
             tail: NIL,
@@ -224,7 +220,7 @@ impl FqCodel {
                 max_packet: p.max_packet,
             },
             store: Store {
-                slots: Vec::with_capacity(cap.min(1 << 20)),
+                slots: Vec::with_capacity(limit.slots()),
                 free: NIL,
                 buckets: vec![empty; p.flows as usize],
                 packets: 0,
@@ -236,14 +232,11 @@ impl FqCodel {
         }
     }
 
-    /// The bucket of connection `flow`: SplitMix64's finaliser over the flow id
-    /// xor the perturbation, its high 32 bits scaled onto the buckets by
-    /// multiply-shift (Linux reciprocal_scale).
+    /// The bucket of connection `flow`: SplitMix64 over the flow id xor the
+    /// perturbation, its high 32 bits scaled onto the buckets by multiply-shift
+    /// (Linux reciprocal_scale).
     fn bucket_of(&self, flow: u32) -> usize {
-        let mut z = (flow as u64 ^ self.perturbation).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = tcplab_engine::splitmix64(&mut (flow as u64 ^ self.perturbation));
         (((z >> 32) * self.store.buckets.len() as u64) >> 32) as usize
     }
 
@@ -255,14 +248,6 @@ impl FqCodel {
             &mut self.old_flows
         };
         list.pop_front(&mut self.store.buckets);
-    }
-
-    /// Whether `packets` packets of `bytes` bytes in total respect the limit.
-    fn within(&self, packets: u32, bytes: u64) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => packets <= n,
-            QueueLimit::Bytes(b) => bytes <= b,
-        }
     }
 
     /// The bucket with the most bytes once `size` bytes are added to bucket
@@ -284,7 +269,7 @@ impl Qdisc for FqCodel {
         let b = self.bucket_of(p.flow);
         let (packets, bytes) = (self.store.packets + 1, self.store.bytes + p.size as u64);
         let mut dropped = None;
-        if !self.within(packets, bytes) {
+        if !self.limit.admits(packets, bytes) {
             // RFC 8290 4.1: drop from the head of the fattest queue.
             let fat = self.fattest(b, p.size);
             let head = self.store.buckets[fat].head;
@@ -293,7 +278,7 @@ impl Qdisc for FqCodel {
                 return Some(p);
             }
             let head_size = self.store.slots[head as usize].pkt.size as u64;
-            if !self.within(packets - 1, bytes - head_size) {
+            if !self.limit.admits(packets - 1, bytes - head_size) {
                 return Some(p);
             }
             dropped = self.store.pop(fat).map(|(d, _)| d);
@@ -574,7 +559,7 @@ mod tests {
                 assert_eq!(q.len_bytes(), bytes);
                 let per_bucket: u64 = q.store.buckets.iter().map(|b| b.bytes).sum();
                 assert_eq!(per_bucket, bytes);
-                assert!(q.within(q.len_packets(), q.len_bytes()));
+                assert!(q.limit.admits(q.len_packets(), q.len_bytes()));
             }
             loop {
                 let mut dropped = vec![];

@@ -38,6 +38,26 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+impl QueueLimit {
+    /// Whether `packets` packets of `bytes` bytes in total respect the limit.
+    #[inline]
+    pub fn admits(self, packets: u32, bytes: u64) -> bool {
+        match self {
+            QueueLimit::Packets(n) => packets <= n,
+            QueueLimit::Bytes(b) => bytes <= b,
+        }
+    }
+    /// Packet slots to preallocate so a full queue never grows its storage
+    /// (a byte limit counts 40-byte packets), capped at 2^20.
+    pub fn slots(self) -> usize {
+        let n = match self {
+            QueueLimit::Packets(n) => n as usize + 1,
+            QueueLimit::Bytes(b) => (b / 40) as usize + 1,
+        };
+        n.min(1 << 20)
+    }
+}
+
 /// An egress queue discipline. The limit counts packets waiting, not the packet
 /// being serialised on the link.
 pub trait Qdisc {
