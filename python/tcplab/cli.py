@@ -413,6 +413,162 @@ def bench(scenario: str | None, repeat: int, seed: int | None) -> None:
     )
 
 
+# --------------------------------------------------------------- sweeps
+
+
+def _load_sweep(scenario: str) -> Any:
+    from tcplab.sweep import SweepError, load_sweep
+
+    text, path = _load(scenario)
+    try:
+        return load_sweep(text, path)
+    except (SweepError, _core.ScenarioError) as e:
+        raise UserError(str(e)) from e
+
+
+@cli.command()
+@click.argument("scenario", metavar="SCENARIO")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory for the runs and tables [default: out/<scenario stem>].",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes [default: all cores].",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Run on a Dask distributed cluster (e.g. tcp://host:8786) instead of local processes.",
+)
+@click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
+@click.option("--csv", is_flag=True, help="Also write the tables as CSV.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def sweep(
+    scenario: str,
+    *,
+    out: Path | None,
+    jobs: int | None,
+    scheduler: str | None,
+    resume: bool,
+    csv: bool,
+    quiet: bool,
+) -> None:
+    """Run every point and repetition of SCENARIO's [sweep] in parallel."""
+    from tcplab.sweep import Progress, SweepError, collect, failures, run_sweep
+
+    sw = _load_sweep(scenario)
+    out = out if out is not None else Path("out") / Path(scenario).stem
+    n = len(sw.points) * sw.spec.repetitions
+    console = _console()
+    if not quiet:
+        until = f", until the 95 % CI of {sw.spec.until.metric} is within " \
+            f"{sw.spec.until.ci_halfwidth:.0%}" if sw.spec.until else ""
+        console.print(
+            f"{sw.path}: {len(sw.points)} point(s) x {sw.spec.repetitions} repetition(s)"
+            f" = {n} runs{until}"
+        )
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
+
+    bar = Bar(
+        TextColumn("runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[failed]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet,
+    )
+
+    def progress(p: Progress) -> None:
+        rate = f"{p.sim_s / p.wall_s:,.0f} sim-s/s" if p.wall_s > 0 else ""
+        bad = f"[red]{p.failed} failed[/]" if p.failed else ""
+        bar.update(job, completed=p.done, total=p.total, rate=rate, failed=bad)
+
+    try:
+        with bar:
+            job = bar.add_task("sweep", total=n, rate="", failed="")
+            run_sweep(sw, out, jobs=jobs, scheduler=scheduler, resume=resume, on_progress=progress)
+        if csv:
+            collect(out, csv=True)
+    except SweepError as e:
+        raise UserError(str(e)) from e
+    except OSError as e:
+        raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
+    bad = failures(out)
+    if not quiet:
+        console.print(f"results in {out}")
+    if bad:
+        for f in bad[:5]:
+            click.echo(f"run {f['run']} failed: {f['error']}", err=True)
+        raise UserError(f"{len(bad)} run(s) failed; their errors are in {out}/failed/")
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--table",
+    type=click.Choice(["flows", "links", "phases", "generators", "transfers"]),
+    default="flows",
+    show_default=True,
+)
+@click.option("--columns", default=None, help="Comma-separated columns to show [default: a few].")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the whole summary to this CSV file.")
+def summarize(directory: Path, table: str, columns: str | None, csv_path: Path | None) -> None:
+    """Mean, std and 95 % CI per sweep point of a sweep's results."""
+    from tcplab.sweep import MANIFEST
+    from tcplab.sweep import summarize as summarize_
+
+    if not (directory / MANIFEST).exists():
+        raise UserError(f"{directory}: no {MANIFEST}: not a sweep's output directory")
+    df = summarize_(directory, table)
+    if df.height == 0:
+        raise UserError(f"{directory}: no finished runs with a {table} table")
+    if csv_path is not None:
+        df.write_csv(csv_path)
+    default = {
+        "flows": ["goodput_bps", "rtt_mean_s", "segs_retrans", "timeouts"],
+        "links": ["utilisation", "mean_queue_pkts", "drops"],
+        "phases": ["goodput_bps"],
+        "generators": ["offered_load", "completed"],
+        "transfers": ["fct_s"],
+    }[table]
+    wanted = [c.strip() for c in columns.split(",")] if columns else default
+    missing = [c for c in wanted if f"{c}_mean" not in df.columns]
+    if missing:
+        have = sorted(c[: -len("_mean")] for c in df.columns if c.endswith("_mean"))
+        raise UserError(f"--columns: no numeric column {missing[0]!r}; have: {', '.join(have)}")
+    stats = ("_mean", "_std", "_ci95")
+    keys = [c for c in df.columns if not c.endswith(stats) and c != "point"]
+    headers = [(k, "left") for k in keys] + [(c, "right") for c in wanted]
+    t = _table(f"{table}: mean ± 95 % CI", headers)
+    for row in df.iter_rows(named=True):
+        cells = [str(row[k]) for k in keys]
+        for c in wanted:
+            m, ci = row[f"{c}_mean"], row[f"{c}_ci95"]
+            cells.append(_num(m, ".4g") + ("" if ci is None or math.isnan(ci) else f" ± {ci:.2g}"))
+        t.add_row(*cells)
+    _console().print(t, crop=False)
+
+
 # --------------------------------------------------------------- entry point
 
 

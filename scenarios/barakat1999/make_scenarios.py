@@ -1,7 +1,9 @@
 """Write the barakat1999 scenario files (Barakat & Altman, INRIA RR-3620, 1999).
 
 Section 3 (congestion avoidance through two nodes): sec3-mu1-1.5.toml and
-sec3-mu1-1.6.toml. Section 7 (retransmission losses and the queue policy): for
+sec3-mu1-1.6.toml. Section 5 (the equivalent node): for n = 1..10 preceding
+nodes, sec5/chain-n<n>.toml (the full chain) and sec5/equivalent-n<n>.toml (its
+two-node reduction), and sec5/alone.toml (the main bottleneck alone). Section 7 (retransmission losses and the queue policy): for
 each policy (droptail, randomdrop, dropfront) and each B from 10 to 20 packets,
 sec7/<policy>-B<B>.toml.
 
@@ -48,39 +50,51 @@ timestamps = false
 delack_segments = 1
 sndbuf = "1MB"
 rcvbuf = "1MB"
-
-[[router]]
-name = "n1"
-
-[[router]]
-name = "n2"
 """
 
 
 def chain(
-    access: str, mu1: str, b1: int, mu: str, b: int, kind: str, access_queue: int
+    access: str,
+    nodes: list[tuple[str, int]],
+    kind: str,
+    access_queue: int,
+    one_way_ms: float = 280.0,
 ) -> str:
-    """src -(access)-> n1 -(mu1, b1)-> n2 -(mu, b)-> dst, 280 ms one way."""
+    """src -(access)-> n1 -(mu_1, B_1)-> ... -> n_k -(mu, B)-> dst.
+
+    `nodes` lists (rate, buffer) of every node in path order, the main bottleneck
+    last; node i's queue sits on the link leaving router n_i. The one-way
+    propagation delay is split evenly over the router links; ACKs return on
+    uncongested 100 Mb/s links with the same delays."""
     q = f'kind = "{kind}", ' if kind != "droptail" else ""
-    return f"""
+    delay = f"{one_way_ms / len(nodes):g}ms"
+    out = "".join(f"""
+[[router]]
+name = "n{i + 1}"
+""" for i in range(len(nodes)))
+    out += f"""
 # The source's access link.
 [[link]]
 between = ["src", "n1"]
 forward = {{ rate = "{access}", delay = "0ms", queue = {{ packets = {access_queue} }} }}
 reverse = {{ rate = "100Mbps", delay = "0ms" }}
-
-# Node 1: rate mu_1, buffer B_1.
+"""
+    for i, (rate, buf) in enumerate(nodes):
+        last = i == len(nodes) - 1
+        title = (
+            "The main bottleneck: rate mu, buffer B."
+            if last
+            else f"Node {i + 1}: rate mu_{i + 1}, buffer B_{i + 1}."
+        )
+        far = "dst" if last else f"n{i + 2}"
+        out += f"""
+# {title}
 [[link]]
-between = ["n1", "n2"]
-forward = {{ rate = "{mu1}", delay = "140ms", queue = {{ {q}packets = {b1} }} }}
-reverse = {{ rate = "100Mbps", delay = "140ms" }}
-
-# The main bottleneck: rate mu, buffer B.
-[[link]]
-between = ["n2", "dst"]
-forward = {{ rate = "{mu}", delay = "140ms", queue = {{ {q}packets = {b} }} }}
-reverse = {{ rate = "100Mbps", delay = "140ms" }}
-
+between = ["n{i + 1}", "{far}"]
+forward = {{ rate = "{rate}", delay = "{delay}", queue = {{ {q}packets = {buf} }} }}
+reverse = {{ rate = "100Mbps", delay = "{delay}" }}
+"""
+    return out + """
 [[flow]]
 name = "tahoe"
 from = "src"
@@ -107,7 +121,7 @@ queue = true
 interval = "50ms"
 """
         + HOSTS
-        + chain("100Mbps", mu1, 100, "1.5Mbps", 50, "droptail", 1000)
+        + chain("100Mbps", [(mu1, 100), ("1.5Mbps", 50)], "droptail", 1000)
     )
 
 
@@ -130,13 +144,78 @@ queue = true
 interval = "50ms"
 """
         + HOSTS
-        + chain("2.7Mbps", "2.2Mbps", 15, "1.5Mbps", b, kind, 1000)
+        + chain("2.7Mbps", [("2.2Mbps", 15), ("1.5Mbps", b)], kind, 1000)
+    )
+
+
+MU = 1_500_000  # bit/s: the main bottleneck of sections 3, 5 and 7
+
+
+def sec5_nodes(n: int) -> list[tuple[int, int]]:
+    """The n preceding nodes of section 5, then the main bottleneck:
+    mu_i = 2 mu - i mu / (n + 1) (rounded to whole bit/s), B_i = 17, B = 20."""
+    return [(round(2 * MU - i * MU / (n + 1)), 17) for i in range(1, n + 1)] + [(MU, 20)]
+
+
+def two_node_equivalent(nodes: list[tuple[int, int]]) -> tuple[int, int]:
+    """Section 5's reduction of the preceding nodes to one node (mu', B'):
+    mu' = mu_n and B' such that S' = 2 mu / (2 mu - mu') B' = min_i S_i, where
+    S_i = mu_{i-1} / (mu_{i-1} - mu_i) B_i and mu_0 = 2 mu. B' is rounded to the
+    nearest whole packet."""
+    prev = 2 * MU
+    s_min = float("inf")
+    for rate, buf in nodes[:-1]:
+        s_min = min(s_min, prev / (prev - rate) * buf)
+        prev = rate
+    mu_p = nodes[-2][0]
+    return mu_p, round(s_min * (2 * MU - mu_p) / (2 * MU))
+
+
+def sec5(n: int | None, variant: str) -> str:
+    if variant == "chain":
+        assert n is not None
+        nodes = sec5_nodes(n)
+        what = f"the full chain: {n} preceding node(s), mu_i = 2 mu - i mu/(n+1), B_i = 17"
+    elif variant == "equivalent":
+        assert n is not None
+        mu_p, b_p = two_node_equivalent(sec5_nodes(n))
+        nodes = [(mu_p, b_p), (MU, 20)]
+        what = f"the two-node equivalent of the {n}-node chain: mu' = {mu_p} bit/s, B' = {b_p}"
+    else:
+        nodes = [(MU, 20)]
+        what = "the main bottleneck alone, fed directly by the source"
+    label = f"{variant}, n = {n}" if n is not None else variant
+    return (
+        f"""# GENERATED by make_scenarios.py: barakat1999 section 5, {label}.
+# {what};
+# main bottleneck mu = 1.5 Mb/s, B = 20 packets; propagation delays sum to T = 560 ms.
+
+name = "barakat1999 section 5: {label}"
+seed = 1
+duration = "600s"
+
+[measure]
+start = "100s"
+
+[trace]
+cwnd = true
+queue = true
+interval = "50ms"
+"""
+        + HOSTS
+        + chain("100Mbps", [(f"{r}bps", b) for r, b in nodes], "droptail", 1000)
     )
 
 
 def main() -> None:
     for mu1 in ("1.5Mbps", "1.6Mbps"):
         (HERE / f"sec3-mu1-{mu1.removesuffix('Mbps')}.toml").write_text(sec3(mu1))
+    out5 = HERE / "sec5"
+    out5.mkdir(exist_ok=True)
+    (out5 / "alone.toml").write_text(sec5(None, "alone"))
+    for n in range(1, 11):
+        (out5 / f"chain-n{n}.toml").write_text(sec5(n, "chain"))
+        (out5 / f"equivalent-n{n}.toml").write_text(sec5(n, "equivalent"))
     out = HERE / "sec7"
     out.mkdir(exist_ok=True)
     for kind in ("droptail", "randomdrop", "dropfront"):

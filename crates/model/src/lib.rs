@@ -176,6 +176,11 @@ pub fn catalog() -> Catalog {
                         s("receive buffer, bytes"),
                     ),
                     (
+                        s("ss_ack_limit"),
+                        c.ss_ack_limit.to_string(),
+                        s("slow start adds at most this many segments per ACK (0 = no limit)"),
+                    ),
+                    (
                         s("max_ssthresh"),
                         c.max_ssthresh.to_string(),
                         s("RFC 3742 limited slow start above this window (0 = off)"),

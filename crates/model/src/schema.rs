@@ -8,6 +8,7 @@ use crate::ScenarioError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use tcplab_engine::SimTime;
+use tcplab_net::PathError;
 use tcplab_tcp::cc::{self, CcParams};
 use tcplab_tcp::profile::Undo;
 use tcplab_tcp::{profile, profiles, Recovery, TcpConfig};
@@ -31,6 +32,25 @@ struct File {
     flow: Vec<Flow>,
     #[serde(default)]
     traffic: Vec<Traffic>,
+    #[serde(default)]
+    route: Vec<Route>,
+    // Read by `tcplab sweep` (python/tcplab/sweep.py); a single run ignores them.
+    #[allow(dead_code)]
+    sweep: Option<toml::Value>,
+    #[allow(dead_code)]
+    repetitions: Option<toml::Value>,
+    #[allow(dead_code)]
+    until: Option<toml::Value>,
+}
+
+/// An explicit route: packets addressed to the path's last node follow it from
+/// its first node (and, unless `reverse = false`, packets addressed to the first
+/// node follow it backwards).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Route {
+    path: Vec<String>,
+    reverse: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -73,6 +93,7 @@ struct Host {
     sndbuf: Option<Size>,
     rcvbuf: Option<Size>,
     max_ssthresh: Option<u32>,
+    ss_ack_limit: Option<u32>,
     undo: Option<String>,
     nic_rate: Option<Rate>,
     access: Option<Access>,
@@ -385,6 +406,20 @@ pub struct Scenario {
     pub phases: Vec<SimTime>,
     /// Traces.
     pub trace: TraceSpec,
+    /// Explicit routes: at `node`, packets for `dst` leave on `link` (an index
+    /// into `links`). Every other route is a shortest path.
+    pub routes: Vec<RouteEntry>,
+}
+
+/// One explicit routing-table entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteEntry {
+    /// The node holding the entry.
+    pub node: u32,
+    /// The destination it applies to.
+    pub dst: u32,
+    /// The simplex link taken (index into [`Scenario::links`]).
+    pub link: u32,
 }
 
 struct Ctx<'a> {
@@ -659,6 +694,106 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         }
     };
 
+    // Explicit routes, checked hop by hop; the rest are shortest paths.
+    let mut routes: Vec<RouteEntry> = Vec::new();
+    let mut set_by: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+    for (i, r) in f.route.iter().enumerate() {
+        let field = format!("route[{i}].path");
+        if r.path.len() < 2 {
+            return Err(cx.err(
+                &field,
+                format!("{:?}", r.path),
+                "a route names at least two nodes: where it starts and its destination",
+            ));
+        }
+        let mut hops = Vec::with_capacity(r.path.len());
+        for (k, name) in r.path.iter().enumerate() {
+            let n = *index.get(name).ok_or_else(|| {
+                cx.err(
+                    &format!("{field}[{k}]"),
+                    format!("{name:?}"),
+                    format!("no host or router of that name; known: {}", known()),
+                )
+            })?;
+            if hops.contains(&n) {
+                return Err(cx.err(
+                    &format!("{field}[{k}]"),
+                    format!("{name:?}"),
+                    "appears twice: a route must not loop",
+                ));
+            }
+            if k > 0 && k + 1 < r.path.len() && (n as usize) < n_hosts {
+                return Err(cx.err(
+                    &format!("{field}[{k}]"),
+                    format!("{name:?}"),
+                    "is a host in the middle of a route; only routers forward packets",
+                ));
+            }
+            hops.push(n);
+        }
+        let link_between = |a: u32, b: u32, k: usize| -> Result<u32, ScenarioError> {
+            let found: Vec<u32> = (0..links.len() as u32)
+                .filter(|&l| links[l as usize].from == a && links[l as usize].to == b)
+                .collect();
+            match found[..] {
+                [l] => Ok(l),
+                [] => Err(cx.err(
+                    &format!("{field}[{k}]"),
+                    format!("{:?}", nodes[b as usize]),
+                    format!("no link from {} to {}", nodes[a as usize], nodes[b as usize]),
+                )),
+                _ => Err(cx.err(
+                    &format!("{field}[{k}]"),
+                    format!("{:?}", nodes[b as usize]),
+                    format!(
+                        "{} parallel links from {} to {}: a route names nodes, so it cannot choose between them",
+                        found.len(),
+                        nodes[a as usize],
+                        nodes[b as usize]
+                    ),
+                )),
+            }
+        };
+        let (first, last) = (hops[0], hops[hops.len() - 1]);
+        let mut entries = Vec::new();
+        for k in 0..hops.len() - 1 {
+            entries.push((hops[k], last, link_between(hops[k], hops[k + 1], k + 1)?, k));
+        }
+        if r.reverse.unwrap_or(true) {
+            for k in (1..hops.len()).rev() {
+                entries.push((
+                    hops[k],
+                    first,
+                    link_between(hops[k], hops[k - 1], k - 1)?,
+                    k,
+                ));
+            }
+        }
+        for (node, dst, link, k) in entries {
+            match set_by.get(&(node, dst)) {
+                Some(&j)
+                    if routes
+                        .iter()
+                        .any(|e| e.node == node && e.dst == dst && e.link != link) =>
+                {
+                    return Err(cx.err(
+                        &format!("{field}[{k}]"),
+                        format!("{:?}", nodes[node as usize]),
+                        format!(
+                            "route[{j}] already sends packets for {} from {} another way",
+                            nodes[dst as usize], nodes[node as usize]
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    set_by.insert((node, dst), i);
+                    routes.push(RouteEntry { node, dst, link });
+                }
+            }
+        }
+    }
+
     // Flows.
     let mut flows = Vec::new();
     let mut names = std::collections::BTreeSet::new();
@@ -835,6 +970,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         generators,
         phases,
         trace,
+        routes,
     };
     check_routes(&sc, cx)?;
     Ok(sc)
@@ -1253,6 +1389,9 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
         }
         c.max_ssthresh = v;
     }
+    if let Some(v) = h.ss_ack_limit {
+        c.ss_ack_limit = v;
+    }
     if let Some(u) = &h.undo {
         c.undo = Undo::parse(u)
             .ok_or_else(|| cx.err(&f("undo"), format!("{u:?}"), "allowed: none, rto, all"))?;
@@ -1308,13 +1447,26 @@ fn check_routes(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     }
     for (field, src, dst) in pairs {
         for (a, b) in [(src, dst), (dst, src)] {
-            if let Err(node) = net.path(a, b) {
-                return Err(cx.err(
-                    &field,
-                    format!("{:?} -> {:?}", sc.nodes[a as usize], sc.nodes[b as usize]),
-                    format!("no route from {} to {} (a flow needs links both ways: data one way, ACKs back)", sc.nodes[node as usize], sc.nodes[b as usize]),
-                ));
-            }
+            let why = match net.path(a, b) {
+                Ok(_) => continue,
+                Err(PathError::NoRoute(n)) => format!(
+                    "no route from {} to {} (a flow needs links both ways: data one way, ACKs back)",
+                    sc.nodes[n as usize], sc.nodes[b as usize]
+                ),
+                Err(PathError::Loop(n)) => format!(
+                    "the routes towards {} loop through {} (explicit routes mixed with shortest paths; give the whole path in a [[route]])",
+                    sc.nodes[b as usize], sc.nodes[n as usize]
+                ),
+                Err(PathError::ThroughHost(n)) => format!(
+                    "the routes towards {} pass through host {}, which does not forward",
+                    sc.nodes[b as usize], sc.nodes[n as usize]
+                ),
+            };
+            return Err(cx.err(
+                &field,
+                format!("{:?} -> {:?}", sc.nodes[a as usize], sc.nodes[b as usize]),
+                why,
+            ));
         }
     }
     Ok(())

@@ -124,6 +124,9 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
         };
         net.set_loss(i as u32, loss);
     }
+    for r in &sc.routes {
+        net.set_route(r.node, r.dst, r.link);
+    }
     net.compute_routes();
     net
 }

@@ -98,7 +98,17 @@ fn every_controller_alone_fills_the_link_with_a_bdp_of_buffer() {
         report.push(format!("{cc}: {:.4}", down.utilisation));
         // BBR v1 drains to 4 packets in PROBE_RTT for 200 ms plus a round trip
         // every 10 s: (0.2 + 0.1) / 10 = 3 % of the time at this RTT.
-        let floor = if *cc == "bbr" { 0.96 } else { 0.98 };
+        // Reno halves once per loss: when an overflow drops two segments of a
+        // window (Fall & Floyd 1996) it ends at W/4 = 169/4 = 42 < BDP, and the
+        // link idles while cwnd climbs back to 83: 41 RTTs of 100 ms at a mean
+        // 62.5/83.3 = 0.75 of the rate, then 86 RTTs averaging 150 ms busy:
+        // (4.1 x 0.75 + 12.9) / 17.0 = 0.94. Under the rfc profile's delayed
+        // ACKs and one-segment-per-ACK slow start, every overflow here drops two.
+        let floor = match *cc {
+            "bbr" => 0.96,
+            "reno" => 0.92,
+            _ => 0.98,
+        };
         assert!(
             down.utilisation >= floor,
             "{cc}: utilisation {:.4}",

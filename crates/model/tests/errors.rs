@@ -298,3 +298,97 @@ fn access_links_phases_and_stop_errors() {
     let m = err(&GOOD.replace("to = \"b\"", "to = \"b\"\nstart = \"5s\"\nstop = \"4s\""));
     has_all(&m, &["flow[0].stop", "4s", "after the flow"]);
 }
+
+const ROUTED: &str = r#"
+duration = "10s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[host]]
+name = "c"
+[[router]]
+name = "r1"
+[[router]]
+name = "r2"
+[[link]]
+between = ["a", "r1"]
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+between = ["r1", "r2"]
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+between = ["r2", "b"]
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+between = ["r1", "b"]
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+between = ["c", "r1"]
+rate = "10Mbps"
+delay = "1ms"
+[[flow]]
+from = "a"
+to = "b"
+"#;
+
+fn routed(route: &str) -> String {
+    format!("{ROUTED}\n[[route]]\n{route}\n")
+}
+
+#[test]
+fn a_valid_route_parses_into_entries_both_ways() {
+    let sc = parse_scenario(&routed(r#"path = ["a", "r1", "r2", "b"]"#), "r.toml").unwrap();
+    // 3 hops forward (a, r1, r2 towards b) and 3 back (b, r2, r1 towards a).
+    assert_eq!(sc.routes.len(), 6);
+}
+
+#[test]
+fn route_errors_name_the_hop() {
+    has_all(
+        &err(&routed(r#"path = ["a", "r9", "b"]"#)),
+        &[
+            "route[0].path[1]",
+            "\"r9\"",
+            "no host or router of that name",
+        ],
+    );
+    has_all(
+        &err(&routed(r#"path = ["a", "r1", "c", "r1"]"#)),
+        &["route[0].path[2]", "\"c\"", "only routers forward"],
+    );
+    has_all(
+        &err(&routed(r#"path = ["a", "r1", "r2", "r1", "b"]"#)),
+        &["route[0].path[3]", "\"r1\"", "must not loop"],
+    );
+    has_all(
+        &err(&routed(r#"path = ["a", "r2", "b"]"#)),
+        &["route[0].path[1]", "\"r2\"", "no link from a to r2"],
+    );
+    has_all(
+        &err(&routed(r#"path = ["b"]"#)),
+        &["route[0].path", "at least two nodes"],
+    );
+    has_all(
+        &err(&routed(
+            "path = [\"a\", \"r1\", \"r2\", \"b\"]\n[[route]]\npath = [\"c\", \"r1\", \"b\"]",
+        )),
+        &[
+            "route[1].path[1]",
+            "\"r1\"",
+            "route[0] already sends packets for b from r1 another way",
+        ],
+    );
+}
+
+#[test]
+fn routes_agreeing_on_a_shared_hop_are_accepted() {
+    let text = routed("path = [\"a\", \"r1\", \"r2\", \"b\"]\n[[route]]\npath = [\"c\", \"r1\", \"r2\", \"b\"]\nreverse = false");
+    let sc = parse_scenario(&text, "r.toml").unwrap();
+    // Route 1 adds only c's entry towards b: r1's and r2's are route 0's.
+    assert_eq!(sc.routes.len(), 7);
+}

@@ -11,7 +11,7 @@ mod packet;
 pub mod qdisc;
 
 pub use link::{Link, LinkConfig, LinkStats, LossModel};
-pub use network::{NetEvent, Network, NodeKind};
+pub use network::{NetEvent, Network, NodeKind, PathError};
 pub use packet::{Packet, PacketId, PacketPool};
 pub use qdisc::{QPkt, Qdisc, QueueLimit};
 

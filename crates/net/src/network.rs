@@ -27,6 +27,17 @@ pub enum NodeKind {
 
 const NO_ROUTE: LinkId = LinkId::MAX;
 
+/// Why [`Network::path`] found no path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathError {
+    /// This node has no route onward.
+    NoRoute(NodeId),
+    /// The routes loop; this node is on the loop.
+    Loop(NodeId),
+    /// The routes lead into this host, which does not forward.
+    ThroughHost(NodeId),
+}
+
 /// The network: nodes, links, routes and the packet pool.
 pub struct Network<H> {
     /// All packets in existence.
@@ -88,16 +99,20 @@ impl<H: Copy> Network<H> {
         let l = self.routes[node as usize * self.kinds.len() + dst as usize];
         (l != NO_ROUTE).then_some(l)
     }
-    /// The links from `from` to `to` along the routes; `Err(node)` names the node
-    /// that has no route onward.
-    pub fn path(&self, from: NodeId, to: NodeId) -> Result<Vec<LinkId>, NodeId> {
+    /// The links from `from` to `to` along the routes.
+    pub fn path(&self, from: NodeId, to: NodeId) -> Result<Vec<LinkId>, PathError> {
         let mut links = Vec::new();
         let mut node = from;
         while node != to {
-            let l = self.route(node, to).ok_or(node)?;
+            let l = self.route(node, to).ok_or(PathError::NoRoute(node))?;
             links.push(l);
-            assert!(links.len() <= self.kinds.len(), "routing loop");
+            if links.len() > self.kinds.len() {
+                return Err(PathError::Loop(node));
+            }
             node = self.links[l as usize].cfg.to;
+            if node != to && self.kinds[node as usize] == NodeKind::Host {
+                return Err(PathError::ThroughHost(node));
+            }
         }
         Ok(links)
     }
@@ -515,7 +530,13 @@ mod tests {
                                            // The path 0 -> 1 -> 2 takes links 0 and 3 (one hop shorter than via 3);
                                            // from 2 back to 0 there is no route out of 2.
         assert_eq!(net.path(0, 2), Ok(vec![0, 3]));
-        assert_eq!(net.path(2, 0), Err(2));
+        assert_eq!(net.path(2, 0), Err(PathError::NoRoute(2)));
+        // Explicit entries r1 -> r3 and r3 -> r1 towards h2 loop.
+        let back = net.add_link(cfg(3, 1), dt());
+        net.set_route(1, 2, 1);
+        net.set_route(3, 2, back);
+        assert!(matches!(net.path(0, 2), Err(PathError::Loop(_))));
+        net.set_route(1, 2, 3);
         let mut s = Scheduler::new();
         let id = net.alloc(Packet {
             src: 0,

@@ -89,6 +89,10 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// RFC 3742 limited slow start above this window, segments (0 = off).
     pub max_ssthresh: u32,
+    /// Slow start adds at most this many segments per ACK, however many it
+    /// acknowledges (RFC 5681 §3.1: 1; RFC 3465 ABC: L = 2; 0 = no limit, as
+    /// Linux's `tcp_slow_start`).
+    pub ss_ack_limit: u32,
     /// Which spurious reductions are undone (Eifel detection with timestamps).
     pub undo: Undo,
     /// Congestion controller used when the scenario names none.
@@ -165,6 +169,7 @@ fn base() -> TcpConfig {
         rcvbuf: 4 << 20,
         dupthresh: 3,
         max_ssthresh: 0,
+        ss_ack_limit: 1,
         undo: Undo::None,
         default_cc: "newreno",
     }
@@ -180,7 +185,8 @@ pub fn profiles() -> Vec<Profile> {
             sources: "IW: RFC 3390 min(4*MSS, max(2*MSS, 4380 B)) = 3 segments of 1448 B; \
                       RTO: RFC 6298 (initial 1 s, minimum 1 s, maximum 60 s); delayed ACK: \
                       RFC 1122/5681 (every 2nd segment, 200 ms, below the 500 ms limit); \
-                      recovery: RFC 6675 with SACK, RFC 6582 otherwise; controller: RFC 5681 NewReno",
+                      recovery: RFC 6675 with SACK, RFC 6582 otherwise; controller: RFC 5681 NewReno; \
+                      slow start adds at most one segment per ACK (RFC 5681 §3.1, as ns-2)",
             notes: "",
         },
         Profile {
@@ -192,6 +198,7 @@ pub fn profiles() -> Vec<Profile> {
                 rto_var_floor: SimTime(200 * MS),
                 max_rto: SimTime(120_000 * MS),
                 delack_timeout: SimTime(40 * MS),
+                ss_ack_limit: 0,
                 undo: Undo::All,
                 default_cc: "cubic",
                 ..base()
@@ -200,7 +207,8 @@ pub fn profiles() -> Vec<Profile> {
                       TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms (include/net/tcp.h); RTO = SRTT + \
                       max(4 RTTVAR, TCP_RTO_MIN) (tcp_rtt_estimator's mdev_max floor); SACK, \
                       timestamps, window scaling on (net.ipv4.tcp_sack, tcp_timestamps, \
-                      tcp_window_scaling = 1); default controller cubic since 2.6.19; undo of spurious recoveries and \
+                      tcp_window_scaling = 1); default controller cubic since 2.6.19; slow start \
+                      adds every acknowledged segment (tcp_slow_start); undo of spurious recoveries and \
                       timeouts (tcp_try_undo_recovery, tcp_try_undo_loss)",
             notes: "delayed-ACK timeout fixed at TCP_DELACK_MIN (Linux adapts ATO and starts \
                     in quick-ACK mode); RTO by RFC 6298 with Linux's 200 ms variance floor; \
@@ -216,6 +224,7 @@ pub fn profiles() -> Vec<Profile> {
                 rto_slop: SimTime(200 * MS),
                 max_rto: SimTime(64_000 * MS),
                 delack_timeout: SimTime(100 * MS),
+                ss_ack_limit: 2,
                 undo: Undo::Rto,
                 default_cc: "newreno",
                 ..base()
@@ -224,7 +233,8 @@ pub fn profiles() -> Vec<Profile> {
                       net.inet.tcp.rexmit_min 30 ms and rexmit_slop 200 ms added to every RTO \
                       (TCPT_RANGESET, TCPTV_CPU_VAR); TCPTV_REXMTMAX 64 s (sys/netinet/tcp_timer.h); \
                       net.inet.tcp.delacktime 100 ms; net.inet.tcp.sack.enable=1, rfc1323=1; \
-                      net.inet.tcp.cc.algorithm newreno; bad-retransmit undo of \
+                      net.inet.tcp.cc.algorithm newreno; ABC with net.inet.tcp.abc_l_var = 2 \
+                      (newreno_ack_received); bad-retransmit undo of \
                       timeouts (tcp_input.c CC_RTO_ERR)",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
                     bad-retransmit detection by timestamps (Eifel) rather than FreeBSD's \
@@ -240,6 +250,7 @@ pub fn profiles() -> Vec<Profile> {
                 initial_rto: SimTime(3000 * MS),
                 delack_timeout: SimTime(200 * MS),
                 timestamps: false,
+                ss_ack_limit: 0,
                 undo: Undo::Rto,
                 default_cc: "compound",
                 ..base()
@@ -253,7 +264,8 @@ pub fn profiles() -> Vec<Profile> {
             notes: "Windows 7 clients ship with congestionprovider=none (NewReno); Compound is \
                     its default on servers and what braud2016 enabled; F-RTO modelled as \
                     Eifel undo of timeouts (Windows sends no timestamps by default, so it \
-                    rarely applies)",
+                    rarely applies); no source found for a slow-start limit per ACK, so \
+                    every acknowledged segment counts, as in Linux",
         },
     ]
 }

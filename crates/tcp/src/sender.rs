@@ -111,6 +111,7 @@ impl Sender {
             tp: {
                 let mut tp = CcState::new(cfg.initial_window, mss);
                 tp.max_ssthresh = cfg.max_ssthresh;
+                tp.ss_ack_limit = cfg.ss_ack_limit;
                 tp
             },
             // A controller may impose its recovery (Tahoe's); a host asking for

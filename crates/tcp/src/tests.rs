@@ -152,9 +152,20 @@ fn slow_start_with_an_ack_per_segment_adds_one_segment_per_ack() {
 
 #[test]
 fn slow_start_doubles_per_rtt_with_and_without_delayed_acks() {
-    for delack in [false, true] {
+    // Linux's counting (every acknowledged segment, ss_ack_limit 0) doubles
+    // cwnd per round whether one ACK covers one segment or two. RFC 5681's one
+    // segment per ACK (limit 1) doubles it only with an ACK per segment: with
+    // one ACK per two segments a round of w segments adds ceil(w/2):
+    // 2 -> 3 -> 5 -> 8 -> 12.
+    for (limit, delack, expect) in [
+        (0, false, [2, 4, 8, 16, 32]),
+        (0, true, [2, 4, 8, 16, 32]),
+        (1, false, [2, 4, 8, 16, 32]),
+        (1, true, [2, 3, 5, 8, 12]),
+    ] {
         let mut c = cfg();
         c.initial_window = 2;
+        c.ss_ack_limit = limit;
         let (mut s, _, first) = established(&c, "newreno");
         let mut outstanding = data_seqs(&first).len() as u64;
         let mut next_ack = 0;
@@ -173,7 +184,7 @@ fn slow_start_doubles_per_rtt_with_and_without_delayed_acks() {
             t += 100;
             cwnds.push(s.tp.cwnd);
         }
-        assert_eq!(cwnds, vec![2, 4, 8, 16, 32], "delayed ACKs: {delack}");
+        assert_eq!(cwnds, expect, "limit {limit}, delayed ACKs: {delack}");
     }
 }
 
@@ -750,6 +761,7 @@ fn a_spurious_fast_recovery_is_undone_only_with_undo_all() {
         let mut c = cfg();
         c.initial_window = 10;
         c.undo = undo;
+        c.ss_ack_limit = 0; // Linux's slow start, as its undo
         let (mut s, _, first) = established(&c, "newreno");
         let ts0 = first[0].tsval;
         let mut out = vec![];

@@ -8,7 +8,16 @@ use super::CcState;
 /// Above `tp.max_ssthresh` (when non-zero) this is RFC 3742 limited slow start:
 /// each acknowledged segment adds 1/K segment, K = floor(cwnd / (max_ssthresh/2)),
 /// so the window grows by at most max_ssthresh/2 segments per RTT.
+///
+/// With `tp.ss_ack_limit` = L > 0, one ACK adds at most L segments (RFC 5681
+/// §3.1 with L = 1, RFC 3465 ABC with L = 2) and what it acknowledged beyond L
+/// is not carried over to congestion avoidance.
 pub fn slow_start(tp: &mut CcState, acked: u32) -> u32 {
+    let acked = if tp.ss_ack_limit > 0 {
+        acked.min(tp.ss_ack_limit)
+    } else {
+        acked
+    };
     if tp.max_ssthresh > 0 && tp.cwnd > tp.max_ssthresh {
         let mut left = acked;
         while left > 0 && tp.cwnd < tp.ssthresh {

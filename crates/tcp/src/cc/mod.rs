@@ -100,6 +100,9 @@ pub struct CcState {
     pub lsndtime: SimTime,
     /// RFC 3742 limited slow start above this window (segments); 0 = off.
     pub max_ssthresh: u32,
+    /// Slow start adds at most this many segments per ACK (RFC 5681: 1,
+    /// RFC 3465: 2); 0 = every acknowledged segment, as Linux.
+    pub ss_ack_limit: u32,
 }
 
 impl CcState {
@@ -126,6 +129,7 @@ impl CcState {
             app_limited: 0,
             lsndtime: SimTime::ZERO,
             max_ssthresh: 0,
+            ss_ack_limit: 0,
         }
     }
     /// Linux `tcp_in_slow_start`.

@@ -1,0 +1,748 @@
+"""Sweeps: one scenario file, many runs.
+
+A scenario file may declare axes over any of its own fields and a number of
+repetitions::
+
+    repetitions = 10
+    until = { metric = "links.r->b.utilisation", ci_halfwidth = 0.02, max = 50 }
+
+    [sweep]
+    mode = "grid"                                  # or "zip"
+    "host[client].cc" = ["newreno", "cubic"]       # by name in brackets
+    "link[1].forward.queue.packets" = [40, 250]    # or by index
+
+Each run's seed is derived from (base seed, the point's coordinates,
+repetition), never from positions or scheduling, so adding a point or a
+repetition leaves every other run bit-identical, and any number of worker
+processes (or a Dask cluster) gives the same results.
+
+Every finished run is written atomically to ``OUT/runs/<run id>/`` as it
+completes (the directory appears whole or not at all); a run that fails writes
+``OUT/failed/<run id>.json`` and the sweep goes on. ``resume`` skips runs whose
+directory exists. The sweep's tables (``OUT/flows.parquet``...) concatenate
+the runs with the coordinates as columns.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from tcplab import _core
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = [
+    "RunTask",
+    "Sweep",
+    "SweepError",
+    "derive_seed",
+    "load_sweep",
+    "read_table",
+    "run_task",
+]
+
+MANIFEST = "sweep.json"
+RUNS = "runs"
+FAILED = "failed"
+RUN_FILE = "run.json"
+TABLES = ("flows", "links", "phases", "generators", "transfers")
+U64 = 2**64
+
+
+class SweepError(ValueError):
+    """A bad ``[sweep]``, ``repetitions`` or ``until``: the message names the
+    file, the field, the value and what is allowed, as scenario errors do."""
+
+
+def _err(path: str, fld: str, value: Any, allowed: str) -> SweepError:
+    return SweepError(f"{path}: field `{fld}`: value {value!r}: {allowed}")
+
+
+@dataclass(frozen=True)
+class Until:
+    """Add repetitions until the 95 % CI half-width of ``metric`` (relative to
+    its mean) is at most ``ci_halfwidth``, or ``max`` repetitions ran."""
+
+    table: str
+    row: str
+    column: str
+    ci_halfwidth: float
+    max: int
+
+    @property
+    def metric(self) -> str:
+        return f"{self.table}.{self.row}.{self.column}"
+
+
+@dataclass
+class SweepSpec:
+    """What a scenario file asks to sweep."""
+
+    axes: list[tuple[str, list[Any]]]
+    mode: str = "grid"
+    repetitions: int = 1
+    until: Until | None = None
+
+    def points(self) -> list[dict[str, Any]]:
+        """The sweep points: axis path -> value, in file order."""
+        if not self.axes:
+            return [{}]
+        names = [a for a, _ in self.axes]
+        values = [v for _, v in self.axes]
+        combos: Iterable[tuple[Any, ...]] = (
+            zip(*values) if self.mode == "zip" else itertools.product(*values)
+        )
+        return [dict(zip(names, c)) for c in combos]
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """One run of a sweep: everything a worker needs, picklable."""
+
+    run_id: str
+    point: int
+    coords: dict[str, Any]
+    rep: int
+    seed: int
+    text: str
+    path: str
+
+
+def derive_seed(base: int, coords: Mapping[str, Any], rep: int) -> int:
+    """A 64-bit seed from the base seed, the point's coordinates (by value) and
+    the repetition: BLAKE2b of their canonical JSON."""
+    key = json.dumps([base, sorted(coords.items()), rep], sort_keys=True, default=str)
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
+
+
+def point_key(coords: Mapping[str, Any]) -> str:
+    """A short stable name for a point (its coordinates' hash)."""
+    key = json.dumps(sorted(coords.items()), sort_keys=True, default=str)
+    return hashlib.blake2b(key.encode(), digest_size=5).hexdigest()
+
+
+def _parse_path(p: str) -> list[str | int]:
+    """``host[client].access.rate`` -> ["host", "client"?, ...]; brackets hold an
+    index or a name (marked by a leading NUL so it cannot clash with keys)."""
+    out: list[str | int] = []
+    for part in p.split("."):
+        if not part:
+            raise ValueError("empty component")
+        name, _, rest = part.partition("[")
+        if name:
+            out.append(name)
+        while rest:
+            inner, close, rest = rest.partition("]")
+            if not close or not inner:
+                raise ValueError(f"unbalanced brackets in {part!r}")
+            out.append(int(inner) if inner.lstrip("-").isdigit() else "\0" + inner)
+            if rest:
+                if not rest.startswith("["):
+                    raise ValueError(f"unexpected {rest!r} after ']'")
+                rest = rest[1:]
+    return out
+
+
+def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR0912
+    """Set ``fpath`` in the TOML document ``doc``, creating missing tables.
+    Raises ``KeyError`` with a message saying which component is wrong."""
+    parts = _parse_path(fpath)
+    node: Any = doc
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        where = ".".join(str(p).lstrip("\0") for p in parts[: i + 1])
+        if isinstance(part, int) or part.startswith("\0"):
+            if not isinstance(node, list):
+                raise KeyError(f"`{where}`: indexes something that is not a list")
+            if isinstance(part, int):
+                if not -len(node) <= part < len(node):
+                    raise KeyError(f"`{where}`: index {part} out of range ({len(node)} entries)")
+                idx = part
+            else:
+                name = part[1:]
+                found = [
+                    j for j, e in enumerate(node) if isinstance(e, dict) and e.get("name") == name
+                ]
+                if not found:
+                    names = ", ".join(str(e.get("name")) for e in node if isinstance(e, dict))
+                    raise KeyError(f"`{where}`: no entry named {name!r} (names: {names})")
+                idx = found[0]
+            if last:
+                node[idx] = value
+            else:
+                node = node[idx]
+            continue
+        if not isinstance(node, dict):
+            raise KeyError(f"`{where}`: {type(node).__name__} has no fields")
+        if last:
+            node[part] = value
+        else:
+            nxt = parts[i + 1]
+            if part not in node:
+                node[part] = [] if isinstance(nxt, int) else {}
+            node = node[part]
+
+
+def _load_toml(text: str, path: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.9/3.10 only
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+    try:
+        doc: dict[str, Any] = tomllib.loads(text)
+        return doc
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{path}: not valid TOML: {e}") from None
+
+
+def _spec(doc: dict[str, Any], path: str) -> SweepSpec:  # noqa: PLR0912 - one check per field
+    raw = doc.get("sweep", {})
+    if not isinstance(raw, dict):
+        raise _err(path, "sweep", raw, 'must be a table of axes: "field.path" = [values]')
+    mode = raw.get("mode", "grid")
+    if mode not in ("grid", "zip"):
+        raise _err(path, "sweep.mode", mode, 'allowed: "grid" (every combination), "zip"')
+    axes: list[tuple[str, list[Any]]] = []
+    for k, v in raw.items():
+        if k == "mode":
+            continue
+        if not isinstance(v, list) or not v:
+            raise _err(path, f"sweep.{k}", v, "must be a non-empty list of values")
+        try:
+            _parse_path(k)
+        except ValueError as e:
+            raise _err(path, f"sweep.{k}", k, f"not a field path ({e})") from None
+        if k in ("seed", "sweep", "repetitions", "until"):
+            raise _err(path, f"sweep.{k}", k, "cannot be swept (seeds come from repetitions)")
+        axes.append((k, v))
+    if mode == "zip" and len({len(v) for _, v in axes}) > 1:
+        lens = ", ".join(f"{k}: {len(v)}" for k, v in axes)
+        raise _err(path, "sweep.mode", mode, f"zipped axes must have equal lengths ({lens})")
+    reps = doc.get("repetitions", 1)
+    if not isinstance(reps, int) or isinstance(reps, bool) or reps < 1:
+        raise _err(path, "repetitions", reps, "must be a whole number >= 1")
+    until = None
+    if "until" in doc:
+        u = doc["until"]
+        if not isinstance(u, dict):
+            raise _err(path, "until", u, "must be { metric = ..., ci_halfwidth = ..., max = ... }")
+        unknown = set(u) - {"metric", "ci_halfwidth", "max"}
+        if unknown:
+            raise _err(
+                path,
+                "until",
+                sorted(unknown)[0],
+                "unknown field; allowed: metric, ci_halfwidth, max",
+            )
+        metric = u.get("metric")
+        parts = metric.split(".", 1) if isinstance(metric, str) else []
+        if len(parts) != 2 or parts[0] not in ("flows", "links") or "." not in parts[1]:
+            raise _err(
+                path,
+                "until.metric",
+                metric,
+                'must be "flows.<flow name>.<column>" or "links.<link name>.<column>"',
+            )
+        row, col = parts[1].rsplit(".", 1)
+        hw = u.get("ci_halfwidth")
+        if not isinstance(hw, (int, float)) or isinstance(hw, bool) or not 0 < hw < 1:
+            raise _err(path, "until.ci_halfwidth", hw, "must be a fraction of the mean, in (0, 1)")
+        mx = u.get("max", 50)
+        if not isinstance(mx, int) or isinstance(mx, bool) or mx < max(reps, 2):
+            raise _err(
+                path,
+                "until.max",
+                mx,
+                f"must be a whole number >= max(repetitions, 2) = {max(reps, 2)}",
+            )
+        until = Until(parts[0], row, col, float(hw), mx)
+        reps = max(reps, 2)
+    return SweepSpec(axes=axes, mode=mode, repetitions=reps, until=until)
+
+
+def _dump_toml(doc: Mapping[str, Any]) -> str:
+    import tomli_w
+
+    return tomli_w.dumps(doc)
+
+
+@dataclass
+class Sweep:
+    """A scenario file's sweep, ready to run."""
+
+    text: str
+    path: str
+    doc: dict[str, Any]
+    spec: SweepSpec
+    base_seed: int
+    points: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def scenario_hash(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    def task(self, point: int, rep: int) -> RunTask:
+        coords = self.points[point]
+        seed = derive_seed(self.base_seed, coords, rep)
+        doc = copy.deepcopy(self.doc)
+        for k in ("sweep", "repetitions", "until"):
+            doc.pop(k, None)
+        for fpath, value in coords.items():
+            set_field(doc, fpath, value)
+        label = ", ".join(f"{k} = {v!r}" for k, v in coords.items())
+        where = f"{self.path} (sweep point {label})" if label else self.path
+        return RunTask(
+            run_id=f"{point_key(coords)}-r{rep:03d}",
+            point=point,
+            coords=coords,
+            rep=rep,
+            seed=seed,
+            text=_dump_toml(doc),
+            path=where,
+        )
+
+    def validate(self) -> None:
+        """Build and validate every point (repetition 0) with the core, so that a
+        bad axis value fails before anything runs."""
+        for i in range(len(self.points)):
+            t = self.task(i, 0)
+            _core.validate(t.text, t.path)
+
+    def tasks(self, reps: int | None = None) -> list[RunTask]:
+        n = self.spec.repetitions if reps is None else reps
+        return [self.task(p, r) for p in range(len(self.points)) for r in range(n)]
+
+
+def load_sweep(text: str, path: str) -> Sweep:
+    """Parse a scenario's sweep; raises ``SweepError`` or ``ScenarioError``."""
+    doc = _load_toml(text, path)
+    spec = _spec(doc, path)
+    seed = doc.get("seed", 1)
+    sw = Sweep(text=text, path=path, doc=doc, spec=spec, base_seed=int(seed), points=spec.points())
+    for i, coords in enumerate(sw.points):
+        for fpath, value in coords.items():
+            try:
+                set_field(copy.deepcopy(doc), fpath, value)
+            except KeyError as e:
+                raise _err(path, f"sweep.{fpath}", value, str(e.args[0])) from None
+        if i > 0 and coords in sw.points[:i]:
+            raise _err(path, "sweep", coords, "two points are identical")
+    sw.validate()
+    return sw
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+def run_task(task: RunTask) -> dict[str, Any]:
+    """Run one task (in a worker); never raises: failures come back as data."""
+    t0 = time.perf_counter()
+    try:
+        raw = _core.run(task.text, task.path, task.seed)
+    except Exception as e:  # a failing run is recorded, the sweep goes on
+        return {
+            "ok": False,
+            "error": f"{type(e).__name__}: {e}",
+            "wall_s": time.perf_counter() - t0,
+        }
+    return {"ok": True, "raw": raw, "wall_s": time.perf_counter() - t0}
+
+
+_GIT: str | None = None
+
+
+def git_revision() -> str:
+    """The source tree's git revision (with ``-dirty``), or "" outside a checkout."""
+    global _GIT  # noqa: PLW0603 - computed once per process
+    if _GIT is None:
+        here = Path(__file__).resolve().parent
+        try:
+            rev = subprocess.run(
+                ["git", "-C", str(here), "describe", "--always", "--dirty", "--abbrev=12"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            rev = ""
+        _GIT = rev
+    return _GIT
+
+
+def _provenance(sw: Sweep, task: RunTask, wall_s: float) -> dict[str, Any]:
+    return {
+        "run": task.run_id,
+        "point": task.point,
+        "coords": task.coords,
+        "rep": task.rep,
+        "seed": task.seed,
+        "scenario": sw.path,
+        "scenario_sha256": sw.scenario_hash,
+        "tcplab_version": _core.__version__,
+        "git_revision": git_revision(),
+        "wall_s": wall_s,
+    }
+
+
+def _write_run(out: Path, sw: Sweep, task: RunTask, result: Mapping[str, Any]) -> None:
+    """Write one finished run atomically: a temporary directory renamed into place."""
+    from tcplab.results import Results, _write_atomic
+
+    prov = _provenance(sw, task, float(result["wall_s"]))
+    if not result["ok"]:
+        d = out / FAILED
+        d.mkdir(parents=True, exist_ok=True)
+        prov["error"] = result["error"]
+        text = json.dumps(prov, indent=2, default=str) + "\n"
+        _write_atomic(d / f"{task.run_id}.json", lambda p: p.write_text(text, encoding="utf-8"))
+        return
+    runs = out / RUNS
+    runs.mkdir(parents=True, exist_ok=True)
+    tmp = runs / f".tmp-{task.run_id}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        Results(result["raw"]).write(tmp)
+        (tmp / RUN_FILE).write_text(
+            json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8"
+        )
+        final = runs / task.run_id
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(tmp, final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    (out / FAILED / f"{task.run_id}.json").unlink(missing_ok=True)
+
+
+def done_runs(out: Path) -> set[str]:
+    d = out / RUNS
+    if not d.is_dir():
+        return set()
+    return {
+        p.name
+        for p in d.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and (p / RUN_FILE).exists()
+    }
+
+
+class _Executor:
+    """A local process pool or a Dask client behind one small interface."""
+
+    def __init__(self, jobs: int, scheduler: str | None) -> None:
+        self.scheduler = scheduler
+        if scheduler:
+            from distributed import Client
+
+            self.client = Client(scheduler)  # type: ignore[no-untyped-call]
+        else:
+            import concurrent.futures as cf
+            import multiprocessing as mp
+
+            self.pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"))
+
+    def submit(self, task: RunTask) -> Any:
+        if self.scheduler:
+            return self.client.submit(
+                run_task, task, pure=False, key=f"tcplab-{task.run_id}-{os.urandom(3).hex()}"
+            )
+        return self.pool.submit(run_task, task)
+
+    def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
+        if self.scheduler:
+            from distributed import wait
+
+            r = wait(list(futures), return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
+            return set(r.done), set(r.not_done)
+        import concurrent.futures as cf
+
+        d, nd = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+        return set(d), set(nd)
+
+    @staticmethod
+    def result(fut: Any) -> dict[str, Any]:
+        try:
+            res: dict[str, Any] = fut.result()
+        except Exception as e:  # a killed worker: record it, go on
+            return {"ok": False, "error": f"worker failed: {type(e).__name__}: {e}", "wall_s": 0.0}
+        return res
+
+    def close(self) -> None:
+        if self.scheduler:
+            self.client.close()  # type: ignore[no-untyped-call]
+        else:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+@dataclass
+class Progress:
+    """What the progress callback is told after every finished run."""
+
+    done: int
+    total: int
+    failed: int
+    sim_s: float
+    wall_s: float
+
+
+def _metric(raw: Mapping[str, Any], until: Until) -> float | None:
+    table = raw[until.table]
+    names = list(table.get("name", []))
+    if until.row not in names or until.column not in table:
+        return None
+    v = table[until.column][names.index(until.row)]
+    return float(v) if v is not None and math.isfinite(float(v)) else None
+
+
+def _ci_ok(values: Sequence[float], until: Until) -> bool:
+    from tcplab.analysis import mean_ci
+
+    if len(values) < 2:
+        return False
+    m, hw = mean_ci(values)
+    return m != 0 and abs(hw / m) <= until.ci_halfwidth
+
+
+def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat until
+    sw: Sweep,
+    out: str | os.PathLike[str],
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> Path:
+    """Run every point and repetition; write each run as it finishes, then the
+    sweep's tables. Returns the output directory."""
+    outp = Path(out)
+    outp.mkdir(parents=True, exist_ok=True)
+    manifest = outp / MANIFEST
+    if manifest.exists():
+        old = json.loads(manifest.read_text(encoding="utf-8"))
+        if old.get("scenario_sha256") != sw.scenario_hash and resume:
+            raise SweepError(
+                f"{outp}: holds a sweep of another version of the scenario "
+                f"({old.get('scenario')}); resume only the same file, or use a new --out"
+            )
+    if not resume:
+        for sub in (RUNS, FAILED):
+            shutil.rmtree(outp / sub, ignore_errors=True)
+    from tcplab.results import _write_atomic
+
+    info = {
+        "scenario": sw.path,
+        "scenario_sha256": sw.scenario_hash,
+        "scenario_text": sw.text,
+        "axes": [[k, v] for k, v in sw.spec.axes],
+        "mode": sw.spec.mode,
+        "repetitions": sw.spec.repetitions,
+        "until": None
+        if sw.spec.until is None
+        else sw.spec.until.__dict__ | {"metric": sw.spec.until.metric},
+        "base_seed": sw.base_seed,
+        "tcplab_version": _core.__version__,
+        "git_revision": git_revision(),
+    }
+    text = json.dumps(info, indent=2, default=str) + "\n"
+    _write_atomic(manifest, lambda p: p.write_text(text, encoding="utf-8"))
+
+    done = done_runs(outp) if resume else set()
+    reps = [sw.spec.repetitions] * len(sw.points)
+    metrics: list[dict[int, float]] = [{} for _ in sw.points]
+    if sw.spec.until is not None and done:
+        # Recover the metric of runs finished before the interruption.
+        for rid in done:
+            prov = json.loads((outp / RUNS / rid / RUN_FILE).read_text(encoding="utf-8"))
+            m = _metric_from_dir(outp / RUNS / rid, sw.spec.until)
+            if m is not None:
+                metrics[prov["point"]][prov["rep"]] = m
+            reps[prov["point"]] = max(reps[prov["point"]], prov["rep"] + 1)
+    pending = [
+        t
+        for p in range(len(sw.points))
+        for t in (sw.task(p, r) for r in range(reps[p]))
+        if t.run_id not in done
+    ]
+    total = sum(reps)
+    n_done = total - len(pending)
+    failed = 0
+    sim_s = 0.0
+    t0 = time.perf_counter()
+    jobs = jobs or os.cpu_count() or 1
+    ex = _Executor(jobs, scheduler)
+    try:
+        futures: dict[Any, RunTask] = {}
+        queue = list(pending)
+
+        def fill() -> None:
+            while queue and len(futures) < max(2 * jobs, 4):
+                t = queue.pop(0)
+                futures[ex.submit(t)] = t
+
+        fill()
+        while futures:
+            finished, _ = ex.wait_any(set(futures))
+            for fut in finished:
+                task = futures.pop(fut)
+                res = ex.result(fut)
+                _write_run(outp, sw, task, res)
+                n_done += 1
+                if res["ok"]:
+                    sim_s += float(res["raw"]["meta"]["duration_s"])
+                    if sw.spec.until is not None:
+                        m = _metric(res["raw"], sw.spec.until)
+                        if m is not None:
+                            metrics[task.point][task.rep] = m
+                else:
+                    failed += 1
+                # Repeat until the CI is narrow enough, once the point's batch is in.
+                u = sw.spec.until
+                if u is not None:
+                    p = task.point
+                    in_flight = any(t.point == p for t in futures.values()) or any(
+                        t.point == p for t in queue
+                    )
+                    if (
+                        not in_flight
+                        and reps[p] < u.max
+                        and not _ci_ok(list(metrics[p].values()), u)
+                    ):
+                        queue.append(sw.task(p, reps[p]))
+                        reps[p] += 1
+                        total += 1
+                if on_progress is not None:
+                    on_progress(Progress(n_done, total, failed, sim_s, time.perf_counter() - t0))
+            fill()
+    finally:
+        ex.close()
+    collect(outp)
+    return outp
+
+
+def _metric_from_dir(run_dir: Path, until: Until) -> float | None:
+    import polars as pl
+
+    df = pl.read_parquet(run_dir / f"{until.table}.parquet")
+    if until.column not in df.columns:
+        return None
+    rows = df.filter(pl.col("name") == until.row)
+    if rows.height == 0:
+        return None
+    v = rows[until.column][0]
+    return float(v) if v is not None and math.isfinite(float(v)) else None
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+def _runs(out: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for rid in sorted(done_runs(out)):
+        d = out / RUNS / rid
+        yield d, json.loads((d / RUN_FILE).read_text(encoding="utf-8"))
+
+
+def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.DataFrame:
+    import polars as pl
+
+    cols = [pl.lit(prov["run"]).alias("run"), pl.lit(prov["point"]).alias("point")]
+    for a in axes:
+        v = prov["coords"].get(a)
+        cols.append(pl.lit(v).alias(a))
+    cols += [pl.lit(prov["rep"]).alias("rep"), pl.lit(prov["seed"], dtype=pl.UInt64).alias("seed")]
+    return df.select([*cols, pl.all()])
+
+
+def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
+    """One table of a sweep (flows, links, phases, generators, transfers, or a
+    trace: cwnd, rtt, queue) over every finished run, tidy: one row per run and
+    flow (or link...), with the run, point, coordinates, rep and seed first."""
+    import polars as pl
+
+    outp = Path(out)
+    manifest = json.loads((outp / MANIFEST).read_text(encoding="utf-8"))
+    axes = [a for a, _ in manifest["axes"]]
+    fname = f"{table}.parquet" if table in TABLES else f"trace_{table}.parquet"
+    frames = [
+        _tidy(pl.read_parquet(d / fname), prov, axes)
+        for d, prov in _runs(outp)
+        if (d / fname).exists()
+    ]
+    if not frames:
+        return pl.DataFrame()
+    return pl.concat(frames, how="diagonal_relaxed").sort(["point", "rep"], maintain_order=True)
+
+
+def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
+    """Write the sweep's tidy tables (and CSV copies on request); returns them."""
+    from tcplab.results import _write_atomic
+
+    outp = Path(out)
+    written = []
+    names = list(TABLES)
+    for d, _ in _runs(outp):
+        names += [p.name[len("trace_") : -len(".parquet")] for p in d.glob("trace_*.parquet")]
+        break
+    for name in names:
+        df = read_table(outp, name)
+        base = name if name in TABLES else f"trace_{name}"
+        if df.height == 0:
+            continue
+        _write_atomic(outp / f"{base}.parquet", df.write_parquet)
+        written.append(outp / f"{base}.parquet")
+        if csv:
+            nested = [c for c, t in df.schema.items() if t.is_nested()]
+            _write_atomic(outp / f"{base}.csv", df.drop(nested).write_csv)
+            written.append(outp / f"{base}.csv")
+    return written
+
+
+def failures(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The runs that failed, with their error."""
+    d = Path(out) / FAILED
+    if not d.is_dir():
+        return []
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(d.glob("*.json"))]
+
+
+def summarize(out: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame:
+    """Mean, std and 95 % CI half-width of every numeric column of ``table``
+    per sweep point and row name (flow or link): columns ``<col>_mean``,
+    ``<col>_std``, ``<col>_ci95`` and ``n``."""
+    import polars as pl
+
+    from tcplab.analysis import t95
+
+    df = read_table(out, table)
+    if df.height == 0:
+        return df
+    manifest = json.loads((Path(out) / MANIFEST).read_text(encoding="utf-8"))
+    axes = [a for a, _ in manifest["axes"]]
+    keys = ["point", *axes] + (["name"] if "name" in df.columns else [])
+    skip = {"run", "point", "rep", "seed", *axes}
+    numeric = [
+        c for c, t in df.schema.items() if c not in skip and t.is_numeric() and c not in keys
+    ]
+    agg = [pl.len().alias("n")]
+    for c in numeric:
+        agg += [pl.col(c).mean().alias(f"{c}_mean"), pl.col(c).std().alias(f"{c}_std")]
+    g = df.group_by(keys, maintain_order=True).agg(agg)
+    t = pl.Series("_t", [t95(n - 1) if n > 1 else math.nan for n in g["n"]], dtype=pl.Float64)
+    g = g.with_columns(t)
+    ci = [
+        (pl.col("_t") * pl.col(f"{c}_std") / pl.col("n").cast(pl.Float64).sqrt()).alias(f"{c}_ci95")
+        for c in numeric
+    ]
+    return g.with_columns(ci).drop("_t")
