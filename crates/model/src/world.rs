@@ -94,6 +94,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                     w_q,
                     gentle,
                     tx_time_ns,
+                    ecn: false,
                 };
                 Box::new(Red::new(
                     l.queue.limit,
@@ -211,6 +212,7 @@ impl World {
                 flow: self.flows[f].conn,
                 size: h.wire_size(),
                 enqueued_at: SimTime::ZERO,
+                ecn: tcplab_net::Ecn::NotEct,
                 header: h,
             });
             self.packets += 1;
