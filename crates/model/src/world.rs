@@ -212,7 +212,7 @@ impl World {
                 flow: self.flows[f].conn,
                 size: h.wire_size(),
                 enqueued_at: SimTime::ZERO,
-                ecn: tcplab_net::Ecn::NotEct,
+                ecn: h.ip_ecn,
                 header: h,
             });
             self.packets += 1;
@@ -241,8 +241,10 @@ impl World {
 
     /// Deliver packet `id` at `node`; returns the flow slot it reached, if live.
     fn deliver(&mut self, node: u32, id: u32) -> Option<usize> {
-        let p = *self.net.pool.get(id);
+        let mut p = *self.net.pool.get(id);
         self.net.pool.free(id);
+        // The transport reads the IP ECN field as the network left it.
+        p.header.ip_ecn = p.ecn;
         let slot = self.conn_slot[p.flow as usize];
         if slot == RETIRED {
             return None; // a late packet of a closed connection
