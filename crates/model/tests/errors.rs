@@ -298,3 +298,46 @@ fn access_links_phases_and_stop_errors() {
     let m = err(&GOOD.replace("to = \"b\"", "to = \"b\"\nstart = \"5s\"\nstop = \"4s\""));
     has_all(&m, &["flow[0].stop", "4s", "after the flow"]);
 }
+
+#[test]
+fn ecn_settings() {
+    // `ecn` is accepted on marking queues and on hosts...
+    for kind in ["red", "codel", "fq_codel"] {
+        let text = GOOD.replace(
+            "queue = { packets = 50 }",
+            &format!("queue = {{ kind = \"{kind}\", packets = 50, ecn = true }}"),
+        );
+        let sc = parse_scenario(&text, "q.toml").unwrap();
+        assert!(sc.links.iter().all(|l| l.queue.ecn), "{kind}");
+    }
+    let sc = parse_scenario(
+        &GOOD.replace("name = \"a\"", "name = \"a\"\necn = true"),
+        "h.toml",
+    )
+    .unwrap();
+    assert!(sc.hosts[0].tcp.ecn && !sc.hosts[1].tcp.ecn);
+    // ...and is an error on a queue that can only drop, naming field and value.
+    for kind in ["droptail", "dropfront", "randomdrop"] {
+        let m = err(&GOOD.replace(
+            "queue = { packets = 50 }",
+            &format!("queue = {{ kind = \"{kind}\", packets = 50, ecn = true }}"),
+        ));
+        has_all(
+            &m,
+            &[
+                "link[0].queue.ecn",
+                "value true",
+                &format!("kind = \"{kind}\" has no ECN marking"),
+                "\"red\", \"codel\" and \"fq_codel\" only",
+            ],
+        );
+    }
+    // The default kind is Drop Tail; `ecn = false` there is refused too.
+    let m = err(&GOOD.replace(
+        "queue = { packets = 50 }",
+        "queue = { packets = 50, ecn = false }",
+    ));
+    has_all(&m, &["link[0].queue.ecn", "value false", "\"droptail\""]);
+    let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\necn = \"yes\""));
+    has_all(&m, &["host[0].ecn", "\"yes\"", "bool"]);
+}
