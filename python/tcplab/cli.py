@@ -184,6 +184,7 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             ("util %", "right"),
             ("mean queue pkts", "right"),
             ("drops", "right"),
+            ("marks", "right"),
             ("lost", "right"),
         ],
     )
@@ -194,6 +195,7 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             _num(lk["utilisation"], ".1f", 100.0),
             _num(lk["mean_queue_pkts"], ".1f"),
             _num(lk["drops"], ","),
+            _num(lk["marks"], ","),
             _num(lk["lost"], ","),
         )
     tables = [flows, links]

@@ -13,7 +13,7 @@ fn main() {
     let r = tcplab_model::run(&sc, seed);
     for f in &r.flows {
         println!(
-            "{:10} {:>7.3} Mb/s  rtt mean {:7.1} ms p95 {:7.1}  sent {} retx {} fr {} to {}",
+            "{:10} {:>7.3} Mb/s  rtt mean {:7.1} ms p95 {:7.1}  sent {} retx {} fr {} to {}  ecn {} reductions {}",
             f.name,
             f.goodput_bps / 1e6,
             f.rtt_mean_s * 1e3,
@@ -21,18 +21,22 @@ fn main() {
             f.segs_sent,
             f.segs_retrans,
             f.fast_retransmits,
-            f.timeouts
+            f.timeouts,
+            f.ecn,
+            f.ecn_reductions
         );
     }
     for l in &r.links {
         println!(
-            "{:16} util {:6.2}%  thr {:7.3} Mb/s  meanq {:7.1}  sojourn {:7.2} ms  drops {}",
+            "{:16} util {:6.2}%  thr {:7.3} Mb/s  meanq {:7.1}  sojourn {:7.2} ms (max {:.2})  drops {}  marks {}",
             l.name,
             l.utilisation * 100.0,
             l.throughput_bps / 1e6,
             l.mean_queue_pkts,
             l.mean_sojourn_s * 1e3,
-            l.drops
+            l.max_sojourn_s * 1e3,
+            l.drops,
+            l.marks
         );
     }
     for p in &r.phases {

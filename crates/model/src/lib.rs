@@ -73,11 +73,12 @@ pub fn catalog() -> Catalog {
                 (s("max_p"), s("0.1"), s("drop probability at max_th")),
                 (s("w_q"), s("0.002"), s("EWMA weight of the average queue")),
                 (s("gentle"), s("false"), s("p rises from max_p to 1 between max_th and 2 max_th")),
+                (s("ecn"), s("false"), s("mark ECN-capable packets CE instead of early drops (forced drops stay drops)")),
             ],
             ..queue(
                 "red",
                 "Random Early Detection: early drops with a probability growing with the average queue, spaced by count",
-                "Floyd & Jacobson, IEEE/ACM ToN 1993 (figure 2); gentle mode: Floyd 2000",
+                "Floyd & Jacobson, IEEE/ACM ToN 1993 (figure 2); gentle mode: Floyd 2000; ECN marking as ns-2 queue/red.cc (RFC 3168 section 5)",
             )
         },
         CatalogEntry {
@@ -85,11 +86,12 @@ pub fn catalog() -> Catalog {
                 (s("packets"), s("1000"), s("hard limit in packets (or bytes)")),
                 (s("target"), s("5ms"), s("acceptable standing queue delay")),
                 (s("interval"), s("100ms"), s("window over which the delay must stay above target")),
+                (s("ecn"), s("false"), s("mark ECN-capable packets CE where the control law drops")),
             ],
             ..queue(
                 "codel",
                 "Controlled Delay: drops at dequeue once sojourn stays above target for an interval, then at interval/sqrt(count)",
-                "RFC 8289 (section 5 pseudocode)",
+                "RFC 8289 (section 5 pseudocode); ECN marking as Linux include/net/codel_impl.h",
             )
         },
         CatalogEntry {
@@ -99,6 +101,7 @@ pub fn catalog() -> Catalog {
                 (s("quantum"), s("1514"), s("bytes a bucket sends per deficit round-robin turn")),
                 (s("target"), s("5ms"), s("CoDel target, per bucket")),
                 (s("interval"), s("100ms"), s("CoDel interval, per bucket")),
+                (s("ecn"), s("false"), s("CoDel marks ECN-capable packets CE instead of dropping (Linux default: on)")),
             ],
             ..queue(
                 "fq_codel",
@@ -168,6 +171,7 @@ pub fn catalog() -> Catalog {
                         c.window_scaling.to_string(),
                         s("offer window scaling"),
                     ),
+                    (s("ecn"), c.ecn.to_string(), s("ECN (RFC 3168)")),
                     (s("mss"), c.mss.to_string(), s("MSS option (MTU - 40)")),
                     (s("sndbuf"), c.sndbuf.to_string(), s("send buffer, bytes")),
                     (

@@ -65,6 +65,10 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// Window reductions undone as spurious, whole run.
     pub undos: u64,
+    /// Whether ECN was negotiated (both hosts enable it).
+    pub ecn: bool,
+    /// Window reductions in response to ECN-Echo, whole run.
+    pub ecn_reductions: u64,
     /// Segments sent in the window.
     pub segs_sent_window: u64,
     /// Segments retransmitted in the window.
@@ -98,6 +102,8 @@ pub struct LinkResult {
     pub pkts_sent: u64,
     /// Packets dropped by the queue in the window.
     pub drops: u64,
+    /// Packets the queue marked CE (ECN) instead of dropping, in the window.
+    pub marks: u64,
     /// Packets lost on the wire (the link's loss model) in the window.
     pub lost: u64,
     /// Time-averaged queue length in the window, packets.

@@ -89,6 +89,7 @@ struct Host {
     sack: Option<bool>,
     timestamps: Option<bool>,
     window_scaling: Option<bool>,
+    ecn: Option<bool>,
     mss: Option<u32>,
     sndbuf: Option<Size>,
     rcvbuf: Option<Size>,
@@ -152,6 +153,7 @@ struct Queue {
     interval: Option<Duration>,
     flows: Option<u32>,
     quantum: Option<u32>,
+    ecn: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -239,13 +241,15 @@ pub enum QueueKind {
     FqCodel(SimTime, SimTime, u32, u32),
 }
 
-/// A queue discipline as configured: its kind and its limit.
+/// A queue discipline as configured: its kind, its limit and whether it marks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueueSpec {
     /// The discipline.
     pub kind: QueueKind,
     /// The limit, in packets or bytes.
     pub limit: tcplab_net::QueueLimit,
+    /// Mark ECN-capable packets CE instead of dropping them (RED, CoDel, FQ-CoDel).
+    pub ecn: bool,
 }
 
 /// Losses on the wire of a link.
@@ -1015,6 +1019,7 @@ fn resolve_direction(
         interval: None,
         flows: None,
         quantum: None,
+        ecn: None,
     });
     let queue = resolve_queue(&q, &field("queue", d.queue.is_some()), cx)?;
     let loss_set = d.loss.is_some();
@@ -1284,7 +1289,20 @@ fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, Scenario
             "min_th, max_th, max_p, w_q and gentle apply to kind = \"red\" only",
         ));
     }
-    let spec = |limit| QueueSpec { kind, limit };
+    if let Some(ecn) = q.ecn {
+        if !matches!(
+            kind,
+            QueueKind::Red(..) | QueueKind::Codel(..) | QueueKind::FqCodel(..)
+        ) {
+            return Err(cx.err(
+                &format!("{field}.ecn"),
+                ecn,
+                format!("kind = {name:?} has no ECN marking; ecn applies to kind = \"red\", \"codel\" and \"fq_codel\" only"),
+            ));
+        }
+    }
+    let ecn = q.ecn.unwrap_or(false);
+    let spec = |limit| QueueSpec { kind, limit, ecn };
     match (q.packets, q.bytes) {
         (Some(_), Some(_)) => Err(cx.err(
             field,
@@ -1360,6 +1378,9 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
     }
     if let Some(v) = h.window_scaling {
         c.window_scaling = v;
+    }
+    if let Some(v) = h.ecn {
+        c.ecn = v;
     }
     if let Some(v) = h.mss {
         if !(88..=65495).contains(&v) {

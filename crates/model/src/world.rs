@@ -69,6 +69,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                 let p = CodelParams {
                     target,
                     interval,
+                    ecn: l.queue.ecn,
                     ..CodelParams::default()
                 };
                 Box::new(Codel::new(l.queue.limit, p))
@@ -80,6 +81,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                     target,
                     interval,
                     perturbation: RngStream::new(seed, QUEUE_STREAM + i as u64).below(u64::MAX),
+                    ecn: l.queue.ecn,
                     ..FqCodelParams::default()
                 };
                 Box::new(FqCodel::new(l.queue.limit, p))
@@ -94,6 +96,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                     w_q,
                     gentle,
                     tx_time_ns,
+                    ecn: l.queue.ecn,
                 };
                 Box::new(Red::new(
                     l.queue.limit,
@@ -214,6 +217,7 @@ impl World {
                 flow: self.flows[f].conn,
                 size: h.wire_size(),
                 enqueued_at: SimTime::ZERO,
+                ecn: h.ip_ecn,
                 header: h,
             });
             self.packets += 1;
@@ -242,8 +246,10 @@ impl World {
 
     /// Deliver packet `id` at `node`; returns the flow slot it reached, if live.
     fn deliver(&mut self, node: u32, id: u32) -> Option<usize> {
-        let p = *self.net.pool.get(id);
+        let mut p = *self.net.pool.get(id);
         self.net.pool.free(id);
+        // The transport reads the IP ECN field as the network left it.
+        p.header.ip_ecn = p.ecn;
         let slot = self.conn_slot[p.flow as usize];
         if slot == RETIRED {
             return None; // a late packet of a closed connection
@@ -626,6 +632,8 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             fast_retransmits: s.fast_retransmits,
             timeouts: s.timeouts,
             undos: s.undos,
+            ecn: f.sender.ecn_ok(),
+            ecn_reductions: s.ecn_reductions,
             segs_sent_window: s.segs_sent - s0.segs_sent,
             segs_retrans_window: s.segs_retrans - s0.segs_retrans,
             timeouts_window: s.timeouts - s0.timeouts,
@@ -654,6 +662,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
                 throughput_bps: (s.sent_bytes - s0.sent_bytes) as f64 * 8.0 / win,
                 pkts_sent: s.sent_pkts - s0.sent_pkts,
                 drops: s.dropped_pkts - s0.dropped_pkts,
+                marks: s.marked_pkts - s0.marked_pkts,
                 lost: s.lost_pkts - s0.lost_pkts,
                 mean_queue_pkts: (l.queue_pkt_ns_at(end) - q0) as f64 / win_ns,
                 mean_sojourn_s: if s.sent_pkts > s0.sent_pkts {

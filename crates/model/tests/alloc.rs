@@ -2,6 +2,8 @@
 //! The hot path allocates nothing per packet: a run four times longer (four
 //! times the packets) makes essentially the same number of heap allocations.
 //! Only amortised growth of result buffers (RTT samples) may add a handful.
+//! Checked on the plain scenario and on an ECN variant (RED and CoDel marking,
+//! ECN hosts), in one test since the allocation counter is global.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +28,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-fn allocations_for(duration: u32) -> (u64, u64) {
+/// (allocations during the run, packets, CE marks).
+fn allocations_for(duration: u32, ecn: bool) -> (u64, u64, u64) {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/braud2016/long-newreno.toml"
@@ -40,26 +43,47 @@ fn allocations_for(duration: u32) -> (u64, u64) {
     .replace("end = \"800s\"", &format!("end = \"{duration}s\""))
     .replace("queue = true", "queue = false")
     .replace("cwnd = true", "cwnd = false");
+    let text = if ecn {
+        text.replace("cc = \"newreno\"", "cc = \"newreno\"\necn = true")
+            .replace(
+                "queue = { packets = 250 }",
+                "queue = { kind = \"red\", packets = 250, ecn = true }",
+            )
+            .replace(
+                "queue = { packets = 40 }",
+                "queue = { kind = \"codel\", packets = 40, ecn = true }",
+            )
+    } else {
+        text
+    };
     let sc = tcplab_model::parse_scenario(&text, "alloc.toml").unwrap();
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = tcplab_model::run(&sc, None);
-    (ALLOCS.load(Ordering::Relaxed) - before, r.meta.packets)
+    let allocs = ALLOCS.load(Ordering::Relaxed) - before;
+    (
+        allocs,
+        r.meta.packets,
+        r.links.iter().map(|l| l.marks).sum(),
+    )
 }
 
 #[test]
 fn steady_state_allocates_nothing_per_packet() {
-    let (short_allocs, short_pkts) = allocations_for(100);
-    let (long_allocs, long_pkts) = allocations_for(400);
-    assert!(
-        long_pkts > 3 * short_pkts,
-        "{long_pkts} vs {short_pkts} packets"
-    );
-    // Hundreds of thousands more packets; allow a few dozen amortised growths.
-    let extra = long_allocs.saturating_sub(short_allocs);
-    println!("allocations: {short_allocs} for {short_pkts} packets, {long_allocs} for {long_pkts} packets");
-    assert!(
-        extra < 50,
-        "{extra} more allocations for {} more packets ({short_allocs} vs {long_allocs})",
-        long_pkts - short_pkts
-    );
+    for ecn in [false, true] {
+        let (short_allocs, short_pkts, _) = allocations_for(100, ecn);
+        let (long_allocs, long_pkts, marks) = allocations_for(400, ecn);
+        assert_eq!(marks > 0, ecn, "the ECN variant marks");
+        assert!(
+            long_pkts > 3 * short_pkts,
+            "{long_pkts} vs {short_pkts} packets"
+        );
+        // Hundreds of thousands more packets; allow a few dozen amortised growths.
+        let extra = long_allocs.saturating_sub(short_allocs);
+        println!("ecn {ecn}: allocations: {short_allocs} for {short_pkts} packets, {long_allocs} for {long_pkts} packets");
+        assert!(
+            extra < 50,
+            "ecn {ecn}: {extra} more allocations for {} more packets ({short_allocs} vs {long_allocs})",
+            long_pkts - short_pkts
+        );
+    }
 }

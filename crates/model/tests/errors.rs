@@ -392,3 +392,46 @@ fn routes_agreeing_on_a_shared_hop_are_accepted() {
     // Route 1 adds only c's entry towards b: r1's and r2's are route 0's.
     assert_eq!(sc.routes.len(), 7);
 }
+
+#[test]
+fn ecn_settings() {
+    // `ecn` is accepted on marking queues and on hosts...
+    for kind in ["red", "codel", "fq_codel"] {
+        let text = GOOD.replace(
+            "queue = { packets = 50 }",
+            &format!("queue = {{ kind = \"{kind}\", packets = 50, ecn = true }}"),
+        );
+        let sc = parse_scenario(&text, "q.toml").unwrap();
+        assert!(sc.links.iter().all(|l| l.queue.ecn), "{kind}");
+    }
+    let sc = parse_scenario(
+        &GOOD.replace("name = \"a\"", "name = \"a\"\necn = true"),
+        "h.toml",
+    )
+    .unwrap();
+    assert!(sc.hosts[0].tcp.ecn && !sc.hosts[1].tcp.ecn);
+    // ...and is an error on a queue that can only drop, naming field and value.
+    for kind in ["droptail", "dropfront", "randomdrop"] {
+        let m = err(&GOOD.replace(
+            "queue = { packets = 50 }",
+            &format!("queue = {{ kind = \"{kind}\", packets = 50, ecn = true }}"),
+        ));
+        has_all(
+            &m,
+            &[
+                "link[0].queue.ecn",
+                "value true",
+                &format!("kind = \"{kind}\" has no ECN marking"),
+                "\"red\", \"codel\" and \"fq_codel\" only",
+            ],
+        );
+    }
+    // The default kind is Drop Tail; `ecn = false` there is refused too.
+    let m = err(&GOOD.replace(
+        "queue = { packets = 50 }",
+        "queue = { packets = 50, ecn = false }",
+    ));
+    has_all(&m, &["link[0].queue.ecn", "value false", "\"droptail\""]);
+    let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\necn = \"yes\""));
+    has_all(&m, &["host[0].ecn", "\"yes\"", "bool"]);
+}

@@ -2,7 +2,8 @@
 //! delay and an egress queue discipline, nodes with static routes.
 //!
 //! The network is generic over the transport header `H` it carries and knows
-//! nothing of TCP. It turns [`NetEvent`]s into link activity and hands packets
+//! nothing of TCP. The one IP field it models beyond addressing is the ECN
+//! codepoint ([`Ecn`]), which queue disciplines may mark. It turns [`NetEvent`]s into link activity and hands packets
 //! that reach their destination back to the caller.
 
 mod link;
@@ -12,7 +13,7 @@ pub mod qdisc;
 
 pub use link::{Link, LinkConfig, LinkStats, LossModel};
 pub use network::{NetEvent, Network, NodeKind, PathError};
-pub use packet::{Packet, PacketId, PacketPool};
+pub use packet::{Ecn, Packet, PacketId, PacketPool};
 pub use qdisc::{QPkt, Qdisc, QueueLimit};
 
 /// Index of a node (host or router).

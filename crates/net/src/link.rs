@@ -38,6 +38,9 @@ pub struct LinkStats {
     pub dropped_pkts: u64,
     /// Bytes dropped by the queue discipline.
     pub dropped_bytes: u64,
+    /// Packets the queue discipline marked CE instead of dropping (counted as
+    /// they leave the queue, when the mark changes their ECN field).
+    pub marked_pkts: u64,
     /// Packets that reached the far end.
     pub delivered_pkts: u64,
     /// Packets lost on the wire by the link's loss model (after serialisation).

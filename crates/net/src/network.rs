@@ -3,7 +3,7 @@
 use crate::link::{Link, LinkConfig};
 use crate::packet::{Packet, PacketId, PacketPool};
 use crate::qdisc::{QPkt, Qdisc};
-use crate::{LinkId, NodeId};
+use crate::{Ecn, LinkId, NodeId};
 use std::collections::VecDeque;
 use tcplab_engine::Scheduler;
 
@@ -178,13 +178,22 @@ impl<H: Copy> Network<H> {
         sched: &mut Scheduler<E>,
     ) {
         let now = sched.now();
-        let (size, flow) = (self.pool.get(id).size, self.pool.get(id).flow);
-        self.pool.get_mut(id).enqueued_at = now;
+        let pkt = self.pool.get_mut(id);
+        pkt.enqueued_at = now;
+        let (size, flow, ecn) = (pkt.size, pkt.flow, pkt.ecn);
         let link = &mut self.links[l as usize];
         link.stats.arrived_pkts += 1;
         link.stats.arrived_bytes += size as u64;
         link.touch_queue(now);
-        if let Some(d) = link.qdisc.enqueue(QPkt { id, size, flow }, now) {
+        if let Some(d) = link.qdisc.enqueue(
+            QPkt {
+                id,
+                size,
+                flow,
+                ecn,
+            },
+            now,
+        ) {
             link.stats.dropped_pkts += 1;
             link.stats.dropped_bytes += d.size as u64;
             self.pool.free(d.id);
@@ -218,7 +227,19 @@ impl<H: Copy> Network<H> {
             pool.free(d.id);
         });
         if let Some(p) = next {
-            let waited = (now - pool.get(p.id).enqueued_at).0;
+            // The queue's view carries its CE mark: apply it to the packet. A
+            // mark counts when it changes the field (a packet marked upstream
+            // stays one mark).
+            let pkt = pool.get_mut(p.id);
+            debug_assert!(
+                p.ecn == pkt.ecn || p.ecn == Ecn::Ce,
+                "a queue may only mark CE"
+            );
+            if p.ecn == Ecn::Ce && pkt.ecn != Ecn::Ce {
+                pkt.ecn = Ecn::Ce;
+                link.stats.marked_pkts += 1;
+            }
+            let waited = (now - pkt.enqueued_at).0;
             link.stats.sojourn_ns += waited as u128;
             link.stats.sojourn_max_ns = link.stats.sojourn_max_ns.max(waited);
             let t = link.tx_time(p.size);
@@ -334,6 +355,7 @@ mod tests {
             flow: 0,
             size,
             enqueued_at: SimTime::ZERO,
+            ecn: Ecn::NotEct,
             header: seq,
         }
     }
@@ -544,6 +566,7 @@ mod tests {
             flow: 0,
             size: 1000,
             enqueued_at: SimTime::ZERO,
+            ecn: Ecn::NotEct,
             header: 9,
         });
         net.send(0, id, &mut s);
@@ -567,5 +590,68 @@ mod tests {
         net.compute_routes();
         assert_eq!(net.route(0, 2), None);
         assert_eq!(net.route(0, 1), Some(0));
+    }
+
+    /// A Drop Tail queue that marks every ECN-capable packet it sends.
+    struct MarkAll(DropTail);
+    impl Qdisc for MarkAll {
+        fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt> {
+            self.0.enqueue(p, now)
+        }
+        fn dequeue(&mut self, now: SimTime, drop: &mut dyn FnMut(QPkt)) -> Option<QPkt> {
+            let mut p = self.0.dequeue(now, drop)?;
+            p.mark_ce();
+            Some(p)
+        }
+        fn len_packets(&self) -> u32 {
+            self.0.len_packets()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.0.len_bytes()
+        }
+        fn name(&self) -> &'static str {
+            "markall"
+        }
+    }
+
+    #[test]
+    fn a_queue_mark_reaches_the_packet_and_counts_once() {
+        // Packets 0..4 sent ECT(0), Not-ECT, CE (marked upstream) and ECT(1)
+        // through a queue that marks whatever it can: they arrive CE, Not-ECT,
+        // CE, CE; the link counts the two marks that changed a packet.
+        let mut net: Network<u32> = Network::new(vec![NodeKind::Host, NodeKind::Host]);
+        net.add_link(
+            LinkConfig {
+                from: 0,
+                to: 1,
+                rate_bps: 8_000_000,
+                delay: SimTime::from_millis(1),
+                overhead_bytes: 0,
+            },
+            Box::new(MarkAll(DropTail::new(QueueLimit::Packets(10)))),
+        );
+        net.compute_routes();
+        let mut s = Scheduler::new();
+        let sent = [Ecn::Ect0, Ecn::NotEct, Ecn::Ce, Ecn::Ect1];
+        for (i, &ecn) in sent.iter().enumerate() {
+            let id = net.alloc(Packet {
+                ecn,
+                ..pkt(i as u32, 1000)
+            });
+            net.send(0, id, &mut s);
+        }
+        let mut got = vec![];
+        while let Some((_, Ev::Net(e))) = s.step() {
+            if let Some((_, id)) = net.handle(e, &mut s) {
+                got.push(net.pool.get(id).ecn);
+                net.pool.free(id);
+            }
+        }
+        assert_eq!(got, vec![Ecn::Ce, Ecn::NotEct, Ecn::Ce, Ecn::Ce]);
+        let st = net.link(0).stats;
+        assert_eq!(
+            (st.marked_pkts, st.dropped_pkts, st.delivered_pkts),
+            (2, 0, 4)
+        );
     }
 }

@@ -7,7 +7,34 @@ use tcplab_engine::SimTime;
 /// Index of a packet in the [`PacketPool`].
 pub type PacketId = u32;
 
-/// A packet: addressing, size on the wire and a transport header.
+/// The ECN field of the IP header (RFC 3168 section 5): two bits the sending
+/// transport sets and a congested router may change to CE instead of dropping
+/// the packet. The values are the codepoints on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    /// `00`: the transport does not use ECN.
+    #[default]
+    NotEct = 0b00,
+    /// `01`: ECN-capable transport, codepoint 1.
+    Ect1 = 0b01,
+    /// `10`: ECN-capable transport, codepoint 0 (what RFC 3168 TCP sends).
+    Ect0 = 0b10,
+    /// `11`: Congestion Experienced, set by a router.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// Whether a router may signal congestion on this packet by marking it CE
+    /// instead of dropping it: ECT(0), ECT(1), or CE already (marking a CE
+    /// packet again leaves it CE; Linux `INET_ECN_set_ce` succeeds on all three).
+    #[inline]
+    pub fn is_ecn_capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// A packet: addressing, size on the wire, the IP ECN field and a transport header.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet<H> {
     /// Source node.
@@ -20,6 +47,9 @@ pub struct Packet<H> {
     pub size: u32,
     /// When the packet entered its current queue (for sojourn times).
     pub enqueued_at: SimTime,
+    /// The IP ECN field: set by the sending transport, changed to CE by a queue
+    /// that marks instead of dropping, read by the receiving transport.
+    pub ecn: Ecn,
     /// The transport header.
     pub header: H,
 }
@@ -94,6 +124,7 @@ mod tests {
             flow: 0,
             size,
             enqueued_at: SimTime::ZERO,
+            ecn: Ecn::NotEct,
             header: (),
         }
     }

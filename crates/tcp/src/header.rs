@@ -3,8 +3,16 @@
 //! changing behaviour below 4 GiB per connection), window, and options
 //! (MSS, window scale, SACK-permitted on SYNs; timestamps; SACK blocks).
 //!
+//! The header also carries the IP ECN codepoint of the packet that carries it
+//! (`ip_ecn`), as Linux keeps the IP DS field beside each segment
+//! (`TCP_SKB_CB(skb)->ip_dsfield`): the sender sets it, the world copies it into
+//! the packet's IP field and, on delivery, back from the IP field (where a queue
+//! may have marked it CE).
+//!
 //! Sizes follow the wire format: 20 bytes of IP and 20 of TCP header, options
 //! padded to 4 bytes as Linux lays them out (RFC 793, 2018, 7323).
+
+use tcplab_net::Ecn;
 
 /// SYN flag.
 pub const SYN: u8 = 0x02;
@@ -12,6 +20,10 @@ pub const SYN: u8 = 0x02;
 pub const ACK: u8 = 0x10;
 /// FIN flag.
 pub const FIN: u8 = 0x01;
+/// ECN-Echo flag (RFC 3168 section 6.1).
+pub const ECE: u8 = 0x40;
+/// Congestion Window Reduced flag (RFC 3168 section 6.1).
+pub const CWR: u8 = 0x80;
 
 /// IPv4 + TCP header bytes without options.
 pub const BASE_HEADER: u32 = 40;
@@ -24,7 +36,7 @@ pub const MAX_SACK_BLOCKS: usize = 4;
 /// carried (the data itself is not modelled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct TcpHeader {
-    /// SYN/ACK/FIN bits.
+    /// SYN/ACK/FIN/ECE/CWR bits.
     pub flags: u8,
     /// Sequence number of the first byte (or of the SYN/FIN).
     pub seq: u64,
@@ -51,6 +63,8 @@ pub struct TcpHeader {
     pub nsack: u8,
     /// SACK blocks `[left, right)`, most recent first (RFC 2018).
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    /// The IP ECN field of the packet carrying the segment (see the module header).
+    pub ip_ecn: Ecn,
 }
 
 impl TcpHeader {

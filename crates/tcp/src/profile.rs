@@ -79,6 +79,8 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// Offer window scaling (RFC 7323).
     pub window_scaling: bool,
+    /// Use ECN (RFC 3168): ask for it on SYNs, accept it on SYN-ACKs.
+    pub ecn: bool,
     /// MSS announced on SYNs (MTU - 40).
     pub mss: u32,
     /// Send socket buffer, bytes: limits unacknowledged data.
@@ -164,6 +166,7 @@ fn base() -> TcpConfig {
         sack: true,
         timestamps: true,
         window_scaling: true,
+        ecn: false,
         mss: 1460,
         sndbuf: 4 << 20,
         rcvbuf: 4 << 20,
@@ -213,7 +216,9 @@ pub fn profiles() -> Vec<Profile> {
             notes: "delayed-ACK timeout fixed at TCP_DELACK_MIN (Linux adapts ATO and starts \
                     in quick-ACK mode); RTO by RFC 6298 with Linux's 200 ms variance floor; \
                     no PRR yet (RFC 6675 recovery); undo detects spurious retransmissions \
-                    with timestamps only (no DSACK)",
+                    with timestamps only (no DSACK); ECN off unless the host sets it (Linux's \
+                    default net.ipv4.tcp_ecn = 2 accepts ECN on incoming connections without \
+                    asking for it on outgoing ones)",
         },
         Profile {
             name: "freebsd",

@@ -7,11 +7,23 @@
 //!
 //! The application reads at once, so the advertised window is the receive
 //! buffer; data beyond rcv_nxt + buffer is discarded.
+//!
+//! ECN (RFC 3168 6.1.1, 6.1.3, as Linux net/ipv4/tcp_input.c): the SYN-ACK
+//! carries ECE when this host enables ECN and the SYN had ECE and CWR. After a
+//! data segment arrives marked CE, every ACK carries ECE until a data segment
+//! with CWR arrives (`TCP_ECN_DEMAND_CWR`); CWR is read before CE, so a segment
+//! with both keeps ECE on. The first CE after a CWR puts the receiver in
+//! quick-ACK mode for two ACKs (`__tcp_ecn_check_ce`: `tcp_enter_quickack_mode(sk,
+//! 2)`), so the echo is not held back by delayed ACKs, and a data segment with
+//! CWR is acknowledged at once (`tcp_ecn_accept_cwr`). Simplified: Linux's
+//! quick-ACK on a Not-ECT segment after ECT ones (a likely retransmission) is
+//! not modelled; ACKs here are immediate for holes and duplicates anyway.
 
-use crate::header::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::TcpConfig;
 use crate::sender::wscale_for;
 use tcplab_engine::SimTime;
+use tcplab_net::Ecn;
 
 /// Counters of one receiver.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,6 +36,8 @@ pub struct ReceiverStats {
     pub segs_received: u64,
     /// Data segments received entirely below rcv_nxt (duplicates).
     pub dup_segs: u64,
+    /// Data segments received marked CE.
+    pub ce_segs: u64,
 }
 
 /// The receiver.
@@ -44,6 +58,14 @@ pub struct Receiver {
     delack_deadline: Option<SimTime>,
     mss: u32,
     fin: Option<u64>,
+    /// ECN negotiated.
+    ecn_ok: bool,
+    /// Echo ECE until a CWR arrives (Linux `TCP_ECN_DEMAND_CWR`).
+    demand_cwr: bool,
+    /// ACKs still to send at once (Linux quick-ACK mode, `icsk_ack.quick`).
+    quick: u32,
+    /// The next ACK goes out at once (Linux `ICSK_ACK_NOW`).
+    ack_now: bool,
     /// Counters.
     pub stats: ReceiverStats,
     /// When the last byte (the FIN) arrived in order.
@@ -71,6 +93,10 @@ impl Receiver {
             pending: 0,
             delack_deadline: None,
             fin: None,
+            ecn_ok: false,
+            demand_cwr: false,
+            quick: 0,
+            ack_now: false,
             stats: ReceiverStats::default(),
             fin_at: None,
             last_delivery: None,
@@ -83,6 +109,10 @@ impl Receiver {
     /// Whether SACK was negotiated.
     pub fn sack_ok(&self) -> bool {
         self.sack_ok
+    }
+    /// Whether ECN was negotiated.
+    pub fn ecn_ok(&self) -> bool {
+        self.ecn_ok
     }
     /// Out-of-order ranges held.
     pub fn ooo(&self) -> &[(u64, u64)] {
@@ -117,6 +147,9 @@ impl Receiver {
             return; // a pure ACK (of our FIN)
         }
         self.stats.segs_received += 1;
+        if self.ecn_ok {
+            self.ecn_check(h);
+        }
         let (start, end) = (h.seq, h.seq + len);
         if end <= self.rcv_nxt {
             self.stats.dup_segs += 1;
@@ -139,6 +172,8 @@ impl Receiver {
                 self.pending += 1;
                 let full = h.payload >= self.mss;
                 if self.cfg.delack_timeout == SimTime::ZERO
+                    || self.quick > 0
+                    || self.ack_now
                     || self.pending >= self.cfg.delack_segments
                     || !full && h.payload > 0 && self.pending >= 1 && self.cfg.delack_segments <= 1
                 {
@@ -155,9 +190,27 @@ impl Receiver {
         }
     }
 
+    /// RFC 3168 6.1.3 for a data segment: CWR ends the echo, CE starts it
+    /// (Linux `tcp_ecn_accept_cwr`, then `__tcp_ecn_check_ce`).
+    fn ecn_check(&mut self, h: &TcpHeader) {
+        if h.has(CWR) {
+            self.demand_cwr = false;
+            self.ack_now = true;
+        }
+        if h.ip_ecn == Ecn::Ce {
+            self.stats.ce_segs += 1;
+            if !self.demand_cwr {
+                self.quick = self.quick.max(2);
+                self.demand_cwr = true;
+            }
+        }
+    }
+
     fn on_syn(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
         if self.rcv_nxt == 0 {
             self.rcv_nxt = h.seq + 1;
+            // RFC 3168 6.1.1: an ECN-setup SYN has ECE and CWR (Linux tcp_ecn_create_request).
+            self.ecn_ok = self.cfg.ecn && h.has(ECE) && h.has(CWR);
             self.sack_ok = self.cfg.sack && h.sack_perm;
             self.ts_ok = self.cfg.timestamps && h.has_ts;
             let ws = self.cfg.window_scaling && h.wscale.is_some();
@@ -168,7 +221,7 @@ impl Receiver {
         }
         let ws = self.cfg.window_scaling && h.wscale.is_some();
         out.push(TcpHeader {
-            flags: SYN | ACK,
+            flags: SYN | ACK | if self.ecn_ok { ECE } else { 0 },
             seq: 0,
             ack: self.rcv_nxt,
             wnd: self.cfg.rcvbuf.min(65535) as u32,
@@ -274,6 +327,11 @@ impl Receiver {
         if self.fin_at.is_some() {
             h.flags |= FIN; // passive close: our FIN rides on every ACK after theirs
         }
+        if self.demand_cwr {
+            h.flags |= ECE;
+        }
+        self.quick = self.quick.saturating_sub(1);
+        self.ack_now = false;
         if self.sack_ok {
             let n = self.nrecent.min(self.max_blocks());
             h.sack[..n].copy_from_slice(&self.recent[..n]);

@@ -1,19 +1,44 @@
 //! The data sender of one connection: handshake, transmission under cwnd, rwnd
 //! and the send buffer, fast retransmit and recovery (Tahoe, Reno, NewReno per
 //! RFC 6582, SACK per RFC 6675), retransmission timeout (RFC 6298 with Karn's
-//! rule and backoff), timestamps (RFC 7323), pacing, and the congestion-control
-//! hooks.
+//! rule and backoff), timestamps (RFC 7323), ECN (RFC 3168 section 6.1), pacing,
+//! and the congestion-control hooks.
+//!
+//! ECN, as RFC 3168 and Linux (net/ipv4/tcp_input.c, tcp_output.c): the SYN
+//! carries ECE and CWR when the host enables ECN (a retransmitted SYN does not,
+//! as Linux with `tcp_ecn_fallback`); ECN is on when the SYN-ACK answers with
+//! ECE and without CWR. New data segments then go out ECT(0); retransmissions,
+//! pure ACKs, FIN-only segments and SYNs are Not-ECT (6.1.1, 6.1.4, 6.1.5;
+//! `tcp_ecn_send`). An ACK with ECE in the Open or Disorder state, once snd_una
+//! has passed the point of the last window reduction, is treated as a loss
+//! without a retransmission (6.1.2, `tcp_enter_cwr`): ssthresh from the
+//! controller's `ssthresh` hook and the CWR state until snd_una passes snd_max
+//! of that moment (Linux `high_seq`), during which the window does not grow and
+//! further ECEs are ignored; at its end cwnd = ssthresh and `CompleteCwr`
+//! (`tcp_end_cwnd_reduction`). ECE in Recovery or Loss is ignored. After any
+//! reduction (ECE, fast retransmit, timeout) the next new data segment carries
+//! CWR (`tcp_ecn_queue_cwr`). A loss found while in CWR is repaired by fast
+//! recovery without a second reduction (`tcp_enter_recovery` inside a cwnd
+//! reduction), and an ECN reduction is never undone.
+//!
+//! ECN simplifications: Linux reduces cwnd to ssthresh over the CWR round trip
+//! by proportional rate reduction; here cwnd drops to ssthresh at once (as
+//! RFC 3168's "halve the congestion window"). A timeout during CWR recomputes
+//! ssthresh as any first timeout does here (Linux keeps the ongoing reduction's).
+//! RFC 3168's rule for a window of one segment (wait for the retransmission timer
+//! before sending) never applies: ssthresh is at least 2.
 //!
 //! No I/O: time is passed in and segments are appended to an output vector.
 //! Sequence numbers start at 0 (the SYN); data starts at 1.
 
 use crate::cc::{AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample};
-use crate::header::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Recovery, TcpConfig, Undo};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
 use tcplab_engine::SimTime;
+use tcplab_net::Ecn;
 
 /// Connection state of the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +66,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Reductions undone as spurious (Eifel detection).
     pub undos: u64,
+    /// Window reductions in response to ECN-Echo (entries into CWR).
+    pub ecn_reductions: u64,
     /// Payload bytes transmitted for the first time.
     pub bytes_sent: u64,
 }
@@ -86,6 +113,13 @@ pub struct Sender {
     prior_ssthresh: u32,
     retrans_stamp: Option<SimTime>,
     last_rtt: Option<SimTime>,
+    /// ECN negotiated (Linux `TCP_ECN_OK`).
+    ecn_ok: bool,
+    /// The next new data segment carries CWR (Linux `TCP_ECN_QUEUE_CWR`).
+    cwr_pending: bool,
+    /// snd_max at the last window reduction (Linux `high_seq`): CWR lasts, and
+    /// ECE is not acted on, until snd_una passes it.
+    high_seq: u64,
     /// Counters.
     pub stats: SenderStats,
     /// When the FIN was acknowledged.
@@ -153,6 +187,9 @@ impl Sender {
             prior_ssthresh: 0,
             retrans_stamp: None,
             last_rtt: None,
+            ecn_ok: false,
+            cwr_pending: false,
+            high_seq: 0,
             stats: SenderStats::default(),
             done_at: None,
         }
@@ -185,6 +222,10 @@ impl Sender {
     /// Whether timestamps were negotiated.
     pub fn ts_ok(&self) -> bool {
         self.ts_ok
+    }
+    /// Whether ECN was negotiated.
+    pub fn ecn_ok(&self) -> bool {
+        self.ecn_ok
     }
     /// Receive window of the peer, bytes.
     pub fn rwnd(&self) -> u64 {
@@ -266,8 +307,11 @@ impl Sender {
 
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         let c = &self.cfg;
+        // RFC 3168 6.1.1: an ECN-setup SYN has ECE and CWR; a retransmitted SYN
+        // is sent without them (Linux tcp_ecn_clear_syn, tcp_ecn_fallback = 1).
+        let ecn_setup = c.ecn && !self.syn_retransmitted;
         out.push(TcpHeader {
-            flags: SYN,
+            flags: SYN | if ecn_setup { ECE | CWR } else { 0 },
             seq: 0,
             wnd: c.rcvbuf.min(65535) as u32,
             mss: c.mss as u16,
@@ -287,6 +331,8 @@ impl Sender {
         self.state = SenderState::Established;
         self.ts_ok = self.cfg.timestamps && h.has_ts;
         self.sack_ok = self.cfg.sack && h.sack_perm;
+        // RFC 3168 6.1.1: an ECN-setup SYN-ACK has ECE and not CWR (Linux tcp_ecn_rcv_synack).
+        self.ecn_ok = self.cfg.ecn && h.has(ECE) && !h.has(CWR);
         self.snd_wscale = if self.cfg.window_scaling {
             h.wscale.unwrap_or(0)
         } else {
@@ -334,11 +380,21 @@ impl Sender {
         }
     }
 
-    fn emit(&mut self, now: SimTime, seg: Seg, out: &mut Vec<TcpHeader>) {
+    /// Send segment `seg`; `new` when it is sent for the first time.
+    fn emit(&mut self, now: SimTime, seg: Seg, new: bool, out: &mut Vec<TcpHeader>) {
         let mut h = self.ack_header(now, seg.start);
         h.payload = seg.payload;
         if seg.fin {
             h.flags |= FIN;
+        }
+        // Linux tcp_ecn_send: new data goes out ECT(0), the first after a
+        // reduction with CWR; retransmissions and FIN-only segments Not-ECT.
+        if self.ecn_ok && new && seg.payload > 0 {
+            h.ip_ecn = Ecn::Ect0;
+            if self.cwr_pending {
+                self.cwr_pending = false;
+                h.flags |= CWR;
+            }
         }
         self.stats.segs_sent += 1;
         self.tp.lsndtime = now;
@@ -362,7 +418,7 @@ impl Sender {
         self.sb.retransmitted(i, now, snap);
         let seg = *self.sb.get(i);
         self.stats.segs_retrans += 1;
-        self.emit(now, seg, out);
+        self.emit(now, seg, false, out);
     }
 
     /// Next new segment (start, seq length, payload, fin), if the application has any.
@@ -404,7 +460,7 @@ impl Sender {
         self.snd_max = start + len as u64;
         self.snd_nxt = self.snd_max;
         self.stats.bytes_sent += payload as u64;
-        self.emit(now, seg, out);
+        self.emit(now, seg, true, out);
     }
 
     /// Send whatever the windows allow.
@@ -575,6 +631,11 @@ impl Sender {
             self.ts_recent = h.tsval;
         }
         self.rwnd = (h.wnd as u64) << self.snd_wscale;
+        // Linux tcp_ecn_rcv_ecn_echo: ECE counts once ECN is negotiated. The
+        // reduction is from the flight this ACK found (the window the marks
+        // came from), as a loss's is from the flight when it is detected.
+        let ece = self.ecn_ok && h.has(ECE);
+        let ece_flight = if ece { self.flight_size() } else { 0 };
         let prior_in_flight = self.sb.in_flight();
         self.tp.in_flight = prior_in_flight;
         let sack = self.uses_sack();
@@ -692,11 +753,29 @@ impl Sender {
                         self.set_ca_state(CaState::Open);
                     }
                 }
+                CaState::Cwr => {
+                    if self.snd_una > self.high_seq {
+                        // Linux tcp_end_cwnd_reduction (held until something
+                        // above high_seq is acknowledged, as Linux's CWR exit).
+                        if !rate_based {
+                            self.tp.cwnd = self.tp.ssthresh.max(1);
+                            self.tp.cwnd_cnt = 0;
+                        }
+                        self.set_ca_state(CaState::Open);
+                        self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
+                    } else {
+                        grow = false; // Linux tcp_in_cwnd_reduction: no growth
+                    }
+                }
                 CaState::Disorder | CaState::Open => {
                     if self.sb.sacked == 0 {
                         self.set_ca_state(CaState::Open);
                     }
                 }
+            }
+            // RFC 3168 6.1.2: the window does not grow on the ECE that reduces it.
+            if ece && self.enter_cwr(ece_flight) {
+                grow = false;
             }
             if grow && !rate_based {
                 self.cc.cong_avoid(&mut self.tp, delivered);
@@ -734,14 +813,14 @@ impl Sender {
             if !sack || newly_sacked > 0 {
                 self.dupacks += 1;
                 match self.tp.ca_state {
-                    CaState::Open | CaState::Disorder => {
+                    CaState::Open | CaState::Disorder | CaState::Cwr => {
                         let head_lost = sack && {
                             newly_lost += self.mark_lost();
                             self.sb.get(0).has(LOST)
                         };
                         if self.dupacks == self.cfg.dupthresh || head_lost {
                             self.enter_recovery(now, out);
-                        } else {
+                        } else if self.tp.ca_state != CaState::Cwr {
                             self.set_ca_state(CaState::Disorder);
                         }
                     }
@@ -753,6 +832,9 @@ impl Sender {
                     }
                     CaState::Loss => {}
                 }
+            }
+            if ece {
+                self.enter_cwr(ece_flight);
             }
         }
         let rs = self.rate_gen(now, &rate, delivered, newly_lost, prior_in_flight);
@@ -813,16 +895,17 @@ impl Sender {
             return;
         }
         self.stats.fast_retransmits += 1;
-        self.tp.in_flight = self
-            .sb
-            .in_flight()
-            .max(((self.snd_max - self.snd_una) / self.mss as u64) as u32);
-        if !self.uses_sack() {
-            // RFC 5681 FlightSize: everything outstanding.
-            self.tp.in_flight = self.sb.len() as u32;
+        self.tp.in_flight = self.flight_size();
+        if self.tp.ca_state == CaState::Cwr {
+            // RFC 3168 6.1.2, Linux tcp_enter_recovery within a cwnd reduction:
+            // the window of this loss was already reduced for its ECN marks;
+            // repair it without a second reduction (and nothing to undo).
+            self.undo_marker = false;
+        } else {
+            self.mark_undo();
+            self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+            self.note_reduction();
         }
-        self.mark_undo();
-        self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
         self.recover = self.snd_max;
         self.partial_acks = 0;
         self.rule3_from = self.snd_una;
@@ -875,6 +958,50 @@ impl Sender {
             self.retransmit(now, i, out);
         }
         self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// FlightSize for the `ssthresh` hook: the pipe (or the outstanding
+    /// segments, if more) with SACK, everything outstanding without (RFC 5681).
+    fn flight_size(&self) -> u32 {
+        if self.uses_sack() {
+            self.sb
+                .in_flight()
+                .max(((self.snd_max - self.snd_una) / self.mss as u64) as u32)
+        } else {
+            self.sb.len() as u32
+        }
+    }
+
+    /// A window reduction happened now: the next new data segment carries CWR
+    /// (RFC 3168 6.1.2, Linux `tcp_ecn_queue_cwr`), and ECE is not acted on
+    /// again until snd_una passes what is outstanding now.
+    fn note_reduction(&mut self) {
+        self.cwr_pending = self.ecn_ok;
+        self.high_seq = self.snd_max;
+    }
+
+    /// React to an ECN-Echo (RFC 3168 6.1.2, Linux `tcp_enter_cwr`): in Open or
+    /// Disorder, past the last reduction's window, ssthresh from the controller
+    /// as for a loss (FlightSize `flight`), cwnd down to it, and the CWR state.
+    /// Returns whether it did.
+    fn enter_cwr(&mut self, flight: u32) -> bool {
+        if !matches!(self.tp.ca_state, CaState::Open | CaState::Disorder)
+            || self.snd_una <= self.high_seq
+        {
+            return false;
+        }
+        self.sync_tp();
+        self.tp.in_flight = flight;
+        self.undo_marker = false; // an ECN reduction is never undone
+        self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+        if !self.cc.has_cong_control() {
+            self.tp.cwnd = self.tp.cwnd.min(self.tp.ssthresh).max(1);
+            self.tp.cwnd_cnt = 0;
+        }
+        self.note_reduction();
+        self.stats.ecn_reductions += 1;
+        self.set_ca_state(CaState::Cwr);
+        true
     }
 
     /// Linux `tcp_rate_gen`: the delivery-rate sample of this ACK.
@@ -982,6 +1109,7 @@ impl Sender {
         self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
         self.set_ca_state(CaState::Loss);
         self.recover = self.snd_max;
+        self.note_reduction();
         self.dupacks = 0;
         self.rtt.back_off();
         // (5.4) retransmit the earliest unacknowledged segment.

@@ -3,12 +3,13 @@
 //! what comes out against the RFCs' rules worked by hand.
 
 use crate::cc::{self, CaState, CcParams};
-use crate::header::{TcpHeader, ACK, FIN, SYN};
+use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, SYN};
 use crate::profile::{profile, Recovery, TcpConfig};
 use crate::receiver::Receiver;
 use crate::scoreboard::{LOST, RETRANS, SACKED};
 use crate::sender::{Sender, SenderState};
 use tcplab_engine::SimTime;
+use tcplab_net::Ecn;
 
 const MSS: u64 = 1448;
 
@@ -808,4 +809,277 @@ fn a_recovery_that_ignores_sack_ignores_sack_blocks() {
     );
     s.check_invariants();
     assert_eq!(s.scoreboard().sacked, 0);
+}
+
+// ------------------------------------------------------------------ ECN (RFC 3168)
+
+fn ecn_cfg(ecn: bool) -> TcpConfig {
+    let mut c = no_sack_cfg();
+    c.ecn = ecn;
+    c
+}
+
+/// `established` with ECN settings per side; returns the SYN, SYN-ACK and the
+/// first data segments as well.
+fn ecn_handshake(snd: bool, rcv: bool) -> (Sender, Receiver, [TcpHeader; 2], Vec<TcpHeader>) {
+    let mut s = sender(&ecn_cfg(snd), "newreno");
+    let mut r = Receiver::new(ecn_cfg(rcv));
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let mut back = vec![];
+    r.on_segment(ms(50), &syn, &mut back);
+    s.on_segment(ms(100), &back[0], &mut out);
+    (s, r, [syn, back[0]], out)
+}
+
+/// An ACK with the ECE flag.
+fn ece_ack(ackno: u64) -> TcpHeader {
+    let mut h = ack(ackno, &[], false, 0);
+    h.flags |= ECE;
+    h
+}
+
+#[test]
+fn ecn_is_used_only_when_both_hosts_enable_it() {
+    // RFC 3168 6.1.1: the SYN of an ECN host has ECE and CWR; the SYN-ACK has ECE
+    // (not CWR) only when the responder enables ECN too. Then, and only then, data
+    // goes out ECT(0). SYN and SYN-ACK are never ECT.
+    for (snd, rcv) in [(true, true), (true, false), (false, true), (false, false)] {
+        let (s, r, [syn, synack], data) = ecn_handshake(snd, rcv);
+        let both = snd && rcv;
+        assert_eq!((syn.has(ECE), syn.has(CWR)), (snd, snd), "{snd} {rcv}");
+        assert_eq!((synack.has(ECE), synack.has(CWR)), (both, false));
+        assert_eq!((s.ecn_ok(), r.ecn_ok()), (both, both));
+        assert_eq!((syn.ip_ecn, synack.ip_ecn), (Ecn::NotEct, Ecn::NotEct));
+        let want = if both { Ecn::Ect0 } else { Ecn::NotEct };
+        assert_eq!(data.len(), 2);
+        assert!(data.iter().all(|h| h.ip_ecn == want && !h.has(CWR)));
+    }
+    // A SYN with ECE alone is not an ECN-setup SYN; a SYN-ACK with ECE and CWR
+    // is not an ECN-setup SYN-ACK (Linux tcp_ecn_rcv_synack).
+    let (_, _, [syn, synack], _) = ecn_handshake(true, true);
+    let mut r = Receiver::new(ecn_cfg(true));
+    let mut back = vec![];
+    let half = TcpHeader {
+        flags: SYN | ECE,
+        ..syn
+    };
+    r.on_segment(ms(50), &half, &mut back);
+    assert!(!r.ecn_ok() && !back[0].has(ECE));
+    let mut s = sender(&ecn_cfg(true), "newreno");
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let both_flags = TcpHeader {
+        flags: synack.flags | CWR,
+        ..synack
+    };
+    s.on_segment(ms(100), &both_flags, &mut out);
+    assert!(!s.ecn_ok());
+    // Without ECN negotiated an ECE flag means nothing: no reduction.
+    let (mut s, _, _, _) = ecn_handshake(true, false);
+    let cwnd = s.tp.cwnd;
+    s.on_segment(ms(200), &ece_ack(seg_start(1)), &mut out);
+    assert_eq!((s.stats.ecn_reductions, s.ca_state()), (0, CaState::Open));
+    assert!(s.tp.cwnd > cwnd);
+}
+
+#[test]
+fn a_retransmitted_syn_is_not_an_ecn_setup_syn() {
+    // Linux tcp_ecn_clear_syn (tcp_ecn_fallback = 1, RFC 3168 6.1.1.1): the SYN
+    // is resent without ECE and CWR, so the connection goes on without ECN.
+    let c = ecn_cfg(true);
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    out.clear();
+    s.on_timer(ms(1000), &mut out);
+    let syn = out[0];
+    assert!(syn.has(SYN) && !syn.has(ECE) && !syn.has(CWR));
+    let mut back = vec![];
+    r.on_segment(ms(1050), &syn, &mut back);
+    out.clear();
+    s.on_segment(ms(1100), &back[0], &mut out);
+    assert!(!r.ecn_ok() && !s.ecn_ok());
+    assert!(out.iter().all(|h| h.ip_ecn == Ecn::NotEct));
+}
+
+#[test]
+fn the_receiver_echoes_ece_from_the_ce_segment_until_cwr_arrives() {
+    // RFC 3168 6.1.3 with Linux's ACK timing (rfc profile: ACK every second
+    // segment, 200 ms timer). Segment k arrives at 150 + k ms.
+    //   0 CE: ECE starts, quick-ACK mode for two ACKs: ACKed at once, with ECE
+    //     (without the mark it would wait, see receiver_delays_acks...).
+    //   1: the second quick ACK, ECE.     2: delayed, no ACK.
+    //   3: second segment: ACK, ECE.      4 CE: already echoing, no quick ACK.
+    //   5 CWR: the echo stops and the CWR segment is ACKed at once: no ECE.
+    //   6: delayed.                       7: ACK, no ECE.
+    //   8 CWR and CE: CWR is read first, then CE: ACK at once with ECE.
+    let (_, mut r, _, data) = ecn_handshake(true, true);
+    let seg = |i: u64, ce: bool, cwr: bool| TcpHeader {
+        seq: seg_start(i),
+        ip_ecn: if ce { Ecn::Ce } else { Ecn::Ect0 },
+        flags: data[0].flags | if cwr { CWR } else { 0 },
+        ..data[0]
+    };
+    let arrivals = [
+        (false, false),
+        (false, false),
+        (false, false),
+        (false, false),
+        (true, false),
+        (false, true),
+        (false, false),
+        (false, false),
+        (true, true),
+    ];
+    let mut acks = vec![];
+    for (k, &(ce, cwr)) in arrivals.iter().enumerate() {
+        let k = k as u64;
+        let mut out = vec![];
+        r.on_segment(ms(150 + k), &seg(k, k == 0 || ce, cwr), &mut out);
+        for a in out {
+            assert_eq!(a.ip_ecn, Ecn::NotEct, "pure ACKs are not ECT");
+            acks.push(((a.ack - 1) / MSS, a.has(ECE)));
+        }
+    }
+    // (segments acknowledged, ECE)
+    assert_eq!(
+        acks,
+        vec![
+            (1, true),
+            (2, true),
+            (4, true),
+            (6, false),
+            (8, false),
+            (9, true)
+        ]
+    );
+    assert_eq!(r.stats.ce_segs, 3);
+}
+
+/// A NewReno sender without SACK in congestion avoidance at cwnd = ssthresh =
+/// 20 with ECN: segments 1..=20 outstanding (snd_max = segment 21).
+fn ecn_sender_at_cwnd_20() -> Sender {
+    let (mut s, _, _, _) = ecn_handshake(true, true);
+    s.tp.cwnd = 20;
+    s.tp.ssthresh = 20;
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+    assert_eq!(data_seqs(&out), (2..=20).collect::<Vec<_>>());
+    assert_eq!((s.tp.cwnd, s.snd_max), (20, seg_start(21)));
+    s
+}
+
+#[test]
+fn an_ece_halves_the_window_once_and_the_next_new_segment_carries_cwr() {
+    // RFC 3168 6.1.2; "ACK k" acknowledges up to segment k (the next expected).
+    // The first ECE, on ACK 2, finds 20 segments in flight: ssthresh =
+    // max(20/2, 2) = 10 and cwnd = 10; the CWR state lasts until snd_una passes
+    // 21 (snd_max then). ECE on ACKs 3..=11 changes nothing (once per window)
+    // and the window does not grow; after ACK 12, 9 segments (12..=20) are in
+    // flight and segment 21 goes out: ECT(0) with CWR. Segment 22, after ACK 13,
+    // has no CWR.
+    let mut s = ecn_sender_at_cwnd_20();
+    let mut out = vec![];
+    s.on_segment(ms(300), &ece_ack(seg_start(2)), &mut out);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (10, 10));
+    assert_eq!((s.ca_state(), s.stats.ecn_reductions), (CaState::Cwr, 1));
+    assert!(out.is_empty());
+    for k in 3..=11 {
+        s.on_segment(ms(300 + k), &ece_ack(seg_start(k)), &mut out);
+        assert!(out.is_empty(), "segment {k}");
+    }
+    s.on_segment(ms(312), &ece_ack(seg_start(12)), &mut out);
+    assert_eq!(data_seqs(&out), vec![21]);
+    assert!(out[0].has(CWR) && out[0].ip_ecn == Ecn::Ect0);
+    out.clear();
+    s.on_segment(ms(313), &ack(seg_start(13), &[], false, 0), &mut out);
+    assert_eq!(data_seqs(&out), vec![22]);
+    assert!(!out[0].has(CWR) && out[0].ip_ecn == Ecn::Ect0);
+    assert_eq!(
+        (s.tp.cwnd, s.tp.ssthresh, s.stats.ecn_reductions),
+        (10, 10, 1)
+    );
+    // Each ACK k releases segment k + 9. Up to ACK 21 (snd_una = 21 = high_seq,
+    // not past it) the sender stays in CWR.
+    for k in 14..=21 {
+        s.on_segment(ms(300 + k), &ack(seg_start(k), &[], false, 0), &mut out);
+    }
+    assert_eq!(
+        (s.ca_state(), s.tp.cwnd, s.snd_max),
+        (CaState::Cwr, 10, seg_start(31))
+    );
+    // ACK 22 passes it: cwnd = ssthresh = 10 and Open (congestion avoidance
+    // resumes on this ACK, as Linux: cwnd_cnt 1 of 10); segment 31 goes out.
+    out.clear();
+    s.on_segment(ms(322), &ack(seg_start(22), &[], false, 0), &mut out);
+    assert_eq!(
+        (s.ca_state(), s.tp.cwnd, s.tp.cwnd_cnt),
+        (CaState::Open, 10, 1)
+    );
+    assert_eq!(data_seqs(&out), vec![31]);
+    // A new ECE, from the next window, reduces again: 10 segments (22..=31) in
+    // flight before ACK 23, ssthresh = cwnd = 5.
+    s.on_segment(ms(323), &ece_ack(seg_start(23)), &mut out);
+    assert_eq!(
+        (s.tp.cwnd, s.tp.ssthresh, s.stats.ecn_reductions),
+        (5, 5, 2)
+    );
+}
+
+#[test]
+fn retransmissions_are_not_ect_and_a_loss_reduction_also_sends_cwr() {
+    // RFC 3168 6.1.5: retransmitted segments go out Not-ECT; 6.1.2: after any
+    // window reduction (here a fast retransmit) the first new data segment
+    // carries CWR. ECE during fast recovery is ignored.
+    // Segments 1..=20 out, 1 lost: three duplicate ACK 1s (RFC 6582):
+    // ssthresh = 20/2 = 10, cwnd = 13, segment 1 resent Not-ECT without CWR.
+    let mut s = ecn_sender_at_cwnd_20();
+    let mut out = vec![];
+    for k in 0..3 {
+        s.on_segment(ms(300 + k), &ack(seg_start(1), &[], false, 0), &mut out);
+    }
+    assert_eq!((s.tp.ssthresh, s.tp.cwnd), (10, 13));
+    assert_eq!(data_seqs(&out), vec![1]);
+    assert!(out[0].ip_ecn == Ecn::NotEct && !out[0].has(CWR));
+    // Each further duplicate ACK inflates cwnd by one: the 11th makes it
+    // 13 + 8 = 21, room for one segment beyond the 20 in flight, and new segment
+    // 21 goes out, ECT(0) with CWR. That duplicate carries ECE: ignored in
+    // recovery.
+    out.clear();
+    for k in 3..10 {
+        s.on_segment(ms(300 + k), &ack(seg_start(1), &[], false, 0), &mut out);
+    }
+    assert!(out.is_empty());
+    s.on_segment(ms(310), &ece_ack(seg_start(1)), &mut out);
+    assert_eq!(s.tp.cwnd, 21);
+    assert_eq!((s.tp.ssthresh, s.stats.ecn_reductions), (10, 0));
+    assert_eq!(data_seqs(&out), vec![21]);
+    assert!(out[0].ip_ecn == Ecn::Ect0 && out[0].has(CWR));
+    // A timeout resends the head Not-ECT as well.
+    out.clear();
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut out);
+    assert_eq!(data_seqs(&out), vec![1]);
+    assert_eq!(out[0].ip_ecn, Ecn::NotEct);
+}
+
+#[test]
+fn a_loss_in_the_window_of_an_ece_is_repaired_without_a_second_reduction() {
+    // RFC 3168 6.1.2 (one reduction per window for drops and marks together),
+    // Linux tcp_enter_recovery inside a cwnd reduction: after the ECE on ACK 2
+    // (cwnd = ssthresh = 10), three duplicate ACK 2s (ECE still on) start fast
+    // recovery with ssthresh kept at 10: cwnd = 10 + 3, segment 2 resent.
+    let mut s = ecn_sender_at_cwnd_20();
+    let mut out = vec![];
+    s.on_segment(ms(300), &ece_ack(seg_start(2)), &mut out);
+    for k in 1..=3 {
+        s.on_segment(ms(300 + k), &ece_ack(seg_start(2)), &mut out);
+    }
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!((s.tp.ssthresh, s.tp.cwnd), (10, 13));
+    assert_eq!(data_seqs(&out), vec![2]);
+    assert_eq!((s.stats.fast_retransmits, s.stats.ecn_reductions), (1, 1));
 }

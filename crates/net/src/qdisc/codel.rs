@@ -5,6 +5,15 @@
 //! `drop_next = t + INTERVAL / sqrt(count)`; re-entering the dropping state soon
 //! after leaving it resumes from `count - lastcount` (section 5.5). A hard limit
 //! tail-drops arrivals when the buffer is full.
+//!
+//! ECN (`ecn = true`): RFC 8289 section 5 lets CoDel mark ECN-capable packets
+//! instead of dropping them; the control law runs unchanged, so marks fall
+//! exactly where drops would. As Linux include/net/codel_impl.h
+//! `codel_dequeue`: in the dropping state, when a drop is due, count is
+//! incremented, the head is marked CE and sent, `drop_next` advances by the
+//! control law and the loop stops (one mark per dequeue); on entering the
+//! dropping state the head is marked instead of dropped and sent. Not-ECT
+//! packets are dropped as before; the hard limit always drops.
 
 use super::fifo::Fifo;
 use super::{QPkt, Qdisc, QueueLimit};
@@ -19,6 +28,8 @@ pub struct CodelParams {
     pub interval: SimTime,
     /// Below this many queued bytes the queue is never considered standing (one MTU).
     pub max_packet: u64,
+    /// Mark ECN-capable packets CE instead of dropping them.
+    pub ecn: bool,
 }
 
 impl Default for CodelParams {
@@ -27,6 +38,7 @@ impl Default for CodelParams {
             target: SimTime::from_millis(5),
             interval: SimTime::from_millis(100),
             max_packet: 1500,
+            ecn: false,
         }
     }
 }
@@ -87,15 +99,22 @@ impl CodelState {
         F: FnMut() -> Option<(QPkt, SimTime, u64)>,
     {
         let (mut r, mut ok) = self.dodequeue(p, now, &mut pop);
+        // Linux codel_dequeue: with ECN, the packet a drop is due for is marked
+        // instead when it is ECN-capable.
+        let mark = |r: &mut Option<QPkt>| p.ecn && r.as_mut().is_some_and(QPkt::mark_ce);
         if self.dropping {
             if !ok {
                 self.dropping = false;
             }
             while self.dropping && now >= self.drop_next {
+                self.count += 1;
+                if mark(&mut r) {
+                    self.drop_next = Self::control_law(p, self.drop_next, self.count);
+                    break;
+                }
                 if let Some(pkt) = r {
                     drop(pkt);
                 }
-                self.count += 1;
                 (r, ok) = self.dodequeue(p, now, &mut pop);
                 if !ok {
                     self.dropping = false;
@@ -104,10 +123,12 @@ impl CodelState {
                 }
             }
         } else if ok {
-            if let Some(pkt) = r {
-                drop(pkt);
+            if !mark(&mut r) {
+                if let Some(pkt) = r {
+                    drop(pkt);
+                }
+                (r, _) = self.dodequeue(p, now, &mut pop);
             }
-            (r, _) = self.dodequeue(p, now, &mut pop);
             self.dropping = true;
             // Section 5.5: resume near the previous drop rate if it ended recently.
             let delta = self.count.saturating_sub(self.lastcount);
@@ -171,6 +192,7 @@ impl Qdisc for Codel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Ecn;
 
     #[test]
     fn drops_follow_the_control_law() {
@@ -188,6 +210,7 @@ mod tests {
                     id,
                     size: 1500,
                     flow: 0,
+                    ecn: crate::Ecn::NotEct,
                 },
                 SimTime::ZERO,
             );
@@ -214,6 +237,7 @@ mod tests {
                     flow: 0,
                     id: t as u32,
                     size: 1500,
+                    ecn: crate::Ecn::NotEct,
                 },
                 SimTime::from_millis(t),
             );
@@ -223,5 +247,59 @@ mod tests {
             );
         }
         assert_eq!(drops, 0);
+    }
+
+    /// 1000 packets of 1500 B with codepoint `ecn` queued at 0, one dequeue per
+    /// millisecond up to 400 ms: (times of marks, times of drops, packets sent).
+    fn standing_queue(ecn_on: bool, ecn: Ecn) -> (Vec<u64>, Vec<u64>, usize) {
+        let p = CodelParams {
+            ecn: ecn_on,
+            ..CodelParams::default()
+        };
+        let mut q = Codel::new(QueueLimit::Packets(10_000), p);
+        for id in 0..1000 {
+            let pkt = QPkt {
+                id,
+                size: 1500,
+                flow: 0,
+                ecn,
+            };
+            q.enqueue(pkt, SimTime::ZERO);
+        }
+        let (mut marks, mut drops, mut sent) = (vec![], vec![], 0);
+        for t in 1..=400u64 {
+            let out = q.dequeue(SimTime::from_millis(t), &mut |_| drops.push(t));
+            if let Some(p) = out {
+                sent += 1;
+                if p.ecn == Ecn::Ce && ecn != Ecn::Ce {
+                    marks.push(t);
+                }
+            }
+        }
+        (marks, drops, sent)
+    }
+
+    #[test]
+    fn ecn_marks_follow_the_control_law_at_the_drop_times() {
+        // The standing queue of drops_follow_the_control_law, every packet ECT(0):
+        // the sojourn of the packet leaving at t ms is still t ms (all were queued
+        // at 0), so the state machine is the same and the marks fall at the drop
+        // times derived there: 105 (entering, count 1, drop_next 205), 205
+        // (count 2, + 100/sqrt 2 = 275.71), 276 (count 3, + 100/sqrt 3 = 333.45),
+        // 334 (count 4, + 50 = 383.45), 384 ms. No packet is dropped: one leaves
+        // per dequeue, 400 in all.
+        let (marks, drops, sent) = standing_queue(true, Ecn::Ect0);
+        assert_eq!(marks, vec![105, 205, 276, 334, 384]);
+        assert_eq!((drops.len(), sent), (0, 400));
+        // Not-ECT packets are still dropped at those times, with ECN on or off;
+        // each drop takes a second packet off the queue at that dequeue.
+        for on in [true, false] {
+            let (marks, drops, sent) = standing_queue(on, Ecn::NotEct);
+            assert_eq!((marks.len(), drops), (0, vec![105, 205, 276, 334, 384]));
+            assert_eq!(sent, 400);
+        }
+        // ECT packets without ECN on the queue: dropped.
+        let (marks, drops, _) = standing_queue(false, Ecn::Ect0);
+        assert_eq!((marks.len(), drops.len()), (0, 5));
     }
 }

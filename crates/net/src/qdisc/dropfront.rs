@@ -63,6 +63,7 @@ mod tests {
             id,
             size: 1500,
             flow: 0,
+            ecn: crate::Ecn::NotEct,
         }
     }
 

@@ -46,7 +46,12 @@ mod tests {
     use super::*;
 
     fn p(id: u32, size: u32) -> QPkt {
-        QPkt { id, size, flow: 0 }
+        QPkt {
+            id,
+            size,
+            flow: 0,
+            ecn: crate::Ecn::NotEct,
+        }
     }
 
     #[test]

@@ -27,8 +27,10 @@
 //!   RFC 8290 says; Linux deletes it instead when the old list is empty.
 //! - CoDel's "queue below one MTU" test (`max_packet`) looks at the total
 //!   backlog of all buckets, as Linux does, so thin flows can still be dropped.
-//! - No ECN marking, no external classifier, no memory accounting beyond the
-//!   [`QueueLimit`].
+//! - ECN (`ecn`, RFC 8290 section 4.2 and Linux's `ecn` flag, on by default
+//!   there, off here): each bucket's CoDel marks ECN-capable packets instead of
+//!   dropping them, as [`super::Codel`] does; the overflow head drop stays a drop.
+//! - No external classifier, no memory accounting beyond the [`QueueLimit`].
 //!
 //! Packets live in one pool preallocated for the limit, threaded into per-bucket
 //! singly linked lists by index; the bucket lists are intrusive too. After
@@ -54,6 +56,8 @@ pub struct FqCodelParams {
     pub max_packet: u64,
     /// Hash perturbation seed.
     pub perturbation: u64,
+    /// CoDel marks ECN-capable packets CE instead of dropping them.
+    pub ecn: bool,
 }
 
 impl Default for FqCodelParams {
@@ -65,6 +69,7 @@ impl Default for FqCodelParams {
             interval: SimTime::from_millis(100),
             max_packet: 1500,
             perturbation: 0,
+            ecn: false,
         }
     }
 }
@@ -218,6 +223,7 @@ impl FqCodel {
                 target: p.target,
                 interval: p.interval,
                 max_packet: p.max_packet,
+                ecn: p.ecn,
             },
             store: Store {
                 slots: Vec::with_capacity(limit.slots()),
@@ -344,7 +350,12 @@ mod tests {
     use tcplab_engine::RngStream;
 
     fn pkt(id: u32, flow: u32, size: u32) -> QPkt {
-        QPkt { id, size, flow }
+        QPkt {
+            id,
+            size,
+            flow,
+            ecn: crate::Ecn::NotEct,
+        }
     }
 
     fn fq(limit: QueueLimit) -> FqCodel {
@@ -581,5 +592,40 @@ mod tests {
             assert!(overflow > 0, "case {case}");
             assert!(aqm > 0 || case == 2, "case {case}");
         }
+    }
+
+    #[test]
+    fn with_ecn_a_single_flow_is_marked_at_the_codel_drop_times_and_overflow_still_drops() {
+        // As a_single_flow_drops_like_plain_codel with ECT(0) packets and `ecn`:
+        // the same control law marks at 105, 205, 276, 334 and 384 ms (see
+        // codel.rs ecn_marks_follow_the_control_law_at_the_drop_times) and
+        // nothing is dropped.
+        let p = FqCodelParams {
+            ecn: true,
+            ..FqCodelParams::default()
+        };
+        let mut q = FqCodel::new(QueueLimit::Packets(10_000), p);
+        let ect = |id| QPkt {
+            ecn: crate::Ecn::Ect0,
+            ..pkt(id, 7, 1500)
+        };
+        for id in 0..1000 {
+            assert_eq!(q.enqueue(ect(id), SimTime::ZERO), None);
+        }
+        let mut marks = vec![];
+        for t in 1..=400u64 {
+            let p = q.dequeue(SimTime::from_millis(t), &mut no_drop).unwrap();
+            if p.ecn == crate::Ecn::Ce {
+                marks.push(t);
+            }
+        }
+        assert_eq!(marks, vec![105, 205, 276, 334, 384]);
+        // Overflow (RFC 8290 4.1): a full queue drops the fattest flow's head,
+        // ECN-capable or not. Limit 2: flow 1 queues ids 0 and 1; id 2 arrives.
+        let mut q = FqCodel::new(QueueLimit::Packets(2), p);
+        q.enqueue(ect(0), SimTime::ZERO);
+        q.enqueue(ect(1), SimTime::ZERO);
+        let d = q.enqueue(ect(2), SimTime::ZERO);
+        assert_eq!(d.map(|p| (p.id, p.ecn)), Some((0, crate::Ecn::Ect0)));
     }
 }

@@ -15,10 +15,10 @@ pub use fq_codel::{FqCodel, FqCodelParams};
 pub use randomdrop::RandomDrop;
 pub use red::{Red, RedParams};
 
-use crate::PacketId;
+use crate::{Ecn, PacketId};
 use tcplab_engine::SimTime;
 
-/// A packet as a queue sees it: its id and size in bytes.
+/// A packet as a queue sees it: its id, size, connection and ECN codepoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QPkt {
     /// The packet.
@@ -27,6 +27,22 @@ pub struct QPkt {
     pub size: u32,
     /// Its connection (what flow-queueing disciplines hash on).
     pub flow: u32,
+    /// Its IP ECN field; a discipline marking the packet sets it to CE.
+    pub ecn: Ecn,
+}
+
+impl QPkt {
+    /// Mark the packet Congestion Experienced if it is ECN-capable (RFC 3168
+    /// section 5; Linux `INET_ECN_set_ce`); returns whether it was, i.e. whether
+    /// the mark replaces a drop.
+    #[inline]
+    pub fn mark_ce(&mut self) -> bool {
+        let capable = self.ecn.is_ecn_capable();
+        if capable {
+            self.ecn = Ecn::Ce;
+        }
+        capable
+    }
 }
 
 /// A queue limit, in packets or in bytes.
@@ -60,6 +76,12 @@ impl QueueLimit {
 
 /// An egress queue discipline. The limit counts packets waiting, not the packet
 /// being serialised on the link.
+///
+/// ECN: a discipline configured to mark signals congestion to an ECN-capable
+/// packet with [`QPkt::mark_ce`] where it would otherwise drop it as a
+/// congestion signal, and keeps the packet; the network copies the CE mark into
+/// the packet when it leaves the queue (see `Network`). Drops because the buffer
+/// is full stay drops.
 pub trait Qdisc {
     /// Offer a packet. Returns the packet dropped to make the decision, if any
     /// (the arriving packet for Drop Tail, possibly another for other disciplines).

@@ -76,6 +76,7 @@ mod tests {
                         id,
                         size: 1500,
                         flow: 0,
+                        ecn: crate::Ecn::NotEct,
                     },
                     SimTime::ZERO,
                 ) {
@@ -102,6 +103,7 @@ mod tests {
                     id,
                     size: 100,
                     flow: 0,
+                    ecn: crate::Ecn::NotEct,
                 },
                 SimTime::ZERO,
             ) {

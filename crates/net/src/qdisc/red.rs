@@ -12,8 +12,18 @@
 //!   and 2 max_th;
 //! - the hard limit drops arrivals when the queue is full.
 //!
-//! Deviations: the average is in packets (ns-2's default); RED drops, it does not
-//! mark (ECN is not modelled by the TCP yet).
+//! ECN (`ecn = true`; RFC 3168 section 5, Floyd's "TCP and Explicit Congestion
+//! Notification", 1994): an arrival that RED selects for an early, probabilistic
+//! drop (between min_th and max_th, and in gentle mode between max_th and
+//! 2 max_th) is marked CE and queued instead if it is ECN-capable. This follows
+//! ns-2's queue/red.cc, whose gentle mode this file already follows: only
+//! `drop_early` marks (`setbit` and `hf->ect()`); the "forced" drops (average
+//! above max_th, or above 2 max_th in gentle mode) and drops because the queue is
+//! full stay drops. Linux net/sched/sch_red.c differs in the forced region: with
+//! `ecn` it marks there too (`RED_HARD_MARK`) unless `harddrop` is also set, so
+//! this queue is Linux's `ecn harddrop`; Linux RED has no gentle mode.
+//!
+//! Deviations: the average is in packets (ns-2's default).
 
 use super::fifo::Fifo;
 use super::{QPkt, Qdisc, QueueLimit};
@@ -34,6 +44,8 @@ pub struct RedParams {
     pub gentle: bool,
     /// Typical transmission time of a packet (idle-time decay), nanoseconds.
     pub tx_time_ns: f64,
+    /// Mark ECN-capable arrivals CE instead of dropping them early.
+    pub ecn: bool,
 }
 
 /// A RED queue.
@@ -105,26 +117,31 @@ impl Red {
 }
 
 impl Qdisc for Red {
-    fn enqueue(&mut self, p: QPkt, now: SimTime) -> Option<QPkt> {
+    fn enqueue(&mut self, mut p: QPkt, now: SimTime) -> Option<QPkt> {
         self.update_avg(now);
         let pb = self.p_b(self.avg);
-        let drop = if pb >= 1.0 {
+        // A forced drop (p_b = 1) or an early one (with probability p_a).
+        let (drop, early) = if pb >= 1.0 {
             self.count = 0;
-            true
+            (true, false)
         } else if pb > 0.0 {
             self.count += 1;
             let pa = self.p_a(pb, self.count);
             if self.rng.uniform() < pa {
                 self.count = 0;
-                true
+                (true, true)
             } else {
-                false
+                (false, false)
             }
         } else {
             self.count = -1;
-            false
+            (false, false)
         };
-        if drop || !self.q.fits(p.size) {
+        let full = !self.q.fits(p.size);
+        // ns-2 red.cc drop_early: an early drop of an ECN-capable packet becomes
+        // a CE mark; the count restarts either way.
+        let drop = drop && !(early && !full && self.p.ecn && p.mark_ce());
+        if drop || full {
             if self.q.is_empty() {
                 // Still idle: the decay is accounted up to now (the paper's q_time
                 // stands while the queue stays empty; counting from now avoids
@@ -157,6 +174,7 @@ impl Qdisc for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Ecn;
 
     fn red(gentle: bool) -> Red {
         let p = RedParams {
@@ -166,6 +184,7 @@ mod tests {
             w_q: 0.002,
             gentle,
             tx_time_ns: 1e6,
+            ecn: false,
         };
         Red::new(QueueLimit::Packets(1000), p, RngStream::new(1, 2))
     }
@@ -203,6 +222,7 @@ mod tests {
             w_q: 0.002,
             gentle: false,
             tx_time_ns: 1e6,
+            ecn: false,
         };
         let mut r = Red::new(QueueLimit::Packets(10), p, RngStream::new(1, 2));
         let t = SimTime::from_millis(1);
@@ -212,6 +232,7 @@ mod tests {
                     id,
                     size: 1500,
                     flow: 0,
+                    ecn: crate::Ecn::NotEct,
                 },
                 t,
             );
@@ -223,6 +244,7 @@ mod tests {
                     id,
                     size: 1500,
                     flow: 0,
+                    ecn: crate::Ecn::NotEct,
                 },
                 t,
             );
@@ -248,6 +270,7 @@ mod tests {
                 id: 0,
                 size: 1500,
                 flow: 0,
+                ecn: crate::Ecn::NotEct,
             },
             SimTime::from_millis(500),
         );
@@ -276,6 +299,7 @@ mod tests {
                     id,
                     size: 1500,
                     flow: 0,
+                    ecn: crate::Ecn::NotEct,
                 },
                 SimTime::ZERO,
             )
@@ -308,10 +332,134 @@ mod tests {
                 id: 0,
                 size: 1500,
                 flow: 0,
+                ecn: crate::Ecn::NotEct,
             },
             SimTime::from_secs(1),
         );
         assert!(got.is_none(), "dropped with avg {}", r.average());
         assert!((r.average() - 20.0 * 0.998f64.powf(1000.0)).abs() < 1e-9);
+    }
+
+    fn red_ecn(gentle: bool) -> Red {
+        let mut r = red(gentle);
+        r.p.ecn = true;
+        r
+    }
+
+    /// Offer packet `id` with codepoint `ecn` to an empty, non-idle queue whose
+    /// average becomes exactly `avg` at this arrival (the update multiplies it by
+    /// 1 - w_q = 0.998), after `count` arrivals since the last drop.
+    fn arrive_at(r: &mut Red, avg: f64, count: i64, id: u32, ecn: Ecn) -> Option<QPkt> {
+        r.q.clear();
+        r.avg = avg / 0.998;
+        r.idle_since = None;
+        r.count = count;
+        let p = QPkt {
+            id,
+            size: 1500,
+            flow: 0,
+            ecn,
+        };
+        r.enqueue(p, SimTime::ZERO)
+    }
+
+    #[test]
+    fn ecn_marks_an_ect_arrival_that_would_be_dropped_early_and_drops_a_not_ect_one() {
+        // avg 12: p_b = 0.1 (12 - 5) / 10 = 0.07. With count 14 before the arrival
+        // (15 after the increment), 1 - 15 x 0.07 = -0.05 <= 0: p_a = 1, the
+        // early drop is certain.
+        let mut r = red_ecn(false);
+        assert!((r.p_b(12.0) - 0.07).abs() < 1e-12);
+        assert_eq!(r.p_a(0.07, 15), 1.0);
+        // An ECT(0) packet is marked CE and queued, and the count restarts.
+        assert_eq!(arrive_at(&mut r, 12.0, 14, 1, Ecn::Ect0), None);
+        assert_eq!(r.count, 0);
+        let out = r.dequeue(SimTime::ZERO, &mut |_| panic!("no drop at dequeue"));
+        assert_eq!(out.map(|p| (p.id, p.ecn)), Some((1, Ecn::Ce)));
+        // ECT(1) and an already-marked packet are ECN-capable too.
+        assert_eq!(arrive_at(&mut r, 12.0, 14, 2, Ecn::Ect1), None);
+        assert_eq!(r.q.pop().map(|(p, _)| p.ecn), Some(Ecn::Ce));
+        assert_eq!(arrive_at(&mut r, 12.0, 14, 3, Ecn::Ce), None);
+        // The same state with a Not-ECT packet: dropped, unchanged.
+        let d = arrive_at(&mut r, 12.0, 14, 4, Ecn::NotEct);
+        assert_eq!(d.map(|p| (p.id, p.ecn)), Some((4, Ecn::NotEct)));
+        assert!(r.q.is_empty());
+        assert_eq!(r.count, 0);
+        // Without `ecn` the ECT packet is dropped like any other.
+        let d = arrive_at(&mut red(false), 12.0, 14, 5, Ecn::Ect0);
+        assert_eq!(d.map(|p| p.id), Some(5));
+    }
+
+    #[test]
+    fn ecn_marks_in_the_gentle_region_but_forced_drops_stay_drops() {
+        // Gentle, avg 22.5: p_b = 0.1 + 0.9 x 7.5 / 15 = 0.55; count 0 -> 1:
+        // p_a = 0.55 / 0.45 > 1, so 1: an early drop, which ECN turns into a mark
+        // (ns-2 drop_early covers the gentle region).
+        let mut g = red_ecn(true);
+        assert_eq!(arrive_at(&mut g, 22.5, 0, 1, Ecn::Ect0), None);
+        assert_eq!(g.q.pop().map(|(p, _)| p.ecn), Some(Ecn::Ce));
+        // Gentle, avg 31 >= 2 max_th = 30: p_b = 1, a forced drop: ECT dropped.
+        let d = arrive_at(&mut g, 31.0, 0, 2, Ecn::Ect0);
+        assert_eq!(d.map(|p| (p.id, p.ecn)), Some((2, Ecn::Ect0)));
+        // Not gentle, avg 16 >= max_th = 15: forced, dropped (ns-2 DTYPE_FORCED;
+        // Linux would mark here unless `harddrop` is set).
+        let d = arrive_at(&mut red_ecn(false), 16.0, 0, 3, Ecn::Ect0);
+        assert_eq!(d.map(|p| p.id), Some(3));
+    }
+
+    #[test]
+    fn ecn_never_marks_past_a_full_queue() {
+        // Limit 1 packet, one queued: the arrival does not fit. The average is set
+        // so that the update (with q = 1) gives 12, and count 14: the early drop
+        // is certain as above, yet the ECT packet is dropped, not marked, because
+        // the buffer is full.
+        let mut r = Red::new(
+            QueueLimit::Packets(1),
+            RedParams {
+                ecn: true,
+                ..red(false).p
+            },
+            RngStream::new(1, 2),
+        );
+        let queued = QPkt {
+            id: 0,
+            size: 1500,
+            flow: 0,
+            ecn: Ecn::Ect0,
+        };
+        r.q.push(queued, SimTime::ZERO);
+        r.avg = (12.0 - 0.002) / 0.998;
+        r.idle_since = None;
+        r.count = 14;
+        let p = QPkt { id: 1, ..queued };
+        assert_eq!(r.enqueue(p, SimTime::ZERO), Some(p));
+        assert!((r.average() - 12.0).abs() < 1e-12);
+        assert_eq!(r.q.len(), 1);
+        // With room, the same decision marks (average 12, count 14 again).
+        r.q.pop();
+        r.avg = 12.0 / 0.998;
+        r.count = 14;
+        assert_eq!(r.enqueue(p, SimTime::ZERO), None);
+    }
+
+    #[test]
+    fn with_ecn_marks_fall_exactly_where_drops_would() {
+        // The decisions depend only on avg, count and the random stream: with the
+        // queue reset before each arrival, ECT arrivals under `ecn` are marked at
+        // exactly the arrivals a Not-ECT run with the same seed drops.
+        let (mut a, mut b) = (red(false), red_ecn(false));
+        let mut marks = 0;
+        for id in 0..20_000u32 {
+            let (ca, cb) = (a.count, b.count);
+            let dropped = arrive_at(&mut a, 10.0, ca, id, Ecn::NotEct).is_some();
+            assert_eq!(arrive_at(&mut b, 10.0, cb, id, Ecn::Ect0), None);
+            let marked = b.q.pop().map(|(p, _)| p.ecn) == Some(Ecn::Ce);
+            assert_eq!(dropped, marked, "arrival {id}");
+            marks += marked as u32;
+        }
+        // Not vacuous: gaps between decisions are uniform on 1..19 with mean 10
+        // (count_spacing_makes_inter_drop_gaps_uniform), so about 2000 of 20000
+        // arrivals are marked.
+        assert!((1800..2200).contains(&marks), "{marks} marks");
     }
 }

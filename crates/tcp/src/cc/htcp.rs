@@ -350,7 +350,7 @@ impl CongestionControl for Htcp {
                     self.last_cong = now;
                 }
             }
-            CaState::Recovery | CaState::Loss => self.reset(now),
+            CaState::Cwr | CaState::Recovery | CaState::Loss => self.reset(now),
             CaState::Disorder => {}
         }
     }

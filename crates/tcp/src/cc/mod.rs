@@ -37,6 +37,9 @@ pub enum CaState {
     Open,
     /// Duplicate ACKs or SACKs seen, below the threshold.
     Disorder,
+    /// The window was reduced for an ECN-Echo and holds until the data then
+    /// outstanding is acknowledged (RFC 3168 6.1.2).
+    Cwr,
     /// Fast recovery.
     Recovery,
     /// After a retransmission timeout.
@@ -50,7 +53,7 @@ pub enum CwndEvent {
     TxStart,
     /// Congestion window restart after idle.
     CwndRestart,
-    /// Fast recovery finished.
+    /// A window reduction (fast recovery or ECN's CWR) finished.
     CompleteCwr,
     /// A retransmission timeout.
     Loss,

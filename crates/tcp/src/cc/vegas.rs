@@ -132,8 +132,9 @@ impl Vegas {
             tp.cwnd += 1;
         }
         tp.cwnd = tp.cwnd.clamp(2, tp.cwnd_clamp.max(2));
-        // Linux tcp_current_ssthresh: max(ssthresh, 3/4 cwnd) outside recovery.
-        if tp.ca_state != CaState::Recovery {
+        // Linux tcp_current_ssthresh: max(ssthresh, 3/4 cwnd) outside a cwnd
+        // reduction (Recovery or CWR).
+        if !matches!(tp.ca_state, CaState::Recovery | CaState::Cwr) {
             tp.ssthresh = tp.ssthresh.max((tp.cwnd >> 1) + (tp.cwnd >> 2));
         }
     }
