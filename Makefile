@@ -1,5 +1,5 @@
 # tcplab — the README's two commands:
-#   make demo   build tcplab into .venv (release) and run the two reference scenarios
+#   make demo   build tcplab into .venv (release) and reproduce braud2016 (quick) into a report
 #   make test   build, then run every check: cargo test/clippy/fmt, ruff, mypy
 #               (and stubtest of _core.pyi), pytest
 # Needs only python3, cargo and access to PyPI and crates.io.
@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test install install-dev clean
+.PHONY: demo test install install-dev chromium clean
 
 # A virtual environment with maturin in it.
 $(BIN)/maturin:
@@ -25,13 +25,23 @@ install: $(BIN)/maturin
 install-dev: $(BIN)/maturin
 	$(DEVELOP) --extras dev
 
+# The braud2016 study in small (fewer, shorter runs): out/braud2016-quick/report.html.
+# The whole study: .venv/bin/tcplab reproduce braud2016 (a few minutes on 2 cores).
 demo: install
-	$(BIN)/tcplab run scenarios/braud2016/long-newreno.toml --out out/long-newreno
-	$(BIN)/tcplab run scenarios/braud2016/long-newreno-buf250.toml --out out/long-newreno-buf250
+	$(BIN)/tcplab reproduce braud2016 --quick
+
+# Headless Chromium renders the HTML report in tests/test_report.py. Install
+# it from the distribution when missing and we can (root, apt); otherwise say
+# so: that one test then skips.
+chromium:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq chromium) || \
+	  echo "note: chromium not installed; the report rendering test will be skipped"; }
 
 # The py crate is an extension module: it links against the interpreter that
 # loads it, so it has no standalone test binary; pytest tests it instead.
-test: install-dev
+test: install-dev chromium
 	cargo test --workspace --exclude tcplab-py
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo fmt --all --check

@@ -257,3 +257,46 @@ def test_a_dask_cluster_gives_the_local_pool_results(tmp_path: Path) -> None:
     ) as cluster:
         remote = flows(sweep.run_sweep(sw, tmp_path / "dask", scheduler=cluster.scheduler_address))
     assert remote.equals(local)
+
+
+def test_a_table_value_moves_several_fields_and_is_named_by_its_label(tmp_path: Path) -> None:
+    extra = """
+[sweep]
+"host[a]" = [
+    { label = "bsd-newreno", profile = "freebsd", cc = "newreno" },
+    { label = "linux-cubic", profile = "linux", cc = "cubic" },
+]
+"""
+    sw = load(scenario(tmp_path, extra))
+    t = sw.task(1, 0)
+    assert 'profile = "linux"' in t.text
+    assert 'cc = "cubic"' in t.text
+    assert "label" not in t.text
+    out = sweep.run_sweep(sw, tmp_path / "o", jobs=1)
+    assert sweep.read_table(out, "flows")["host[a]"].to_list() == ["bsd-newreno", "linux-cubic"]
+
+
+def test_overrides_change_every_point_and_the_sweep_identity(tmp_path: Path) -> None:
+    sw = load(scenario(tmp_path, GRID))
+    before = sw.scenario_hash
+    sw.override({"duration": "2s"}, repetitions=1)
+    assert 'duration = "2s"' in sw.task(3, 0).text
+    assert len(sw.tasks()) == 4
+    assert sw.scenario_hash != before
+
+
+def test_a_killed_worker_loses_only_its_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sw = load(scenario(tmp_path, GRID))
+    victim = sw.task(2, 1).run_id
+    monkeypatch.setenv(sweep.FAULT_ENV, victim)  # that worker exits as if killed, every time
+    out = sweep.run_sweep(sw, tmp_path / "o", jobs=2)
+    bad = sweep.failures(out)
+    assert [b["run"] for b in bad] == [victim]
+    assert "worker" in bad[0]["error"]
+    assert len(sweep.done_runs(out)) == 7
+    monkeypatch.delenv(sweep.FAULT_ENV)
+    sweep.run_sweep(sw, out, jobs=2, resume=True)
+    assert sweep.failures(out) == []
+    assert flows(out).equals(flows(sweep.run_sweep(sw, tmp_path / "clean", jobs=2)))

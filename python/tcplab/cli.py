@@ -571,6 +571,122 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
     _console().print(t, crop=False)
 
 
+# --------------------------------------------------------------- reproductions
+
+
+@cli.command()
+@click.argument("name", required=False, metavar="NAME")
+@click.option("--list", "list_studies", is_flag=True, help="List the available studies.")
+@click.option("--quick", is_flag=True, help="A small version (fewer, shorter runs) for a demo.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory for the runs and the report [default: out/<name>[-quick]].",
+)
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes [default: all cores].")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run on a Dask distributed cluster instead of local processes.")
+@click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
+def reproduce(
+    name: str | None,
+    *,
+    list_studies: bool,
+    quick: bool,
+    out: Path | None,
+    jobs: int | None,
+    scheduler: str | None,
+    resume: bool,
+) -> None:
+    """Run a reference study and write its report (out/<name>/report.html)."""
+    from tcplab.reproduce import STUDIES
+    from tcplab.reproduce import reproduce as reproduce_
+    from tcplab.sweep import Progress, SweepError
+
+    if list_studies or name is None:
+        t = _table("studies", [("name", "left"), ("study", "left"), ("paper file", "left")])
+        for s in STUDIES.values():
+            t.add_row(s.name, s.title, s.paper)
+        _console().print(t, crop=False)
+        if name is None and not list_studies:
+            raise UserError("name a study (tcplab reproduce --list shows them)")
+        return
+    if name not in STUDIES:
+        raise UserError(f"no study {name!r}; available: {', '.join(sorted(STUDIES))}")
+    out = out if out is not None else Path("out") / (name + ("-quick" if quick else ""))
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
+
+    console = _console()
+    bar = Bar(
+        TextColumn("{task.description:<9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+    )
+    jobs_by_part: dict[str, Any] = {}
+
+    def progress(part: str, p: Progress) -> None:
+        if part not in jobs_by_part:
+            jobs_by_part[part] = bar.add_task(part, total=p.total, rate="")
+        rate = f"{p.sim_s / p.wall_s:,.0f} sim-s/s" if p.wall_s > 0 else ""
+        bar.update(jobs_by_part[part], completed=p.done, total=p.total, rate=rate)
+
+    try:
+        with bar:
+            report = reproduce_(
+                name, out, quick=quick, jobs=jobs, scheduler=scheduler, resume=resume,
+                on_progress=progress,
+            )
+    except (SweepError, _core.ScenarioError) as e:
+        raise UserError(str(e)) from e
+    except OSError as e:
+        raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
+    console.print(f"report: {report}")
+
+
+# --------------------------------------------------------------- reports
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The HTML file to write [default: DIRECTORY/report.html].",
+)
+def report(directory: Path, out: Path | None) -> None:
+    """Write a self-contained HTML report of a sweep's (or a run's) results.
+
+    DIRECTORY is the --out of `tcplab sweep` or of `tcplab run`. The report
+    embeds its figures and tables: open it in a browser, no server needed.
+    """
+    from tcplab.report import ReportError, report_dir
+
+    try:
+        path = report_dir(directory, out)
+    except ReportError as e:
+        raise UserError(str(e)) from e
+    except OSError as e:
+        where = out if out is not None else directory
+        raise UserError(f"cannot write the report to {where}: {e.strerror or e}") from e
+    click.echo(f"report in {path}")
+
+
 # --------------------------------------------------------------- entry point
 
 

@@ -157,9 +157,27 @@ def _parse_path(p: str) -> list[str | int]:
     return out
 
 
+LABEL = "label"
+"""In a table-valued axis value, the key naming the value in tables and figures."""
+
+
+def coord_label(value: Any) -> Any:
+    """How a coordinate appears in tables: a table value by its ``label`` (or
+    its fields as ``k=v`` pairs), anything else as itself."""
+    if isinstance(value, dict):
+        if LABEL in value:
+            return value[LABEL]
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return value
+
+
 def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR0912
     """Set ``fpath`` in the TOML document ``doc``, creating missing tables.
-    Raises ``KeyError`` with a message saying which component is wrong."""
+
+    A table value (``{ label = "compound", profile = "windows", cc = "compound" }``)
+    is merged into the table at ``fpath``, so that one axis can move several
+    fields together; its ``label`` key only names it. Raises ``KeyError`` with a
+    message saying which component is wrong."""
     parts = _parse_path(fpath)
     node: Any = doc
     for i, part in enumerate(parts):
@@ -171,7 +189,7 @@ def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR
             if isinstance(part, int):
                 if not -len(node) <= part < len(node):
                     raise KeyError(f"`{where}`: index {part} out of range ({len(node)} entries)")
-                idx = part
+                key: Any = part
             else:
                 name = part[1:]
                 found = [
@@ -180,21 +198,25 @@ def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR
                 if not found:
                     names = ", ".join(str(e.get("name")) for e in node if isinstance(e, dict))
                     raise KeyError(f"`{where}`: no entry named {name!r} (names: {names})")
-                idx = found[0]
-            if last:
-                node[idx] = value
-            else:
-                node = node[idx]
-            continue
-        if not isinstance(node, dict):
-            raise KeyError(f"`{where}`: {type(node).__name__} has no fields")
-        if last:
-            node[part] = value
+                key = found[0]
         else:
-            nxt = parts[i + 1]
-            if part not in node:
-                node[part] = [] if isinstance(nxt, int) else {}
-            node = node[part]
+            if not isinstance(node, dict):
+                raise KeyError(f"`{where}`: {type(node).__name__} has no fields")
+            key = part
+            if not last and part not in node:
+                node[part] = [] if isinstance(parts[i + 1], int) else {}
+        if not last:
+            node = node[key]
+            continue
+        if isinstance(value, dict):
+            fields = {k: v for k, v in value.items() if k != LABEL}
+            current = node[key] if isinstance(node, list) or key in node else None
+            if isinstance(current, dict):
+                current.update(fields)
+            else:
+                node[key] = fields
+        else:
+            node[key] = value
 
 
 def _load_toml(text: str, path: str) -> dict[str, Any]:
@@ -290,10 +312,26 @@ class Sweep:
     spec: SweepSpec
     base_seed: int
     points: list[dict[str, Any]] = field(default_factory=list)
+    overrides: dict[str, Any] = field(default_factory=dict)
 
     @property
     def scenario_hash(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()
+        """SHA-256 of the scenario text (and of the overrides, when any)."""
+        h = hashlib.sha256(self.text.encode())
+        if self.overrides:
+            h.update(json.dumps(self.overrides, sort_keys=True, default=str).encode())
+        return h.hexdigest()
+
+    def override(self, fields: Mapping[str, Any], repetitions: int | None = None) -> None:
+        """Set fields of the base scenario (a shorter ``duration``...) and the
+        repetitions, e.g. for a quick version of a study; validates every point."""
+        for fpath, value in fields.items():
+            set_field(self.doc, fpath, value)
+            self.overrides[fpath] = value
+        if repetitions is not None:
+            self.spec.repetitions = repetitions
+            self.overrides["repetitions"] = repetitions
+        self.validate()
 
     def task(self, point: int, rep: int) -> RunTask:
         coords = self.points[point]
@@ -303,7 +341,7 @@ class Sweep:
             doc.pop(k, None)
         for fpath, value in coords.items():
             set_field(doc, fpath, value)
-        label = ", ".join(f"{k} = {v!r}" for k, v in coords.items())
+        label = ", ".join(f"{k} = {coord_label(v)!r}" for k, v in coords.items())
         where = f"{self.path} (sweep point {label})" if label else self.path
         return RunTask(
             run_id=f"{point_key(coords)}-r{rep:03d}",
@@ -323,6 +361,7 @@ class Sweep:
             _core.validate(t.text, t.path)
 
     def tasks(self, reps: int | None = None) -> list[RunTask]:
+        """Every (point, repetition) task, ``reps`` repetitions per point."""
         n = self.spec.repetitions if reps is None else reps
         return [self.task(p, r) for p in range(len(self.points)) for r in range(n)]
 
@@ -348,8 +387,14 @@ def load_sweep(text: str, path: str) -> Sweep:
 # --- running ---------------------------------------------------------------------------------
 
 
+FAULT_ENV = "TCPLAB_FAULT_KILL_RUN"
+"""Fault injection for tests: a worker given this run id exits at once, as if killed."""
+
+
 def run_task(task: RunTask) -> dict[str, Any]:
     """Run one task (in a worker); never raises: failures come back as data."""
+    if os.environ.get(FAULT_ENV) == task.run_id:
+        os._exit(70)
     t0 = time.perf_counter()
     try:
         raw = _core.run(task.text, task.path, task.seed)
@@ -444,22 +489,49 @@ class _Executor:
 
     def __init__(self, jobs: int, scheduler: str | None) -> None:
         self.scheduler = scheduler
+        self.jobs = jobs
         if scheduler:
             from distributed import Client
 
             self.client = Client(scheduler)  # type: ignore[no-untyped-call]
         else:
-            import concurrent.futures as cf
-            import multiprocessing as mp
+            self._new_pool()
 
-            self.pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"))
+    def _new_pool(self) -> None:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        self.pool = cf.ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=mp.get_context("spawn")
+        )
+
+    def worker_died(self, fut: Any) -> bool:
+        """Whether ``fut`` failed because its worker process died (local pool);
+        the pool is then replaced so that the sweep can go on."""
+        if self.scheduler:
+            return False
+        from concurrent.futures.process import BrokenProcessPool
+
+        if isinstance(fut.exception(), BrokenProcessPool):
+            if getattr(self.pool, "_broken", False):
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self._new_pool()
+            return True
+        return False
 
     def submit(self, task: RunTask) -> Any:
         if self.scheduler:
             return self.client.submit(
                 run_task, task, pure=False, key=f"tcplab-{task.run_id}-{os.urandom(3).hex()}"
             )
-        return self.pool.submit(run_task, task)
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return self.pool.submit(run_task, task)
+        except BrokenProcessPool:  # a worker died since the last look: a fresh pool
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self._new_pool()
+            return self.pool.submit(run_task, task)
 
     def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
         if self.scheduler:
@@ -546,6 +618,7 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
         "scenario": sw.path,
         "scenario_sha256": sw.scenario_hash,
         "scenario_text": sw.text,
+        "overrides": sw.overrides,
         "axes": [[k, v] for k, v in sw.spec.axes],
         "mode": sw.spec.mode,
         "repetitions": sw.spec.repetitions,
@@ -585,9 +658,17 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     ex = _Executor(jobs, scheduler)
     try:
         futures: dict[Any, RunTask] = {}
+        suspects: list[RunTask] = []  # in flight when a worker died
+        alone: set[str] = set()  # suspects rerun with nothing else in flight
         queue = list(pending)
 
         def fill() -> None:
+            if suspects or any(t.run_id in alone for t in futures.values()):
+                if not futures and suspects:
+                    t = suspects.pop(0)
+                    alone.add(t.run_id)
+                    futures[ex.submit(t)] = t
+                return
             while queue and len(futures) < max(2 * jobs, 4):
                 t = queue.pop(0)
                 futures[ex.submit(t)] = t
@@ -597,6 +678,11 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
             finished, _ = ex.wait_any(set(futures))
             for fut in finished:
                 task = futures.pop(fut)
+                if ex.worker_died(fut) and task.run_id not in alone:
+                    # Every run in flight when a worker died fails with it: run
+                    # each again alone, so that a death is the dying run's own.
+                    suspects.append(task)
+                    continue
                 res = ex.result(fut)
                 _write_run(outp, sw, task, res)
                 n_done += 1
@@ -659,7 +745,7 @@ def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.
 
     cols = [pl.lit(prov["run"]).alias("run"), pl.lit(prov["point"]).alias("point")]
     for a in axes:
-        v = prov["coords"].get(a)
+        v = coord_label(prov["coords"].get(a))
         cols.append(pl.lit(v).alias(a))
     cols += [pl.lit(prov["rep"]).alias("rep"), pl.lit(prov["seed"], dtype=pl.UInt64).alias("seed")]
     return df.select([*cols, pl.all()])

@@ -1,0 +1,516 @@
+"""Figures of results, ready for a paper: grouped bars with error bars, time
+series, CDFs, response time versus size, heat maps.
+
+Each function takes polars DataFrames (or plain sequences) and returns a
+``matplotlib.figure.Figure`` built directly (no ``pyplot``, so no global figure
+state and no GUI backend), in one style: DejaVu Sans at readable sizes, labelled
+axes with units, a light grid, and the Okabe-Ito colour-blind-safe palette
+(``viridis`` for heat maps). ``save`` writes a figure as PNG and SVG::
+
+    from tcplab import figures, sweep
+    links = sweep.summarize("out/study", "links")
+    fig = figures.grouped_bars(links, group="host[client].cc", series="name",
+                               value="utilisation_mean", err="utilisation_ci95",
+                               scale=100, ylabel="utilisation (%)")
+    figures.save(fig, "out/study/utilisation")   # utilisation.png, utilisation.svg
+
+matplotlib and polars are imported inside the functions, so that importing this
+module costs nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    import polars as pl
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "PALETTE",
+    "cdf",
+    "grouped_bars",
+    "heatmap",
+    "response_vs_size",
+    "save",
+    "time_series",
+]
+
+PALETTE = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#F0E442",  # yellow
+    "#000000",  # black
+)
+"""Okabe & Ito's colour-blind-safe palette (Color Universal Design, 2008).
+Beyond eight series the line styles change too."""
+
+LINESTYLES = ("-", "--", ":", "-.")
+
+WIDTH = 6.4
+"""Default figure width in inches (about a column and a half of a paper)."""
+HEIGHT = 3.6
+MAX_WIDTH = 16.0
+
+_STYLE: Any = {  # dict[RcKeyType, Any]; typed loosely for matplotlib < 3.9
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],  # bundled with matplotlib: the same everywhere
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": "#d0d0d0",
+    "grid.linewidth": 0.6,
+    "axes.axisbelow": True,
+    "lines.linewidth": 1.4,
+    "image.cmap": "viridis",
+}
+
+
+@contextlib.contextmanager
+def _style() -> Iterator[None]:
+    """The house style while artists are created (text keeps the font it was
+    created with); rcParams are restored on exit."""
+    import matplotlib as mpl
+
+    with mpl.rc_context(_STYLE):
+        yield
+
+
+def _figure(nrows: int = 1, width: float = WIDTH, height: float = HEIGHT) -> tuple[Figure, Any]:
+    """A figure with an Agg canvas and ``nrows`` axes sharing x (a list)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(min(width, MAX_WIDTH), height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, 1, sharex=True, squeeze=False)[:, 0].tolist()
+    return fig, axes
+
+
+def _colour(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def _linestyle(i: int) -> str:
+    return LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)]
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _hashable(v: Any) -> Any:
+    """A value usable as a dict key: lists and dicts (a swept table) as their JSON."""
+    return json.dumps(v, default=str) if isinstance(v, (list, dict)) else v
+
+
+def _float(v: Any) -> float:
+    """A number as a float; None (a missing value) as NaN."""
+    return math.nan if v is None else float(v)
+
+
+def _finite(v: Any) -> bool:
+    return v is not None and math.isfinite(float(v))
+
+
+def _check_columns(df: pl.DataFrame, *cols: str | None) -> None:
+    missing = [c for c in cols if c is not None and c not in df.columns]
+    if missing:
+        raise KeyError(f"no column {missing[0]!r}; have: {', '.join(df.columns)}")
+
+
+def _decorate(ax: Axes, xlabel: str | None, ylabel: str | None, title: str | None) -> None:
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, loc="left")
+
+
+def _legend(ax: Axes, title: str | None = None) -> None:
+    """A legend beside the axes (constrained layout makes room for it)."""
+    handles, _ = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
+# --------------------------------------------------------------------- bars
+
+
+def grouped_bars(
+    df: pl.DataFrame,
+    group: str | Sequence[str],
+    series: str | None,
+    value: str,
+    err: str | None = None,
+    *,
+    scale: float = 1.0,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Bars of ``value`` (times ``scale``), one group per distinct value of the
+    ``group`` column(s) (labels joined with " / "), one bar per ``series``
+    value inside each group (one bar per group when ``series`` is None), with
+    error bars of half-length ``err`` (times ``scale``) where it is finite.
+
+    Groups and series keep their order of first appearance. A missing
+    (group, series) pair leaves a gap; two rows for one pair are an error.
+    """
+    groups = [group] if isinstance(group, str) else list(group)
+    _check_columns(df, *groups, series, value, err)
+    group_keys: list[tuple[Any, ...]] = []
+    series_keys: list[Any] = []
+    cells: dict[tuple[tuple[Any, ...], Any], tuple[float, float]] = {}
+    for row in df.iter_rows(named=True):
+        gk = tuple(_hashable(row[g]) for g in groups)
+        sk = _hashable(row[series]) if series is not None else None
+        if gk not in group_keys:
+            group_keys.append(gk)
+        if sk not in series_keys:
+            series_keys.append(sk)
+        if (gk, sk) in cells:
+            raise ValueError(
+                f"grouped_bars: two rows for {' / '.join(map(_label, gk))}"
+                + (f", {series} = {sk!r}" if series is not None else "")
+            )
+        e = _float(row[err]) if err is not None else math.nan
+        cells[gk, sk] = (_float(row[value]) * scale, abs(e * scale))
+    n_series = max(len(series_keys), 1)
+    width = 0.8 / n_series
+    labels = [" / ".join(_label(v) for v in gk) for gk in group_keys]
+    fig_width = 1.6 + len(group_keys) * (0.3 + 0.28 * n_series) + (1.6 if series else 0.0)
+    with _style():
+        fig_width = min(max(WIDTH, fig_width), MAX_WIDTH)
+        fig, (ax,) = _figure(width=fig_width, height=max(HEIGHT, min(0.3 * fig_width, 5.0)))
+        for j, sk in enumerate(series_keys):
+            offset = (j - (n_series - 1) / 2) * width
+            present = [
+                (i + offset, *cells[gk, sk]) for i, gk in enumerate(group_keys) if (gk, sk) in cells
+            ]
+            xs = [x for x, _, _ in present]
+            hs = [h for _, h, _ in present]
+            ax.bar(
+                xs,
+                hs,
+                width * 0.92,
+                color=_colour(j),
+                label=_label(sk) if series is not None else None,
+                hatch=None if j < len(PALETTE) else "//",
+            )
+            bars = [(x, h, e) for x, h, e in present if _finite(e)]
+            if bars:
+                ax.errorbar(
+                    [b[0] for b in bars],
+                    [b[1] for b in bars],
+                    yerr=[b[2] for b in bars],
+                    fmt="none",
+                    ecolor="#222222",
+                    elinewidth=1.0,
+                    capsize=3,
+                    capthick=1.0,
+                )
+        ax.set_xticks(range(len(group_keys)), labels)
+        if sum(len(lb) for lb in labels) > 60 or len(labels) > 8:
+            ax.tick_params(axis="x", labelrotation=30)
+            for t in ax.get_xticklabels():
+                t.set_horizontalalignment("right")
+        ax.grid(False, axis="x")
+        ax.set_xlim(-0.6, len(group_keys) - 0.4)
+        _decorate(ax, xlabel if xlabel is not None else " / ".join(groups), ylabel, title)
+        _legend(ax, series)
+    return fig
+
+
+# --------------------------------------------------------------- time series
+
+
+def time_series(
+    df: pl.DataFrame,
+    x: str,
+    y: str,
+    by: str | None = None,
+    *,
+    x_end: str | None = None,
+    scale: float = 1.0,
+    step: bool = True,
+    separate: bool = False,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Figure:
+    """``y`` (times ``scale``) against ``x``, one line per value of ``by``
+    (in order of first appearance), sorted by ``x``.
+
+    ``step`` draws each sample as holding until the next one (the right shape
+    for sampled state: a queue, a window). With ``x_end`` each row is an
+    interval ``[x, x_end)`` with a constant value (goodput per phase) and the
+    last one is drawn to its end. ``separate`` gives each line its own panel,
+    stacked, sharing the x axis (the "pendulum" of two queues reads better so).
+    """
+    import polars as pl
+
+    _check_columns(df, x, y, by, x_end)
+    keys: list[Any] = df[by].unique(maintain_order=True).to_list() if by is not None else [None]
+    n_panels = len(keys) if separate and by is not None else 1
+    height = HEIGHT if n_panels == 1 else 0.6 + 1.5 * n_panels
+    with _style():
+        fig, axes = _figure(n_panels, height=height)
+        for j, key in enumerate(keys):
+            part = df if by is None else df.filter(pl.col(by) == key)
+            part = part.sort(x, maintain_order=True)
+            xs = [float(v) for v in part[x].to_list()]
+            ys = [_float(v) * scale for v in part[y].to_list()]
+            if x_end is not None and xs:
+                xs.append(float(part[x_end][-1]))
+                ys.append(ys[-1])
+            ax = axes[j] if n_panels > 1 else axes[0]
+            ax.plot(
+                xs,
+                ys,
+                drawstyle="steps-post" if step or x_end is not None else "default",
+                color=_colour(j),
+                linestyle=_linestyle(j),
+                label=_label(key) if by is not None else None,
+            )
+            if n_panels > 1:
+                ax.set_title(_label(key), loc="left", fontsize=9)
+                _decorate(ax, None, ylabel, None)
+        if n_panels == 1:
+            _decorate(axes[0], None, ylabel, title)
+            _legend(axes[0], by)
+        elif title:
+            fig.suptitle(title, x=0.0, horizontalalignment="left", fontsize=11)
+        axes[-1].set_xlabel(xlabel if xlabel is not None else x)
+    return fig
+
+
+# ---------------------------------------------------------------------- CDF
+
+
+def cdf(
+    values_by_label: Mapping[str, Sequence[float]],
+    *,
+    scale: float = 1.0,
+    log_x: bool = False,
+    xlabel: str | None = None,
+    ylabel: str = "fraction at or below",
+    title: str | None = None,
+) -> Figure:
+    """Empirical CDFs, one line per label: F(v) = (number of values <= v) / n,
+    a step up at each value (times ``scale``), from 0 below the smallest to 1
+    at the largest. NaN and missing values are left out; the legend gives n."""
+    with _style():
+        fig, (ax,) = _figure()
+        for j, (label, values) in enumerate(values_by_label.items()):
+            v = sorted(float(x) * scale for x in values if _finite(x))
+            if not v:
+                continue
+            n = len(v)
+            xs = [v[0], *v]
+            ys = [0.0] + [(i + 1) / n for i in range(n)]
+            ax.plot(
+                xs,
+                ys,
+                drawstyle="steps-post",
+                color=_colour(j),
+                linestyle=_linestyle(j),
+                label=f"{label} (n = {n})",
+            )
+        if log_x:
+            ax.set_xscale("log")
+        ax.set_ylim(0.0, 1.02)
+        _decorate(ax, xlabel, ylabel, title)
+        _legend(ax)
+    return fig
+
+
+# --------------------------------------------------------- response vs size
+
+
+def response_vs_size(
+    binned_by_label: Mapping[str, pl.DataFrame],
+    *,
+    stat: str = "mean",
+    size_scale: float = 1.0,
+    xlabel: str = "transfer size (bytes)",
+    ylabel: str = "response time (s)",
+    title: str | None = None,
+) -> Figure:
+    """Response time against transfer size on log-log axes, one line per
+    label, from ``analysis.response_times_by_size`` tables: each bin is drawn
+    at the geometric centre sqrt(lo * hi) of its edges (times ``size_scale``).
+
+    ``stat`` is "mean" (with its 95 % confidence interval as error bars, where
+    the bin has two or more transfers), "median" or "p95" (no error bars)."""
+    columns = {"mean": "mean_s", "median": "median_s", "p95": "p95_s"}
+    if stat not in columns:
+        raise ValueError(f"stat: {stat!r}; allowed: {', '.join(columns)}")
+    with _style():
+        fig, (ax,) = _figure()
+        for j, (label, df) in enumerate(binned_by_label.items()):
+            _check_columns(df, "size_lo", "size_hi", columns[stat])
+            if df.height == 0:
+                continue
+            xs = [
+                math.sqrt(float(lo) * float(hi)) * size_scale
+                for lo, hi in zip(df["size_lo"], df["size_hi"])
+            ]
+            ys = [float(v) for v in df[columns[stat]]]
+            ax.plot(
+                xs,
+                ys,
+                marker="o",
+                markersize=4,
+                color=_colour(j),
+                linestyle=_linestyle(j),
+                label=str(label),
+            )
+            if stat == "mean" and "ci95_s" in df.columns:
+                bars = [(x, y, e) for x, y, e in zip(xs, ys, df["ci95_s"]) if _finite(e)]
+                if bars:
+                    ax.errorbar(
+                        [b[0] for b in bars],
+                        [b[1] for b in bars],
+                        yerr=[float(b[2]) for b in bars],
+                        fmt="none",
+                        ecolor=_colour(j),
+                        elinewidth=1.0,
+                        capsize=3,
+                    )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="minor", axis="both", linewidth=0.3)
+        label_stat = {"mean": "mean ± 95 % CI", "median": "median", "p95": "95th percentile"}
+        _decorate(ax, xlabel, f"{ylabel}, {label_stat[stat]}", title)
+        _legend(ax)
+    return fig
+
+
+# ------------------------------------------------------------------ heat map
+
+
+def heatmap(
+    df: pl.DataFrame,
+    x: str,
+    y: str,
+    value: str,
+    *,
+    scale: float = 1.0,
+    fmt: str = ".3g",
+    annotate: bool = True,
+    cmap: str = "viridis",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    clabel: str | None = None,
+    title: str | None = None,
+) -> Figure:
+    """A cell per (``x``, ``y``) pair coloured by ``value`` (times ``scale``),
+    its value written in it (``fmt``). x values run left to right, y values
+    bottom to top, each in order of first appearance; a missing pair is a grey
+    cell, two rows for one pair are an error. ``viridis`` reads in grey too."""
+    import numpy as np
+
+    _check_columns(df, x, y, value)
+    xs: list[Any] = df[x].unique(maintain_order=True).to_list()
+    ys: list[Any] = df[y].unique(maintain_order=True).to_list()
+    grid = np.full((len(ys), len(xs)), np.nan)
+    seen: set[tuple[int, int]] = set()
+    for xv, yv, v in zip(df[x], df[y], df[value]):
+        cell = (ys.index(yv), xs.index(xv))
+        if cell in seen:
+            raise ValueError(f"heatmap: two rows for {x} = {xv!r}, {y} = {yv!r}")
+        seen.add(cell)
+        grid[cell] = _float(v) * scale
+    masked = np.ma.masked_invalid(grid)
+    width = max(4.0, 2.4 + 0.9 * len(xs))
+    height = max(3.0, 1.4 + 0.6 * len(ys))
+    with _style():
+        import matplotlib as mpl
+
+        fig, (ax,) = _figure(width=width, height=height)
+        cm = mpl.colormaps[cmap].with_extremes(bad="#e0e0e0")
+        im = ax.imshow(masked, cmap=cm, vmin=vmin, vmax=vmax, origin="lower", aspect="auto")
+        ax.set_xticks(range(len(xs)), [_label(v) for v in xs])
+        ax.set_yticks(range(len(ys)), [_label(v) for v in ys])
+        ax.grid(False)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(True)
+        if annotate:
+            for (i, k), v in np.ndenumerate(grid):
+                if not math.isfinite(v):
+                    continue
+                r, g, b, _ = cm(im.norm(v))
+                dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+                ax.text(
+                    k,
+                    i,
+                    format(v, fmt),
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color="white" if dark else "black",
+                )
+        cbar = fig.colorbar(im, ax=ax)
+        if clabel:
+            cbar.set_label(clabel)
+        _decorate(
+            ax,
+            xlabel if xlabel is not None else x,
+            ylabel if ylabel is not None else y,
+            title,
+        )
+    return fig
+
+
+# ------------------------------------------------------------------- saving
+
+
+def save(fig: Figure, path_stem: str | os.PathLike[str], *, dpi: int = 200) -> list[Path]:
+    """Write ``<path_stem>.png`` (``dpi``) and ``<path_stem>.svg`` (text as
+    paths: it looks the same without the font; no date, so the same figure
+    gives the same bytes) atomically, creating the directory; returns both paths."""
+    from tcplab.results import _write_atomic
+
+    stem = Path(path_stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in ("png", "svg"):
+        path = stem.with_name(f"{stem.name}.{ext}")
+        _write_atomic(path, functools.partial(_savefig, fig, fmt=ext, dpi=dpi))
+        out.append(path)
+    return out
+
+
+def _savefig(fig: Figure, path: Path | BinaryIO, fmt: str, dpi: int = 200) -> None:
+    """``fig.savefig`` with reproducible metadata, to a path or a binary file."""
+    import matplotlib as mpl
+
+    meta: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
+    with mpl.rc_context({"svg.hashsalt": "tcplab", "svg.fonttype": "path"}):
+        fig.savefig(path, format=fmt, dpi=dpi, metadata=meta)

@@ -1,0 +1,321 @@
+"""Figures: each function draws exactly its input (bar heights, error bars,
+lines, CDF steps, log axes, heat map cells), and ``save`` writes PNG and SVG."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from matplotlib.container import BarContainer, ErrorbarContainer
+from matplotlib.figure import Figure
+
+from tcplab import analysis, figures
+
+NAN = math.nan
+
+
+def bar_containers(fig: Figure) -> list[BarContainer]:
+    return [c for c in fig.axes[0].containers if isinstance(c, BarContainer)]
+
+
+def error_segments(fig: Figure, ax_index: int = 0) -> list[tuple[float, float, float]]:
+    """(x, low, high) of every vertical error bar drawn."""
+    out = []
+    for c in fig.axes[ax_index].containers:
+        if isinstance(c, ErrorbarContainer):
+            for coll in c.lines[2]:
+                for seg in coll.get_segments():
+                    (x0, y0), (x1, y1) = seg
+                    assert x0 == x1
+                    out.append((float(x0), float(min(y0, y1)), float(max(y0, y1))))
+    return out
+
+
+# ------------------------------------------------------------------- bars
+
+BARS = pl.DataFrame(
+    {
+        "down": ["newreno", "newreno", "cubic", "cubic", "newreno", "newreno", "cubic"],
+        "up": ["newreno", "cubic", "newreno", "cubic", "newreno", "cubic", "newreno"],
+        "name": ["r->c", "r->c", "r->c", "r->c", "c->r", "c->r", "c->r"],
+        "util": [0.9, 0.8, 0.85, 0.7, 0.3, 0.5, 0.4],
+        "ci": [0.02, 0.03, None, 0.01, 0.05, NAN, 0.01],
+    }
+)
+
+
+def test_grouped_bars_heights_and_error_bars_are_the_input() -> None:
+    fig = figures.grouped_bars(
+        BARS, ["down", "up"], "name", "util", "ci", scale=100, ylabel="utilisation (%)"
+    )
+    ax = fig.axes[0]
+    # Groups in order of first appearance, labelled "down / up".
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["newreno / newreno", "newreno / cubic", "cubic / newreno", "cubic / cubic"]
+    assert ax.get_xlabel() == "down / up"
+    assert ax.get_ylabel() == "utilisation (%)"
+    bars = bar_containers(fig)
+    assert [b.get_label() for b in bars] == ["r->c", "c->r"]
+    # Heights are the values times the scale; c->r has no bar for cubic / cubic.
+    down = [p.get_height() for p in bars[0].patches]
+    up = [p.get_height() for p in bars[1].patches]
+    assert down == pytest.approx([90, 80, 85, 70])
+    assert up == pytest.approx([30, 50, 40])
+    # Within each group the series sit side by side, centred on the group's tick.
+    for i, (a, b) in enumerate(zip(bars[0].patches, bars[1].patches)):
+        ca, cb = a.get_x() + a.get_width() / 2, b.get_x() + b.get_width() / 2
+        assert ca < cb
+        assert (ca + cb) / 2 == pytest.approx(i)
+    # Error bars: half-length ci * scale, only where the ci is finite.
+    centre = {
+        (round(p.get_height(), 6)): p.get_x() + p.get_width() / 2 for b in bars for p in b.patches
+    }
+    expected = {90: 2.0, 80: 3.0, 70: 1.0, 30: 5.0, 40: 1.0}
+    segs = sorted(error_segments(fig))
+    assert len(segs) == len(expected)
+    for h, e in expected.items():
+        x = centre[h]
+        assert any(
+            sx == pytest.approx(x) and lo == pytest.approx(h - e) and hi == pytest.approx(h + e)
+            for sx, lo, hi in segs
+        ), (h, e, segs)
+    # A legend names the series.
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == ["r->c", "c->r"]
+
+
+def test_grouped_bars_without_series_or_errors() -> None:
+    df = pl.DataFrame({"flow": ["download", "upload"], "goodput_bps": [9.3e6, 1.1e6]})
+    fig = figures.grouped_bars(df, "flow", None, "goodput_bps", scale=1e-6)
+    (bars,) = bar_containers(fig)
+    assert [p.get_height() for p in bars.patches] == pytest.approx([9.3, 1.1])
+    assert error_segments(fig) == []
+    assert fig.axes[0].get_legend() is None
+
+
+def test_grouped_bars_refuses_two_rows_for_one_bar_and_names_missing_columns() -> None:
+    twice = pl.concat([BARS.head(1), BARS.head(1)])
+    with pytest.raises(ValueError, match="two rows for newreno / newreno, name = 'r->c'"):
+        figures.grouped_bars(twice, ["down", "up"], "name", "util")
+    with pytest.raises(KeyError, match="no column 'utilisation'"):
+        figures.grouped_bars(BARS, "down", "name", "utilisation")
+
+
+# ------------------------------------------------------------ time series
+
+
+def test_time_series_draws_one_sorted_step_line_per_group() -> None:
+    df = pl.DataFrame(
+        {
+            "t": [2.0, 0.0, 1.0, 0.0, 1.0, 2.0],
+            "pkts": [10, 0, 5, 8, 2, 0],
+            "link": ["a", "a", "a", "b", "b", "b"],
+        }
+    )
+    fig = figures.time_series(df, "t", "pkts", "link", xlabel="time (s)", ylabel="queue (packets)")
+    (ax,) = fig.axes
+    lines = ax.get_lines()
+    assert [ln.get_label() for ln in lines] == ["a", "b"]
+    assert list(lines[0].get_xdata()) == [0.0, 1.0, 2.0]  # sorted by time
+    assert list(lines[0].get_ydata()) == [0.0, 5.0, 10.0]
+    assert list(lines[1].get_ydata()) == [8.0, 2.0, 0.0]
+    assert all(ln.get_drawstyle() == "steps-post" for ln in lines)
+    assert ax.get_xlabel() == "time (s)"
+    assert ax.get_ylabel() == "queue (packets)"
+    assert lines[0].get_color() != lines[1].get_color()
+
+
+def test_time_series_separate_panels_share_the_time_axis() -> None:
+    df = pl.DataFrame({"t": [0.0, 1.0, 0.0, 1.0], "q": [1, 2, 3, 4], "l": ["a", "a", "b", "b"]})
+    fig = figures.time_series(df, "t", "q", "l", separate=True, xlabel="time (s)")
+    assert len(fig.axes) == 2
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["a", "b"]
+    assert fig.axes[0].get_shared_x_axes().joined(fig.axes[0], fig.axes[1])
+    assert list(fig.axes[1].get_lines()[0].get_ydata()) == [3.0, 4.0]
+    assert fig.axes[1].get_xlabel() == "time (s)"
+
+
+def test_time_series_of_intervals_holds_the_last_value_to_its_end() -> None:
+    phases = pl.DataFrame(
+        {"start_s": [2.0, 6.0], "end_s": [6.0, 10.0], "goodput_bps": [4e6, 5e6], "f": ["x", "x"]}
+    )
+    fig = figures.time_series(phases, "start_s", "goodput_bps", "f", x_end="end_s", scale=1e-6)
+    (line,) = fig.axes[0].get_lines()
+    assert list(line.get_xdata()) == [2.0, 6.0, 10.0]
+    assert list(line.get_ydata()) == pytest.approx([4.0, 5.0, 5.0])
+    assert line.get_drawstyle() == "steps-post"
+
+
+# -------------------------------------------------------------------- CDF
+
+
+def step_value(xs: list[float], ys: list[float], at: float) -> float:
+    """The value of a steps-post line at ``at``: the y of the last point at or before it."""
+    return max((y for x, y in zip(xs, ys) if x <= at), default=0.0)
+
+
+def test_cdf_steps_at_each_data_point_and_reaches_one() -> None:
+    data = {"a": [3.0, 1.0, 2.0, 2.0, NAN], "b": [0.5, 4.0]}
+    fig = figures.cdf(data, xlabel="response time (s)")
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    assert [ln.get_label() for ln in lines] == ["a (n = 4)", "b (n = 2)"]
+    for ln, values in zip(lines, data.values()):
+        xs = [float(v) for v in ln.get_xdata()]
+        ys = [float(v) for v in ln.get_ydata()]
+        finite = [v for v in values if not math.isnan(v)]
+        n = len(finite)
+        assert ln.get_drawstyle() == "steps-post"
+        assert ys[0] == 0.0
+        assert ys[-1] == 1.0
+        # Below the smallest value nothing; at each value, the fraction at or below it.
+        assert step_value(xs, ys, min(finite) - 1e-9) == 0.0
+        for v in finite:
+            assert step_value(xs, ys, v) == pytest.approx(sum(u <= v for u in finite) / n)
+            assert step_value(xs, ys, v - 1e-9) == pytest.approx(sum(u < v for u in finite) / n)
+        # Every step is at a data point.
+        assert set(xs) == set(finite)
+    assert ax.get_xlabel() == "response time (s)"
+
+
+# ------------------------------------------------------ response vs size
+
+
+def test_response_vs_size_is_log_log_with_the_binned_means_and_cis() -> None:
+    transfers = pl.DataFrame(
+        {
+            "size_bytes": [1500, 2000, 15000, 16000, 150000, 170000],
+            "fct_s": [0.10, 0.11, 0.50, 0.70, 2.0, NAN],
+            "completed": [True, True, True, True, True, False],
+        }
+    )
+    edges = [1e3, 1e4, 1e5, 1e6]
+    binned = analysis.response_times_by_size(transfers, edges)
+    fig = figures.response_vs_size({"newreno": binned})
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    assert ax.get_yscale() == "log"
+    # The error bars' caps are lines too, unlabelled ("_child...").
+    (line,) = [ln for ln in ax.get_lines() if not str(ln.get_label()).startswith("_")]
+    assert line.get_label() == "newreno"
+    # Each bin at the geometric centre of its edges, at the mean of its transfers.
+    assert list(line.get_xdata()) == pytest.approx(
+        [math.sqrt(1e7), math.sqrt(1e9), math.sqrt(1e11)]
+    )
+    assert list(line.get_ydata()) == pytest.approx([0.105, 0.6, 2.0])
+    # 95 % CI of two values: t(1) = 12.706 times std / sqrt(2) = 12.706 * |a - b| / 2.
+    cis = [12.706 * 0.01 / 2, 12.706 * 0.2 / 2]
+    segs = error_segments(fig)
+    assert len(segs) == 2  # the third bin holds one transfer: no interval
+    for (x, lo, hi), m, ci, cx in zip(segs, [0.105, 0.6], cis, [math.sqrt(1e7), math.sqrt(1e9)]):
+        assert x == pytest.approx(cx)
+        assert (lo, hi) == (pytest.approx(m - ci), pytest.approx(m + ci))
+
+
+def test_response_vs_size_median_has_no_error_bars_and_a_bad_stat_is_refused() -> None:
+    binned = pl.DataFrame(
+        {"size_lo": [1e3], "size_hi": [1e4], "mean_s": [0.2], "ci95_s": [0.01], "median_s": [0.15]}
+    )
+    fig = figures.response_vs_size({"x": binned}, stat="median")
+    assert list(fig.axes[0].get_lines()[0].get_ydata()) == [0.15]
+    assert error_segments(fig) == []
+    assert "median" in fig.axes[0].get_ylabel()
+    with pytest.raises(ValueError, match="stat: 'max'"):
+        figures.response_vs_size({"x": binned}, stat="max")
+
+
+# --------------------------------------------------------------- heat map
+
+
+def test_heatmap_cells_hold_the_values() -> None:
+    df = pl.DataFrame(
+        {
+            "down": ["newreno", "newreno", "cubic", "cubic", "vegas"],
+            "buffer": [40, 250, 40, 250, 40],
+            "goodput": [9.1e6, 8.0e6, 7.5e6, 2.0e6, 5.0e6],
+        }
+    )
+    fig = figures.heatmap(df, "down", "buffer", "goodput", scale=1e-6, clabel="goodput (Mb/s)")
+    ax = fig.axes[0]
+    (im,) = ax.images
+    cells = im.get_array()
+    assert cells is not None
+    # Rows are the y values (bottom to top), columns the x values.
+    assert cells.shape == (2, 3)
+    expected: list[list[Any]] = [[9.1, 7.5, 5.0], [8.0, 2.0, None]]
+    for i, row in enumerate(expected):
+        for k, v in enumerate(row):
+            if v is None:
+                assert cells.mask[i, k]
+            else:
+                assert float(cells[i, k]) == pytest.approx(v)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["newreno", "cubic", "vegas"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["40", "250"]
+    assert im.origin == "lower"
+    # Each cell is written at its place.
+    texts = {(t.get_position(), t.get_text()) for t in ax.texts}
+    assert texts == {
+        ((0, 0), "9.1"),
+        ((1, 0), "7.5"),
+        ((2, 0), "5"),
+        ((0, 1), "8"),
+        ((1, 1), "2"),
+    }
+    assert fig.axes[1].get_ylabel() == "goodput (Mb/s)"  # the colour bar
+    with pytest.raises(ValueError, match="two rows for down = 'newreno', buffer = 40"):
+        figures.heatmap(pl.concat([df, df.head(1)]), "down", "buffer", "goodput")
+
+
+# ---------------------------------------------------------------- saving
+
+
+def test_save_writes_png_and_svg_reproducibly(tmp_path: Path) -> None:
+    import matplotlib.image as mpimg
+
+    fig = figures.cdf({"a": [1.0, 2.0, 3.0]}, xlabel="x")
+    paths = figures.save(fig, tmp_path / "sub" / "cdf", dpi=100)
+    png, svg = tmp_path / "sub" / "cdf.png", tmp_path / "sub" / "cdf.svg"
+    assert paths == [png, svg]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    img = mpimg.imread(png)
+    w, h = fig.get_size_inches()
+    assert img.shape[:2] == (round(h * 100), round(w * 100))
+    root = ET.fromstring(svg.read_bytes())
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["cdf.png", "cdf.svg"]
+    # The same data gives the same bytes (no date, fixed SVG ids).
+    first = png.read_bytes(), svg.read_bytes()
+    figures.save(figures.cdf({"a": [1.0, 2.0, 3.0]}, xlabel="x"), tmp_path / "sub" / "cdf", dpi=100)
+    assert (png.read_bytes(), svg.read_bytes()) == first
+
+
+def test_figures_touch_no_global_state(tmp_path: Path) -> None:
+    """No pyplot (no global figure list, no GUI backend), and the style's
+    rcParams are restored. In a fresh interpreter: other tests may import pyplot."""
+    code = """
+import sys
+import matplotlib
+before = dict(dict.items(matplotlib.rcParams))
+import polars as pl
+from tcplab import figures
+df = pl.DataFrame({"g": ["a", "b"], "v": [1.0, 2.0]})
+figures.save(figures.grouped_bars(df, "g", None, "v"), sys.argv[1])
+figures.save(figures.heatmap(df.with_columns(y=pl.lit(1)), "g", "y", "v"), sys.argv[1])
+assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"
+assert dict(dict.items(matplotlib.rcParams)) == before, "rcParams changed"
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "fig")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
