@@ -345,11 +345,12 @@ impl World {
             }
         }
         if let Some(tr) = self.traces.queue.as_mut() {
+            self.net.sync(&mut self.sched);
             for (i, l) in self.net.links().iter().enumerate() {
                 tr.time_s.push(t);
                 tr.link.push(i as u32);
-                tr.pkts.push(l.qdisc.len_packets());
-                tr.bytes.push(l.qdisc.len_bytes());
+                tr.pkts.push(l.queue_packets());
+                tr.bytes.push(l.queue_bytes());
             }
         }
         self.sched.schedule(now + self.trace_interval, Ev::Sample);

@@ -133,6 +133,14 @@ impl Link {
     pub fn busy(&self, now: SimTime) -> bool {
         now < self.busy_until
     }
+    /// Packets waiting in the queue (after [`crate::Network::sync`]: at the current time).
+    pub fn queue_packets(&self) -> u32 {
+        self.qdisc.len_packets()
+    }
+    /// Bytes waiting in the queue (after [`crate::Network::sync`]: at the current time).
+    pub fn queue_bytes(&self) -> u64 {
+        self.qdisc.len_bytes()
+    }
     /// Packets serialising or propagating.
     pub fn in_flight(&self) -> u32 {
         self.wire.len() as u32

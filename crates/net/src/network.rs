@@ -1,4 +1,12 @@
 //! Nodes, links and static routing, and the handling of link events.
+//!
+//! A transmitter that frees up at `t` takes its next packet before anything
+//! else happens on its link at `t`: a packet arriving at `t` finds the queue
+//! without the packet that starts then, and so does a probe reading the queue at
+//! `t`. The link does at the first of these what its `TxDone` event would do, so
+//! no result depends on the order in which events at the same instant were
+//! scheduled. Counters read at a phase boundary `t` (which runs before anything
+//! else at `t`) cover the transmissions started strictly before `t`.
 
 use crate::link::{Link, LinkConfig};
 use crate::packet::{Packet, PacketId, PacketPool};
@@ -162,6 +170,7 @@ impl<H: Copy> Network<H> {
         id: PacketId,
         sched: &mut Scheduler<E>,
     ) {
+        self.settle(l, sched);
         let now = sched.now();
         let (size, flow) = (self.pool.get(id).size, self.pool.get(id).flow);
         self.pool.get_mut(id).enqueued_at = now;
@@ -178,6 +187,24 @@ impl<H: Copy> Network<H> {
             self.start_tx(l, sched);
         } else {
             Self::wake_at_end(link, l, sched);
+        }
+    }
+
+    /// If link `l`'s transmitter frees up now and its `TxDone` has not run yet,
+    /// start the next packet now (the `TxDone` then finds the link busy).
+    #[inline]
+    fn settle<E: Copy + From<NetEvent>>(&mut self, l: LinkId, sched: &mut Scheduler<E>) {
+        let link = &self.links[l as usize];
+        if link.tx_event && !link.busy(sched.now()) {
+            self.start_tx(l, sched);
+        }
+    }
+
+    /// Bring every link up to now: transmitters that free up now take their
+    /// next packet (see the module header). Call before reading queue lengths.
+    pub fn sync<E: Copy + From<NetEvent>>(&mut self, sched: &mut Scheduler<E>) {
+        for l in 0..self.links.len() as LinkId {
+            self.settle(l, sched);
         }
     }
 
@@ -241,6 +268,9 @@ impl<H: Copy> Network<H> {
                 None
             }
             NetEvent::Arrive(l) => {
+                // With no propagation delay the next packet starts at this instant:
+                // put it on the wire first, as any order of the two events would.
+                self.settle(l, sched);
                 let link = &mut self.links[l as usize];
                 let (_, id) = link.wire.pop_front().expect("Arrive with an empty wire");
                 if let Some(&(next, _)) = link.wire.front() {
@@ -446,6 +476,43 @@ mod tests {
         net.send(0, id, &mut s);
         got.extend(drain(&mut net, &mut s));
         assert_eq!(got, vec![(1_000_000, 0), (2_000_000, 1), (3_000_000, 2)]);
+    }
+
+    #[test]
+    fn an_arrival_as_a_transmission_ends_finds_the_next_packet_gone_whatever_the_event_order() {
+        // Limit 1, 1000 B at 8 Mb/s = 1 ms. Packet 0 serialises from 0, packet 1
+        // waits; at 1 ms packet 1 starts and frees the one waiting place, so a
+        // packet offered at exactly 1 ms is admitted, whether it is offered before
+        // the link's TxDone at 1 ms runs or after it.
+        for txdone_first in [false, true] {
+            let mut net = two_hosts(8_000_000, 5, 1);
+            let mut s = Scheduler::new();
+            for i in 0..2 {
+                let id = net.alloc(pkt(i, 1000));
+                net.send(0, id, &mut s);
+            }
+            s.run_until(SimTime::from_millis(1), |_, _, _| unreachable!());
+            if txdone_first {
+                let (t, Ev::Net(e)) = s.step().unwrap();
+                assert_eq!((t, e), (SimTime::from_millis(1), NetEvent::TxDone(0)));
+                assert_eq!(net.handle(e, &mut s), None);
+            }
+            // A probe reading the queue at 1 ms sees it after the departure too.
+            net.sync(&mut s);
+            assert_eq!(
+                net.link(0).queue_packets(),
+                0,
+                "txdone_first {txdone_first}"
+            );
+            let id = net.alloc(pkt(2, 1000));
+            net.send(0, id, &mut s);
+            assert_eq!(
+                drain(&mut net, &mut s),
+                vec![(6_000_000, 0), (7_000_000, 1), (8_000_000, 2)],
+                "txdone_first {txdone_first}"
+            );
+            assert_eq!(net.link(0).stats.dropped_pkts, 0);
+        }
     }
 
     #[test]
