@@ -359,6 +359,8 @@ impl World {
     /// Phase boundary `k`: snapshot every static flow; the first opens the window.
     fn phase(&mut self, k: u32) {
         let now = self.sched.now();
+        // Transmissions started before now; nothing else has run at now yet.
+        self.net.sync_before(now);
         for f in self.flows.iter_mut().filter(|f| f.origin == Origin::Static) {
             f.snaps.push((f.receiver.stats.delivered, f.sender.stats));
         }
@@ -555,7 +557,8 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     if !w.in_window {
         w.phase(0);
     }
-    // The final boundary: the end of the window.
+    // The final boundary: the end of the window (the clock is at the last event).
+    w.net.sync_before(end);
     w.phase(u32::MAX);
     let mut phases = Vec::new();
     for (i, f) in w.flows.iter().take(sc.flows.len()).enumerate() {

@@ -1,8 +1,20 @@
 //! A simplex link: an egress queue, a transmitter of fixed rate and a
 //! propagation delay. A duplex link is two of these, one per direction, each
 //! with its own rate, delay and buffer.
+//!
+//! A link whose discipline is Drop Tail runs its FIFO itself: whether a packet
+//! is admitted depends only on the packets ahead of it, and once admitted its
+//! transmission starts when the previous one ends, so both are fixed when it
+//! arrives. It goes on the wire list at once with its start and arrival times,
+//! and no event marks the end of each transmission. The counters of
+//! transmissions (sent packets and bytes, busy time, queueing delays, the
+//! queue-length integral) are brought up to a given time by
+//! [`crate::Network::sync`] and [`crate::Network::sync_before`]; read them after
+//! one of these. Other disciplines decide at dequeue time (CoDel) or may drop
+//! a packet already queued (RED, Drop Front, ...): their links dequeue on a
+//! `TxDone` event as each transmission ends.
 
-use crate::qdisc::Qdisc;
+use crate::qdisc::{Qdisc, QueueLimit};
 use crate::{NodeId, PacketId};
 use std::collections::VecDeque;
 use tcplab_engine::SimTime;
@@ -90,6 +102,22 @@ impl LossModel {
     }
 }
 
+/// A packet held by a link: serialising or propagating, or (on a link that
+/// runs its own FIFO) waiting for its transmission to start.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Wire {
+    /// Arrival at the far end.
+    pub at: SimTime,
+    /// Start of its serialisation.
+    pub start: SimTime,
+    /// When the link took it.
+    pub enqueued: SimTime,
+    /// The packet.
+    pub id: PacketId,
+    /// Its size in bytes.
+    pub size: u32,
+}
+
 /// A simplex link and its state.
 pub struct Link {
     /// Static configuration.
@@ -100,28 +128,47 @@ pub struct Link {
     pub(crate) busy_until: SimTime,
     /// A `TxDone` event is pending at `busy_until`.
     pub(crate) tx_event: bool,
-    /// Packets serialising or propagating, with their arrival times at the far
-    /// end: FIFO, since the delay is constant and serialisation is in order.
-    pub(crate) wire: VecDeque<(SimTime, PacketId)>,
+    /// Packets serialising or propagating, in order of arrival at the far end
+    /// (the delay is constant and serialisation is in order); on a link that
+    /// runs its own FIFO, followed by the `waiting` packets not yet started.
+    pub(crate) wire: VecDeque<Wire>,
     /// Counters.
     pub stats: LinkStats,
     /// Losses on the wire.
     pub loss: LossModel,
     last_q_change: SimTime,
+    /// `Some(limit)`: the link runs a Drop Tail FIFO of this limit itself.
+    pub(crate) fifo: Option<QueueLimit>,
+    /// Packets at the back of `wire` whose transmission had not started at the
+    /// last `advance` (FIFO links).
+    waiting: u32,
+    /// Their bytes.
+    waiting_bytes: u64,
+    /// The sum of their enqueue times, ns.
+    waiting_since: u128,
 }
 
 impl Link {
     /// A link with an empty queue.
     pub fn new(cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> Self {
+        let fifo = qdisc.drop_tail_limit();
+        let wire = match fifo {
+            Some(limit) => limit.slots() + 256,
+            None => 256,
+        };
         Link {
             cfg,
             qdisc,
             busy_until: SimTime::ZERO,
             tx_event: false,
-            wire: VecDeque::with_capacity(256),
+            wire: VecDeque::with_capacity(wire),
             stats: LinkStats::default(),
             loss: LossModel::None,
             last_q_change: SimTime::ZERO,
+            fifo,
+            waiting: 0,
+            waiting_bytes: 0,
+            waiting_since: 0,
         }
     }
     /// Time to serialise a packet of `size` bytes (framing included).
@@ -135,11 +182,82 @@ impl Link {
     }
     /// Packets waiting in the queue (after [`crate::Network::sync`]: at the current time).
     pub fn queue_packets(&self) -> u32 {
-        self.qdisc.len_packets()
+        match self.fifo {
+            Some(_) => self.waiting,
+            None => self.qdisc.len_packets(),
+        }
     }
     /// Bytes waiting in the queue (after [`crate::Network::sync`]: at the current time).
     pub fn queue_bytes(&self) -> u64 {
-        self.qdisc.len_bytes()
+        match self.fifo {
+            Some(_) => self.waiting_bytes,
+            None => self.qdisc.len_bytes(),
+        }
+    }
+    /// Whether the link runs its own Drop Tail FIFO (see the module header).
+    pub fn runs_own_fifo(&self) -> bool {
+        self.fifo.is_some()
+    }
+    /// Offer a packet of `size` bytes at `now` to a link running its own FIFO:
+    /// `None` if the queue is full, else its place on the wire (to be filled in
+    /// with the packet id), which is the only one if it returns `true`.
+    #[inline]
+    pub(crate) fn fifo_admit(
+        &mut self,
+        limit: QueueLimit,
+        size: u32,
+        now: SimTime,
+    ) -> Option<Wire> {
+        self.advance(SimTime(now.0 + 1));
+        if !limit.admits(self.waiting + 1, self.waiting_bytes + size as u64) {
+            return None;
+        }
+        let start = now.max(self.busy_until);
+        self.busy_until = start + self.tx_time(size);
+        Some(Wire {
+            at: self.busy_until + self.cfg.delay,
+            start,
+            enqueued: now,
+            id: 0,
+            size,
+        })
+    }
+    /// Put an admitted packet on a FIFO link's wire; returns whether it is the
+    /// only packet there (its arrival must then be scheduled).
+    #[inline]
+    pub(crate) fn fifo_push(&mut self, w: Wire) -> bool {
+        self.wire.push_back(w);
+        self.waiting += 1;
+        self.waiting_bytes += w.size as u64;
+        self.waiting_since += w.enqueued.0 as u128;
+        if w.start == w.enqueued {
+            // The transmitter was free: it starts now.
+            self.advance(SimTime(w.start.0 + 1));
+        }
+        self.wire.len() == 1
+    }
+    /// On a link running its own FIFO, count the transmissions that start
+    /// before `until` as started: sent, busy time, queueing delays.
+    #[inline]
+    pub(crate) fn advance(&mut self, until: SimTime) {
+        while self.waiting > 0 {
+            let w = self.wire[self.wire.len() - self.waiting as usize];
+            if w.start >= until {
+                break;
+            }
+            let waited = (w.start - w.enqueued).0;
+            let t = (w.at - self.cfg.delay - w.start).0;
+            let s = &mut self.stats;
+            s.sent_pkts += 1;
+            s.sent_bytes += w.size as u64;
+            s.busy_ns += t;
+            s.sojourn_ns += waited as u128;
+            s.sojourn_max_ns = s.sojourn_max_ns.max(waited);
+            s.queue_pkt_ns += waited as u128;
+            self.waiting -= 1;
+            self.waiting_bytes -= w.size as u64;
+            self.waiting_since -= w.enqueued.0 as u128;
+        }
     }
     /// Packets serialising or propagating.
     pub fn in_flight(&self) -> u32 {
@@ -147,6 +265,7 @@ impl Link {
     }
     /// Packets held by the link: waiting, serialising and propagating.
     pub fn held_packets(&self) -> u64 {
+        // A FIFO link's waiting packets are on `wire`; its discipline stays empty.
         self.qdisc.len_packets() as u64 + self.wire.len() as u64
     }
     /// Account the queue-length integral up to `now`; call before the length changes.
@@ -156,8 +275,14 @@ impl Link {
         self.stats.queue_pkt_ns += dt * self.qdisc.len_packets() as u128;
         self.last_q_change = now;
     }
-    /// Queue-length integral brought up to `now` (for time averages).
+    /// Queue-length integral brought up to `now` (for time averages), after
+    /// [`crate::Network::sync_before`]`(now)`.
     pub fn queue_pkt_ns_at(&self, now: SimTime) -> u128 {
+        if self.fifo.is_some() {
+            // Each waiting packet has waited since its enqueue time.
+            return self.stats.queue_pkt_ns + self.waiting as u128 * now.0 as u128
+                - self.waiting_since;
+        }
         self.stats.queue_pkt_ns
             + (now.0 - self.last_q_change.0) as u128 * self.qdisc.len_packets() as u128
     }
