@@ -239,10 +239,11 @@ impl World {
 
     /// Deliver packet `id` at `node`; returns the flow slot it reached, if live.
     fn deliver(&mut self, node: u32, id: u32) -> Option<usize> {
-        let p = *self.net.pool.get(id);
-        self.net.pool.free(id);
+        // The packet is read in place and freed after (no copy of its header).
+        let p = self.net.pool.get(id);
         let slot = self.conn_slot[p.flow as usize];
         if slot == RETIRED {
+            self.net.pool.free(id);
             return None; // a late packet of a closed connection
         }
         let f = slot as usize;
@@ -270,6 +271,7 @@ impl World {
             fl.receiver.on_segment(now, &p.header, &mut self.out);
             2 * f as u32 + 1
         };
+        self.net.pool.free(id);
         self.flush(ep);
         Some(f)
     }

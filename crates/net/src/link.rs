@@ -116,6 +116,8 @@ pub(crate) struct Wire {
     pub id: PacketId,
     /// Its size in bytes.
     pub size: u32,
+    /// Its destination (read at the far end without touching the packet).
+    pub dst: NodeId,
 }
 
 /// A simplex link and its state.
@@ -146,12 +148,16 @@ pub struct Link {
     waiting_bytes: u64,
     /// The sum of their enqueue times, ns.
     waiting_since: u128,
+    /// Nanoseconds per byte when the rate divides 8e9 b/s (250 Mb/s: 32), so
+    /// that serialisation times are a product instead of a division; else 0.
+    ns_per_byte: u64,
 }
 
 impl Link {
     /// A link with an empty queue.
     pub fn new(cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> Self {
         let fifo = qdisc.drop_tail_limit();
+        let cfg_rate = cfg.rate_bps;
         let wire = match fifo {
             Some(limit) => limit.slots() + 256,
             None => 256,
@@ -169,12 +175,24 @@ impl Link {
             waiting: 0,
             waiting_bytes: 0,
             waiting_since: 0,
+            ns_per_byte: if 8_000_000_000 % cfg_rate == 0 {
+                8_000_000_000 / cfg_rate
+            } else {
+                0
+            },
         }
     }
     /// Time to serialise a packet of `size` bytes (framing included).
     #[inline]
     pub fn tx_time(&self, size: u32) -> SimTime {
-        SimTime::transmission((size + self.cfg.overhead_bytes) as u64, self.cfg.rate_bps)
+        let bytes = (size + self.cfg.overhead_bytes) as u64;
+        if self.ns_per_byte != 0 {
+            // Exact: bytes * 8e9 / rate with rate dividing 8e9.
+            if let Some(ns) = bytes.checked_mul(self.ns_per_byte) {
+                return SimTime(ns);
+            }
+        }
+        SimTime::transmission(bytes, self.cfg.rate_bps)
     }
     /// Whether the transmitter is busy at `now`.
     pub fn busy(&self, now: SimTime) -> bool {
@@ -198,43 +216,43 @@ impl Link {
     pub fn runs_own_fifo(&self) -> bool {
         self.fifo.is_some()
     }
-    /// Offer a packet of `size` bytes at `now` to a link running its own FIFO:
-    /// `None` if the queue is full, else its place on the wire (to be filled in
-    /// with the packet id), which is the only one if it returns `true`.
+    /// Offer packet `id` (to `dst`, `size` bytes) at `now` to a link running
+    /// its own FIFO with this `limit`: `None` if the queue is full, else the
+    /// time it reaches the far end and whether it is alone on the wire (its
+    /// arrival must then be scheduled).
     #[inline]
-    pub(crate) fn fifo_admit(
+    pub(crate) fn fifo_offer(
         &mut self,
         limit: QueueLimit,
+        id: PacketId,
+        dst: NodeId,
         size: u32,
         now: SimTime,
-    ) -> Option<Wire> {
+    ) -> Option<(SimTime, bool)> {
+        // Transmissions starting now have left the queue (see crate::Network).
         self.advance(SimTime(now.0 + 1));
         if !limit.admits(self.waiting + 1, self.waiting_bytes + size as u64) {
             return None;
         }
         let start = now.max(self.busy_until);
         self.busy_until = start + self.tx_time(size);
-        Some(Wire {
-            at: self.busy_until + self.cfg.delay,
+        let at = self.busy_until + self.cfg.delay;
+        self.wire.push_back(Wire {
+            at,
             start,
             enqueued: now,
-            id: 0,
+            id,
             size,
-        })
-    }
-    /// Put an admitted packet on a FIFO link's wire; returns whether it is the
-    /// only packet there (its arrival must then be scheduled).
-    #[inline]
-    pub(crate) fn fifo_push(&mut self, w: Wire) -> bool {
-        self.wire.push_back(w);
+            dst,
+        });
         self.waiting += 1;
-        self.waiting_bytes += w.size as u64;
-        self.waiting_since += w.enqueued.0 as u128;
-        if w.start == w.enqueued {
+        self.waiting_bytes += size as u64;
+        self.waiting_since += now.0 as u128;
+        if start == now {
             // The transmitter was free: it starts now.
-            self.advance(SimTime(w.start.0 + 1));
+            self.advance(SimTime(now.0 + 1));
         }
-        self.wire.len() == 1
+        Some((at, self.wire.len() == 1))
     }
     /// On a link running its own FIFO, count the transmissions that start
     /// before `until` as started: sent, busy time, queueing delays.
@@ -285,5 +303,51 @@ impl Link {
         }
         self.stats.queue_pkt_ns
             + (now.0 - self.last_q_change.0) as u128 * self.qdisc.len_packets() as u128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::DropTail;
+
+    #[test]
+    fn serialisation_times_are_the_exact_rounded_up_division_at_any_rate() {
+        // Rates dividing 8e9 b/s take a product, the others a division: the
+        // same nanoseconds either way (1500 B at 250 Mb/s: 48 us; at 2.7 Mb/s
+        // 4444444.4 ns, rounded up).
+        for rate in [
+            250_000_000,
+            1_000_000_000,
+            10_000_000,
+            2_700_000,
+            3,
+            7_999_999_999,
+        ] {
+            let cfg = LinkConfig {
+                from: 0,
+                to: 1,
+                rate_bps: rate,
+                delay: SimTime::ZERO,
+                overhead_bytes: 18,
+            };
+            let link = Link::new(cfg, Box::new(DropTail::new(QueueLimit::Packets(1))));
+            for size in [0, 1, 40, 52, 1500, 9000, u32::MAX - 18] {
+                let want = SimTime::transmission(size as u64 + 18, rate);
+                assert_eq!(link.tx_time(size), want, "{size} B at {rate} b/s");
+            }
+        }
+        let at = |rate| {
+            let cfg = LinkConfig {
+                from: 0,
+                to: 1,
+                rate_bps: rate,
+                delay: SimTime::ZERO,
+                overhead_bytes: 0,
+            };
+            Link::new(cfg, Box::new(DropTail::new(QueueLimit::Packets(1)))).tx_time(1500)
+        };
+        assert_eq!(at(250_000_000), SimTime(48_000));
+        assert_eq!(at(2_700_000), SimTime(4_444_445));
     }
 }

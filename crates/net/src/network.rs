@@ -153,9 +153,25 @@ impl<H: Copy> Network<H> {
         id: PacketId,
         sched: &mut Scheduler<E>,
     ) {
-        let dst = self.pool.get(id).dst;
+        let p = self.pool.get(id);
+        let (dst, size) = (p.dst, p.size);
+        self.forward(node, id, dst, size, sched);
+    }
+
+    /// Send packet `id`, addressed to `dst` and of `size` bytes, from `node`
+    /// along its route. Routers call it with the destination and size kept on
+    /// the wire, so that a packet's slot is not touched at every hop.
+    #[inline]
+    fn forward<E: Copy + From<NetEvent>>(
+        &mut self,
+        node: NodeId,
+        id: PacketId,
+        dst: NodeId,
+        size: u32,
+        sched: &mut Scheduler<E>,
+    ) {
         match self.route(node, dst) {
-            Some(l) => self.enqueue(l, id, sched),
+            Some(l) => self.offer(l, id, dst, size, sched),
             None => {
                 self.unroutable += 1;
                 self.pool.free(id);
@@ -170,17 +186,31 @@ impl<H: Copy> Network<H> {
         id: PacketId,
         sched: &mut Scheduler<E>,
     ) {
+        let p = self.pool.get(id);
+        let (dst, size) = (p.dst, p.size);
+        self.offer(l, id, dst, size, sched);
+    }
+
+    /// [`Network::enqueue`] with the packet's destination and size at hand.
+    #[inline]
+    fn offer<E: Copy + From<NetEvent>>(
+        &mut self,
+        l: LinkId,
+        id: PacketId,
+        dst: NodeId,
+        size: u32,
+        sched: &mut Scheduler<E>,
+    ) {
         let now = sched.now();
         let link = &mut self.links[l as usize];
         if let Some(limit) = link.fifo {
             // Drop Tail run by the link: the packet's transmission is fixed now.
-            let size = self.pool.get(id).size;
             link.stats.arrived_pkts += 1;
             link.stats.arrived_bytes += size as u64;
-            match link.fifo_admit(limit, size, now) {
-                Some(w) => {
-                    if link.fifo_push(Wire { id, ..w }) {
-                        sched.schedule(w.at, NetEvent::Arrive(l).into());
+            match link.fifo_offer(limit, id, dst, size, now) {
+                Some((at, alone)) => {
+                    if alone {
+                        sched.schedule(at, NetEvent::Arrive(l).into());
                     }
                 }
                 None => {
@@ -192,8 +222,9 @@ impl<H: Copy> Network<H> {
             return;
         }
         self.settle(l, sched);
-        let (size, flow) = (self.pool.get(id).size, self.pool.get(id).flow);
-        self.pool.get_mut(id).enqueued_at = now;
+        let p = self.pool.get_mut(id);
+        p.enqueued_at = now;
+        let flow = p.flow;
         let link = &mut self.links[l as usize];
         link.stats.arrived_pkts += 1;
         link.stats.arrived_bytes += size as u64;
@@ -265,7 +296,8 @@ impl<H: Copy> Network<H> {
             pool.free(d.id);
         });
         if let Some(p) = next {
-            let waited = (now - pool.get(p.id).enqueued_at).0;
+            let (enqueued, dst) = (pool.get(p.id).enqueued_at, pool.get(p.id).dst);
+            let waited = (now - enqueued).0;
             link.stats.sojourn_ns += waited as u128;
             link.stats.sojourn_max_ns = link.stats.sojourn_max_ns.max(waited);
             let t = link.tx_time(p.size);
@@ -277,9 +309,10 @@ impl<H: Copy> Network<H> {
             link.wire.push_back(Wire {
                 at,
                 start: now,
-                enqueued: now - SimTime(waited),
+                enqueued,
                 id: p.id,
                 size: p.size,
+                dst,
             });
             if link.wire.len() == 1 {
                 sched.schedule(at, NetEvent::Arrive(l).into());
@@ -318,21 +351,21 @@ impl<H: Copy> Network<H> {
                     self.settle(l, sched);
                 }
                 let link = &mut self.links[l as usize];
-                let id = link.wire.pop_front().expect("Arrive with an empty wire").id;
+                let w = link.wire.pop_front().expect("Arrive with an empty wire");
                 if let Some(next) = link.wire.front() {
                     sched.schedule(next.at, NetEvent::Arrive(l).into());
                 }
                 if link.loss.lose() {
                     link.stats.lost_pkts += 1;
-                    self.pool.free(id);
+                    self.pool.free(w.id);
                     return None;
                 }
                 link.stats.delivered_pkts += 1;
                 let node = link.cfg.to;
-                if self.pool.get(id).dst == node {
-                    Some((node, id))
+                if w.dst == node {
+                    Some((node, w.id))
                 } else {
-                    self.send(node, id, sched);
+                    self.forward(node, w.id, w.dst, w.size, sched);
                     None
                 }
             }
