@@ -148,6 +148,8 @@ pub struct Link {
     waiting_bytes: u64,
     /// The sum of their enqueue times, ns.
     waiting_since: u128,
+    /// The start of the first of them (`SimTime::MAX` if none).
+    next_start: SimTime,
     /// Nanoseconds per byte when the rate divides 8e9 b/s (250 Mb/s: 32), so
     /// that serialisation times are a product instead of a division; else 0.
     ns_per_byte: u64,
@@ -175,6 +177,7 @@ impl Link {
             waiting: 0,
             waiting_bytes: 0,
             waiting_since: 0,
+            next_start: SimTime::MAX,
             ns_per_byte: if 8_000_000_000 % cfg_rate == 0 {
                 8_000_000_000 / cfg_rate
             } else {
@@ -235,47 +238,63 @@ impl Link {
             return None;
         }
         let start = now.max(self.busy_until);
-        self.busy_until = start + self.tx_time(size);
+        let t = self.tx_time(size);
+        self.busy_until = start + t;
         let at = self.busy_until + self.cfg.delay;
-        self.wire.push_back(Wire {
+        let w = Wire {
             at,
             start,
             enqueued: now,
             id,
             size,
             dst,
-        });
-        self.waiting += 1;
-        self.waiting_bytes += size as u64;
-        self.waiting_since += now.0 as u128;
+        };
+        self.wire.push_back(w);
         if start == now {
-            // The transmitter was free: it starts now.
-            self.advance(SimTime(now.0 + 1));
+            // The transmitter was free (so nothing waits): it starts now.
+            self.count_start(&w, t.0);
+        } else {
+            self.waiting += 1;
+            self.waiting_bytes += size as u64;
+            self.waiting_since += now.0 as u128;
+            if self.waiting == 1 {
+                self.next_start = start;
+            }
         }
         Some((at, self.wire.len() == 1))
     }
     /// On a link running its own FIFO, count the transmissions that start
     /// before `until` as started: sent, busy time, queueing delays.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn advance(&mut self, until: SimTime) {
-        while self.waiting > 0 {
+        if self.next_start < until {
+            self.advance_slow(until);
+        }
+    }
+    fn advance_slow(&mut self, until: SimTime) {
+        while self.next_start < until {
             let w = self.wire[self.wire.len() - self.waiting as usize];
-            if w.start >= until {
-                break;
-            }
-            let waited = (w.start - w.enqueued).0;
-            let t = (w.at - self.cfg.delay - w.start).0;
-            let s = &mut self.stats;
-            s.sent_pkts += 1;
-            s.sent_bytes += w.size as u64;
-            s.busy_ns += t;
-            s.sojourn_ns += waited as u128;
-            s.sojourn_max_ns = s.sojourn_max_ns.max(waited);
-            s.queue_pkt_ns += waited as u128;
+            self.count_start(&w, (w.at - self.cfg.delay - w.start).0);
             self.waiting -= 1;
             self.waiting_bytes -= w.size as u64;
             self.waiting_since -= w.enqueued.0 as u128;
+            self.next_start = match self.waiting {
+                0 => SimTime::MAX,
+                n => self.wire[self.wire.len() - n as usize].start,
+            };
         }
+    }
+    /// Count the start of `w`'s transmission, of `t` ns.
+    #[inline(always)]
+    fn count_start(&mut self, w: &Wire, t: u64) {
+        let waited = (w.start - w.enqueued).0;
+        let s = &mut self.stats;
+        s.sent_pkts += 1;
+        s.sent_bytes += w.size as u64;
+        s.busy_ns += t;
+        s.sojourn_ns += waited as u128;
+        s.sojourn_max_ns = s.sojourn_max_ns.max(waited);
+        s.queue_pkt_ns += waited as u128;
     }
     /// Packets serialising or propagating.
     pub fn in_flight(&self) -> u32 {
