@@ -165,7 +165,7 @@ impl<E: Copy> Scheduler<E> {
         self.processed
     }
     /// Schedule `ev` at absolute time `at` (not before now).
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: E) {
         debug_assert!(
             at >= self.now,
