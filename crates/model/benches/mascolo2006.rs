@@ -14,7 +14,10 @@ fn mascolo(c: &mut Criterion) {
     let text = std::fs::read_to_string(path)
         .expect("scenario file")
         .replace("duration = \"1000s\"", "duration = \"30s\"")
-        .replace("phases = [\"333s\", \"666s\"]", "phases = [\"10s\", \"20s\"]")
+        .replace(
+            "phases = [\"333s\", \"666s\"]",
+            "phases = [\"10s\", \"20s\"]",
+        )
         .replace("start = \"333s\"", "start = \"10s\"")
         .replace("stop = \"666s\"", "stop = \"20s\"");
     let sc = tcplab_model::parse_scenario(&text, path).expect("valid scenario");
