@@ -1,17 +1,36 @@
-//! The event scheduler: a binary heap keyed `(time, seq)` so that events at the
-//! same instant run first-in first-out. Semantics follow SimPy: `step` runs the
-//! next event, `peek` tells its time, `run_until(t)` runs every event strictly
-//! before `t` and leaves the clock at `t`.
+//! The event scheduler. Events run in order of `(time, seq)`, `seq` counting
+//! calls to `schedule`, so that events at the same instant run first-in
+//! first-out. Semantics follow SimPy: `step` runs the next event, `peek` tells
+//! its time, `run_until(t)` runs every event strictly before `t` and leaves the
+//! clock at `t`.
 //!
-//! Most events schedule another one; so `step` leaves the event it returns at
-//! the top of the heap, marked taken, and the next `schedule` overwrites it
-//! (one sift-down) instead of a pop and a push (two). The order of events is
-//! unchanged: a taken top is popped before anything else is looked at.
+//! Events less than 4096 buckets ahead (16.8 ms: in a packet simulation, nearly
+//! all of them) go to a calendar queue (R. Brown, "Calendar queues", CACM 31(10),
+//! 1988): a ring of 4096 buckets of 4.096 us, each a list of its events sorted
+//! by `(time, seq)`, with a two-level bitmap of the non-empty buckets. Scheduling
+//! is an insertion in a short list, taking the next event a bit scan from the
+//! bucket of the current time; no step depends on the number of pending events,
+//! where a binary heap takes log2(n) dependent, unpredictable comparisons.
+//! Later events (timeouts, say) go to a binary heap, and `step` takes the
+//! earlier of the two heads. The ring holds buckets `now / width` to
+//! `now / width + 4095`, so that its cyclic order from the current bucket is
+//! time order; an event in the heap stays there when the clock catches up with
+//! it, which the comparison of the two heads makes harmless.
 
 use crate::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// log2 of the bucket width in nanoseconds.
+const SHIFT: u32 = 12;
+/// Buckets in the ring.
+const SLOTS: usize = 1 << 12;
+/// Words of the bucket bitmap (one bit of the summary each).
+const WORDS: usize = SLOTS / 64;
+/// End of a list.
+const NIL: u32 = u32::MAX;
+
+/// A pending event and its key (in the heap).
 #[derive(Clone, Copy)]
 struct Entry<E> {
     time: SimTime,
@@ -37,14 +56,33 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// A pending event in the ring: a node of its bucket's list.
+#[derive(Clone, Copy)]
+struct Node<E> {
+    time: SimTime,
+    seq: u64,
+    ev: E,
+    /// The next node of the bucket (or of the free list), or `NIL`.
+    next: u32,
+}
+
 /// A discrete-event scheduler over events of type `E`.
 pub struct Scheduler<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// Nodes of the bucket lists; unused ones form a free list from `free`.
+    nodes: Vec<Node<E>>,
+    free: u32,
+    /// First node of each bucket's list, earliest first.
+    head: Vec<u32>,
+    /// Bit `s % 64` of word `s / 64`: bucket `s` is not empty.
+    bits: [u64; WORDS],
+    /// Bit `w`: word `w` of `bits` is not zero.
+    summary: u64,
+    in_ring: usize,
+    /// Events scheduled `SLOTS` buckets or more ahead of the clock's bucket.
+    far: BinaryHeap<Entry<E>>,
     now: SimTime,
     seq: u64,
     processed: u64,
-    /// The heap's top is the event `step` last returned, not yet removed.
-    taken: bool,
 }
 
 impl<E: Copy> Default for Scheduler<E> {
@@ -58,22 +96,19 @@ impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
         Self::with_capacity(1024)
     }
-    /// An empty scheduler whose heap is pre-sized for `n` pending events.
+    /// An empty scheduler with room for `n` pending events before it grows.
     pub fn with_capacity(n: usize) -> Self {
         Scheduler {
-            heap: BinaryHeap::with_capacity(n),
+            nodes: Vec::with_capacity(n),
+            free: NIL,
+            head: vec![NIL; SLOTS],
+            bits: [0; WORDS],
+            summary: 0,
+            in_ring: 0,
+            far: BinaryHeap::with_capacity(n),
             now: SimTime::ZERO,
             seq: 0,
             processed: 0,
-            taken: false,
-        }
-    }
-    /// Remove the taken top, if any.
-    #[inline]
-    fn settle(&mut self) {
-        if self.taken {
-            self.heap.pop();
-            self.taken = false;
         }
     }
     /// The current simulated time.
@@ -81,22 +116,56 @@ impl<E: Copy> Scheduler<E> {
     pub fn now(&self) -> SimTime {
         self.now
     }
+    /// The first non-empty bucket in cyclic order from the clock's bucket.
+    #[inline]
+    fn first_bucket(&self) -> Option<usize> {
+        let from = (self.now.0 >> SHIFT) as usize & (SLOTS - 1);
+        let (w, b) = (from / 64, from % 64);
+        let m = self.bits[w] & (u64::MAX << b);
+        if m != 0 {
+            return Some(w * 64 + m.trailing_zeros() as usize);
+        }
+        // Later words, then (wrapping round) earlier ones, then the start of
+        // word `w`, which holds the latest buckets of the ring.
+        let later = self.summary & (u64::MAX << w << 1);
+        let earlier = self.summary & !(u64::MAX << w);
+        let s = if later != 0 { later } else { earlier };
+        if s != 0 {
+            let w = s.trailing_zeros() as usize;
+            return Some(w * 64 + self.bits[w].trailing_zeros() as usize);
+        }
+        let m = self.bits[w] & !(u64::MAX << b);
+        (m != 0).then(|| w * 64 + m.trailing_zeros() as usize)
+    }
+    /// The next event: `Some((time, seq, bucket))`, `bucket` being `None` when
+    /// it is in the heap.
+    #[inline]
+    fn head_event(&self) -> Option<(SimTime, u64, Option<usize>)> {
+        let ring = self.first_bucket().map(|s| {
+            let n = &self.nodes[self.head[s] as usize];
+            (n.time, n.seq, Some(s))
+        });
+        let far = self.far.peek().map(|e| (e.time, e.seq, None));
+        match (ring, far) {
+            (Some(r), Some(f)) => Some(if (f.0, f.1) < (r.0, r.1) { f } else { r }),
+            (r, f) => r.or(f),
+        }
+    }
     /// The time of the next event, if any.
     #[inline]
     pub fn peek(&mut self) -> Option<SimTime> {
-        self.settle();
-        self.heap.peek().map(|e| e.time)
+        self.head_event().map(|(t, _, _)| t)
     }
     /// Number of events waiting.
     pub fn pending(&self) -> usize {
-        self.heap.len() - self.taken as usize
+        self.in_ring + self.far.len()
     }
     /// Number of events taken out of the queue so far.
     pub fn processed(&self) -> u64 {
         self.processed
     }
     /// Schedule `ev` at absolute time `at` (not before now).
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: E) {
         debug_assert!(
             at >= self.now,
@@ -105,36 +174,83 @@ impl<E: Copy> Scheduler<E> {
         );
         let seq = self.seq;
         self.seq += 1;
-        let e = Entry { time: at, seq, ev };
-        if self.taken {
-            // Overwrite the taken top; PeekMut sifts it down when dropped.
-            self.taken = false;
-            *self.heap.peek_mut().expect("a taken top exists") = e;
-        } else {
-            self.heap.push(e);
+        if (at.0 >> SHIFT) - (self.now.0 >> SHIFT) >= SLOTS as u64 {
+            self.far.push(Entry { time: at, seq, ev });
+            return;
         }
+        let node = Node {
+            time: at,
+            seq,
+            ev,
+            next: NIL,
+        };
+        let n = if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        let s = (at.0 >> SHIFT) as usize & (SLOTS - 1);
+        // After every node of the bucket not later than `at` (their seq is smaller).
+        let (mut prev, mut cur) = (NIL, self.head[s]);
+        while cur != NIL && self.nodes[cur as usize].time <= at {
+            prev = cur;
+            cur = self.nodes[cur as usize].next;
+        }
+        self.nodes[n as usize].next = cur;
+        if prev == NIL {
+            self.head[s] = n;
+        } else {
+            self.nodes[prev as usize].next = n;
+        }
+        self.bits[s / 64] |= 1 << (s % 64);
+        self.summary |= 1 << (s / 64);
+        self.in_ring += 1;
     }
     /// Schedule `ev` after a delay from now.
     #[inline]
     pub fn schedule_in(&mut self, delay: SimTime, ev: E) {
         self.schedule(self.now + delay, ev);
     }
+    /// Remove and return the next event, whose key is `(t, _, bucket)`.
+    #[inline]
+    fn take(&mut self, t: SimTime, bucket: Option<usize>) -> (SimTime, E) {
+        let ev = match bucket {
+            None => self.far.pop().expect("the heap holds the next event").ev,
+            Some(s) => {
+                let n = self.head[s];
+                let node = self.nodes[n as usize];
+                self.head[s] = node.next;
+                if node.next == NIL {
+                    self.bits[s / 64] &= !(1 << (s % 64));
+                    if self.bits[s / 64] == 0 {
+                        self.summary &= !(1 << (s / 64));
+                    }
+                }
+                self.nodes[n as usize].next = self.free;
+                self.free = n;
+                self.in_ring -= 1;
+                node.ev
+            }
+        };
+        self.now = t;
+        self.processed += 1;
+        (t, ev)
+    }
     /// Take the next event, advancing the clock to its time.
     #[inline]
     pub fn step(&mut self) -> Option<(SimTime, E)> {
-        self.settle();
-        let e = *self.heap.peek()?;
-        self.taken = true;
-        self.now = e.time;
-        self.processed += 1;
-        Some((e.time, e.ev))
+        let (t, _, bucket) = self.head_event()?;
+        Some(self.take(t, bucket))
     }
     /// Take the next event if it is strictly before `until`.
     #[inline]
     pub fn step_before(&mut self, until: SimTime) -> Option<(SimTime, E)> {
-        self.settle();
-        match self.heap.peek() {
-            Some(e) if e.time < until => self.step(),
+        match self.head_event() {
+            Some((t, _, bucket)) if t < until => Some(self.take(t, bucket)),
             _ => None,
         }
     }
@@ -176,6 +292,61 @@ mod tests {
         assert_eq!(rest, vec![1, 2, 30]);
         assert_eq!(s.pending(), 0);
         assert_eq!(s.processed(), 6);
+    }
+
+    /// Random schedules and steps against a model that keeps the pending events
+    /// in a list and takes the least `(time, order of scheduling)`.
+    fn against_the_model(seed: u64, ahead: impl Fn(&mut crate::RngStream) -> u64) {
+        let mut rng = crate::RngStream::new(seed, 0);
+        let mut s: Scheduler<u64> = Scheduler::with_capacity(4);
+        let mut model: Vec<(u64, u64)> = Vec::new(); // (time, id); ids grow
+        let mut id = 0u64;
+        let next = |model: &mut Vec<(u64, u64)>| {
+            let i = (0..model.len()).min_by_key(|&i| model[i]).unwrap();
+            model.remove(i)
+        };
+        for _ in 0..30_000 {
+            match rng.below(100) {
+                0..=51 => {
+                    let t = s.now().0 + ahead(&mut rng);
+                    s.schedule(SimTime(t), id);
+                    model.push((t, id));
+                    id += 1;
+                }
+                52 => {
+                    // Jump the clock to just before the next event.
+                    let until = model.iter().map(|m| m.0).min().unwrap_or(s.now().0);
+                    s.run_until(SimTime(until), |_, _, _| unreachable!());
+                }
+                _ if !model.is_empty() => {
+                    let (t, e) = next(&mut model);
+                    assert_eq!(s.peek(), Some(SimTime(t)));
+                    assert_eq!(s.step(), Some((SimTime(t), e)), "seed {seed}");
+                }
+                _ => assert_eq!(s.step(), None),
+            }
+            assert_eq!(s.pending(), model.len());
+        }
+        while let Some((t, e)) = s.step() {
+            assert_eq!((t.0, e), next(&mut model), "seed {seed}");
+        }
+        assert!(model.is_empty());
+    }
+
+    #[test]
+    fn random_schedules_and_steps_match_a_sorted_list() {
+        // Many ties (a few ns ahead); within a bucket or a few; across the whole
+        // ring and beyond it into the heap, wrapping round the ring.
+        let h = (SLOTS as u64) << SHIFT;
+        against_the_model(1, |r| r.below(20));
+        against_the_model(2, |r| r.below(20_000));
+        against_the_model(3, |r| r.below(h + h / 2));
+        against_the_model(4, |r| match r.below(4) {
+            0 => r.below(8),
+            1 => h - 4096 + r.below(8192),
+            2 => r.below(10 * h),
+            _ => r.below(1 << 20),
+        });
     }
 
     #[test]

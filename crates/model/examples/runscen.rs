@@ -1,4 +1,8 @@
 //! Run a scenario file and print its results (a developer's tool; users run `tcplab run`).
+//!
+//! With `RUNSCEN_DUMP=FILE` it also writes the whole result (every table and
+//! trace, wall time zeroed) to FILE, so that two builds can be checked for
+//! bit-identical results with `cmp`.
 fn main() {
     let path = std::env::args().nth(1).expect("usage: runscen FILE [SEED]");
     let seed = std::env::args().nth(2).map(|s| s.parse().expect("seed"));
@@ -11,6 +15,11 @@ fn main() {
         }
     };
     let r = tcplab_model::run(&sc, seed);
+    if let Ok(dump) = std::env::var("RUNSCEN_DUMP") {
+        let mut all = r.clone();
+        all.meta.wall_s = 0.0;
+        std::fs::write(&dump, format!("{all:#?}\n")).expect("write RUNSCEN_DUMP");
+    }
     for f in &r.flows {
         println!(
             "{:10} {:>7.3} Mb/s  rtt mean {:7.1} ms p95 {:7.1}  sent {} retx {} fr {} to {}  ecn {} reductions {}",

@@ -246,12 +246,14 @@ impl World {
 
     /// Deliver packet `id` at `node`; returns the flow slot it reached, if live.
     fn deliver(&mut self, node: u32, id: u32) -> Option<usize> {
-        let mut p = *self.net.pool.get(id);
-        self.net.pool.free(id);
-        // The transport reads the IP ECN field as the network left it.
+        // The packet is read in place and freed after (no copy of its header);
+        // the transport reads the IP ECN field as the network left it.
+        let p = self.net.pool.get_mut(id);
         p.header.ip_ecn = p.ecn;
+        let p = &*p;
         let slot = self.conn_slot[p.flow as usize];
         if slot == RETIRED {
+            self.net.pool.free(id);
             return None; // a late packet of a closed connection
         }
         let f = slot as usize;
@@ -279,6 +281,7 @@ impl World {
             fl.receiver.on_segment(now, &p.header, &mut self.out);
             2 * f as u32 + 1
         };
+        self.net.pool.free(id);
         self.flush(ep);
         Some(f)
     }
@@ -354,11 +357,12 @@ impl World {
             }
         }
         if let Some(tr) = self.traces.queue.as_mut() {
+            self.net.sync(&mut self.sched);
             for (i, l) in self.net.links().iter().enumerate() {
                 tr.time_s.push(t);
                 tr.link.push(i as u32);
-                tr.pkts.push(l.qdisc.len_packets());
-                tr.bytes.push(l.qdisc.len_bytes());
+                tr.pkts.push(l.queue_packets());
+                tr.bytes.push(l.queue_bytes());
             }
         }
         self.sched.schedule(now + self.trace_interval, Ev::Sample);
@@ -367,6 +371,8 @@ impl World {
     /// Phase boundary `k`: snapshot every static flow; the first opens the window.
     fn phase(&mut self, k: u32) {
         let now = self.sched.now();
+        // Transmissions started before now; nothing else has run at now yet.
+        self.net.sync_before(now);
         for f in self.flows.iter_mut().filter(|f| f.origin == Origin::Static) {
             f.snaps.push((f.receiver.stats.delivered, f.sender.stats));
         }
@@ -563,7 +569,8 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     if !w.in_window {
         w.phase(0);
     }
-    // The final boundary: the end of the window.
+    // The final boundary: the end of the window (the clock is at the last event).
+    w.net.sync_before(end);
     w.phase(u32::MAX);
     let mut phases = Vec::new();
     for (i, f) in w.flows.iter().take(sc.flows.len()).enumerate() {

@@ -1,8 +1,20 @@
 //! A simplex link: an egress queue, a transmitter of fixed rate and a
 //! propagation delay. A duplex link is two of these, one per direction, each
 //! with its own rate, delay and buffer.
+//!
+//! A link whose discipline is Drop Tail runs its FIFO itself: whether a packet
+//! is admitted depends only on the packets ahead of it, and once admitted its
+//! transmission starts when the previous one ends, so both are fixed when it
+//! arrives. It goes on the wire list at once with its start and arrival times,
+//! and no event marks the end of each transmission. The counters of
+//! transmissions (sent packets and bytes, busy time, queueing delays, the
+//! queue-length integral) are brought up to a given time by
+//! [`crate::Network::sync`] and [`crate::Network::sync_before`]; read them after
+//! one of these. Other disciplines decide at dequeue time (CoDel) or may drop
+//! a packet already queued (RED, Drop Front, ...): their links dequeue on a
+//! `TxDone` event as each transmission ends.
 
-use crate::qdisc::Qdisc;
+use crate::qdisc::{Qdisc, QueueLimit};
 use crate::{NodeId, PacketId};
 use std::collections::VecDeque;
 use tcplab_engine::SimTime;
@@ -93,6 +105,24 @@ impl LossModel {
     }
 }
 
+/// A packet held by a link: serialising or propagating, or (on a link that
+/// runs its own FIFO) waiting for its transmission to start.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Wire {
+    /// Arrival at the far end.
+    pub at: SimTime,
+    /// Start of its serialisation.
+    pub start: SimTime,
+    /// When the link took it.
+    pub enqueued: SimTime,
+    /// The packet.
+    pub id: PacketId,
+    /// Its size in bytes.
+    pub size: u32,
+    /// Its destination (read at the far end without touching the packet).
+    pub dst: NodeId,
+}
+
 /// A simplex link and its state.
 pub struct Link {
     /// Static configuration.
@@ -103,38 +133,171 @@ pub struct Link {
     pub(crate) busy_until: SimTime,
     /// A `TxDone` event is pending at `busy_until`.
     pub(crate) tx_event: bool,
-    /// Packets serialising or propagating, with their arrival times at the far
-    /// end: FIFO, since the delay is constant and serialisation is in order.
-    pub(crate) wire: VecDeque<(SimTime, PacketId)>,
+    /// Packets serialising or propagating, in order of arrival at the far end
+    /// (the delay is constant and serialisation is in order); on a link that
+    /// runs its own FIFO, followed by the `waiting` packets not yet started.
+    pub(crate) wire: VecDeque<Wire>,
     /// Counters.
     pub stats: LinkStats,
     /// Losses on the wire.
     pub loss: LossModel,
     last_q_change: SimTime,
+    /// `Some(limit)`: the link runs a Drop Tail FIFO of this limit itself.
+    pub(crate) fifo: Option<QueueLimit>,
+    /// Packets at the back of `wire` whose transmission had not started at the
+    /// last `advance` (FIFO links).
+    waiting: u32,
+    /// Their bytes.
+    waiting_bytes: u64,
+    /// The sum of their enqueue times, ns.
+    waiting_since: u128,
+    /// The start of the first of them (`SimTime::MAX` if none).
+    next_start: SimTime,
+    /// Nanoseconds per byte when the rate divides 8e9 b/s (250 Mb/s: 32), so
+    /// that serialisation times are a product instead of a division; else 0.
+    ns_per_byte: u64,
 }
 
 impl Link {
     /// A link with an empty queue.
     pub fn new(cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> Self {
+        let fifo = qdisc.drop_tail_limit();
+        let cfg_rate = cfg.rate_bps;
+        let wire = match fifo {
+            Some(limit) => limit.slots() + 256,
+            None => 256,
+        };
         Link {
             cfg,
             qdisc,
             busy_until: SimTime::ZERO,
             tx_event: false,
-            wire: VecDeque::with_capacity(256),
+            wire: VecDeque::with_capacity(wire),
             stats: LinkStats::default(),
             loss: LossModel::None,
             last_q_change: SimTime::ZERO,
+            fifo,
+            waiting: 0,
+            waiting_bytes: 0,
+            waiting_since: 0,
+            next_start: SimTime::MAX,
+            ns_per_byte: if 8_000_000_000 % cfg_rate == 0 {
+                8_000_000_000 / cfg_rate
+            } else {
+                0
+            },
         }
     }
     /// Time to serialise a packet of `size` bytes (framing included).
     #[inline]
     pub fn tx_time(&self, size: u32) -> SimTime {
-        SimTime::transmission((size + self.cfg.overhead_bytes) as u64, self.cfg.rate_bps)
+        let bytes = (size + self.cfg.overhead_bytes) as u64;
+        if self.ns_per_byte != 0 {
+            // Exact: bytes * 8e9 / rate with rate dividing 8e9.
+            if let Some(ns) = bytes.checked_mul(self.ns_per_byte) {
+                return SimTime(ns);
+            }
+        }
+        SimTime::transmission(bytes, self.cfg.rate_bps)
     }
     /// Whether the transmitter is busy at `now`.
     pub fn busy(&self, now: SimTime) -> bool {
         now < self.busy_until
+    }
+    /// Packets waiting in the queue (after [`crate::Network::sync`]: at the current time).
+    pub fn queue_packets(&self) -> u32 {
+        match self.fifo {
+            Some(_) => self.waiting,
+            None => self.qdisc.len_packets(),
+        }
+    }
+    /// Bytes waiting in the queue (after [`crate::Network::sync`]: at the current time).
+    pub fn queue_bytes(&self) -> u64 {
+        match self.fifo {
+            Some(_) => self.waiting_bytes,
+            None => self.qdisc.len_bytes(),
+        }
+    }
+    /// Whether the link runs its own Drop Tail FIFO (see the module header).
+    pub fn runs_own_fifo(&self) -> bool {
+        self.fifo.is_some()
+    }
+    /// Offer packet `id` (to `dst`, `size` bytes) at `now` to a link running
+    /// its own FIFO with this `limit`: `None` if the queue is full, else the
+    /// time it reaches the far end and whether it is alone on the wire (its
+    /// arrival must then be scheduled).
+    #[inline]
+    pub(crate) fn fifo_offer(
+        &mut self,
+        limit: QueueLimit,
+        id: PacketId,
+        dst: NodeId,
+        size: u32,
+        now: SimTime,
+    ) -> Option<(SimTime, bool)> {
+        // Transmissions starting now have left the queue (see crate::Network).
+        self.advance(SimTime(now.0 + 1));
+        if !limit.admits(self.waiting + 1, self.waiting_bytes + size as u64) {
+            return None;
+        }
+        let start = now.max(self.busy_until);
+        let t = self.tx_time(size);
+        self.busy_until = start + t;
+        let at = self.busy_until + self.cfg.delay;
+        let w = Wire {
+            at,
+            start,
+            enqueued: now,
+            id,
+            size,
+            dst,
+        };
+        self.wire.push_back(w);
+        if start == now {
+            // The transmitter was free (so nothing waits): it starts now.
+            self.count_start(&w, t.0);
+        } else {
+            self.waiting += 1;
+            self.waiting_bytes += size as u64;
+            self.waiting_since += now.0 as u128;
+            if self.waiting == 1 {
+                self.next_start = start;
+            }
+        }
+        Some((at, self.wire.len() == 1))
+    }
+    /// On a link running its own FIFO, count the transmissions that start
+    /// before `until` as started: sent, busy time, queueing delays.
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, until: SimTime) {
+        if self.next_start < until {
+            self.advance_slow(until);
+        }
+    }
+    fn advance_slow(&mut self, until: SimTime) {
+        while self.next_start < until {
+            let w = self.wire[self.wire.len() - self.waiting as usize];
+            self.count_start(&w, (w.at - self.cfg.delay - w.start).0);
+            self.waiting -= 1;
+            self.waiting_bytes -= w.size as u64;
+            self.waiting_since -= w.enqueued.0 as u128;
+            self.next_start = match self.waiting {
+                0 => SimTime::MAX,
+                n => self.wire[self.wire.len() - n as usize].start,
+            };
+        }
+    }
+    /// Count the start of `w`'s transmission, of `t` ns.
+    #[inline(always)]
+    fn count_start(&mut self, w: &Wire, t: u64) {
+        let waited = (w.start - w.enqueued).0;
+        let s = &mut self.stats;
+        s.sent_pkts += 1;
+        s.sent_bytes += w.size as u64;
+        s.busy_ns += t;
+        s.sojourn_ns += waited as u128;
+        s.sojourn_max_ns = s.sojourn_max_ns.max(waited);
+        s.queue_pkt_ns += waited as u128;
     }
     /// Packets serialising or propagating.
     pub fn in_flight(&self) -> u32 {
@@ -142,6 +305,7 @@ impl Link {
     }
     /// Packets held by the link: waiting, serialising and propagating.
     pub fn held_packets(&self) -> u64 {
+        // A FIFO link's waiting packets are on `wire`; its discipline stays empty.
         self.qdisc.len_packets() as u64 + self.wire.len() as u64
     }
     /// Account the queue-length integral up to `now`; call before the length changes.
@@ -151,9 +315,61 @@ impl Link {
         self.stats.queue_pkt_ns += dt * self.qdisc.len_packets() as u128;
         self.last_q_change = now;
     }
-    /// Queue-length integral brought up to `now` (for time averages).
+    /// Queue-length integral brought up to `now` (for time averages), after
+    /// [`crate::Network::sync_before`]`(now)`.
     pub fn queue_pkt_ns_at(&self, now: SimTime) -> u128 {
+        if self.fifo.is_some() {
+            // Each waiting packet has waited since its enqueue time.
+            return self.stats.queue_pkt_ns + self.waiting as u128 * now.0 as u128
+                - self.waiting_since;
+        }
         self.stats.queue_pkt_ns
             + (now.0 - self.last_q_change.0) as u128 * self.qdisc.len_packets() as u128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::DropTail;
+
+    #[test]
+    fn serialisation_times_are_the_exact_rounded_up_division_at_any_rate() {
+        // Rates dividing 8e9 b/s take a product, the others a division: the
+        // same nanoseconds either way (1500 B at 250 Mb/s: 48 us; at 2.7 Mb/s
+        // 4444444.4 ns, rounded up).
+        for rate in [
+            250_000_000,
+            1_000_000_000,
+            10_000_000,
+            2_700_000,
+            3,
+            7_999_999_999,
+        ] {
+            let cfg = LinkConfig {
+                from: 0,
+                to: 1,
+                rate_bps: rate,
+                delay: SimTime::ZERO,
+                overhead_bytes: 18,
+            };
+            let link = Link::new(cfg, Box::new(DropTail::new(QueueLimit::Packets(1))));
+            for size in [0, 1, 40, 52, 1500, 9000, u32::MAX - 18] {
+                let want = SimTime::transmission(size as u64 + 18, rate);
+                assert_eq!(link.tx_time(size), want, "{size} B at {rate} b/s");
+            }
+        }
+        let at = |rate| {
+            let cfg = LinkConfig {
+                from: 0,
+                to: 1,
+                rate_bps: rate,
+                delay: SimTime::ZERO,
+                overhead_bytes: 0,
+            };
+            Link::new(cfg, Box::new(DropTail::new(QueueLimit::Packets(1)))).tx_time(1500)
+        };
+        assert_eq!(at(250_000_000), SimTime(48_000));
+        assert_eq!(at(2_700_000), SimTime(4_444_445));
     }
 }

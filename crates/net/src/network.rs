@@ -1,11 +1,19 @@
 //! Nodes, links and static routing, and the handling of link events.
+//!
+//! A transmitter that frees up at `t` takes its next packet before anything
+//! else happens on its link at `t`: a packet arriving at `t` finds the queue
+//! without the packet that starts then, and so does a probe reading the queue at
+//! `t`. The link does at the first of these what its `TxDone` event would do, so
+//! no result depends on the order in which events at the same instant were
+//! scheduled. Counters read at a phase boundary `t` (which runs before anything
+//! else at `t`) cover the transmissions started strictly before `t`.
 
-use crate::link::{Link, LinkConfig};
+use crate::link::{Link, LinkConfig, Wire};
 use crate::packet::{Packet, PacketId, PacketPool};
 use crate::qdisc::{QPkt, Qdisc};
 use crate::{Ecn, LinkId, NodeId};
 use std::collections::VecDeque;
-use tcplab_engine::Scheduler;
+use tcplab_engine::{Scheduler, SimTime};
 
 /// The network's own events, wrapped by the world's event type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,9 +168,25 @@ impl<H: Copy> Network<H> {
         id: PacketId,
         sched: &mut Scheduler<E>,
     ) {
-        let dst = self.pool.get(id).dst;
+        let p = self.pool.get(id);
+        let (dst, size) = (p.dst, p.size);
+        self.forward(node, id, dst, size, sched);
+    }
+
+    /// Send packet `id`, addressed to `dst` and of `size` bytes, from `node`
+    /// along its route. Routers call it with the destination and size kept on
+    /// the wire, so that a packet's slot is not touched at every hop.
+    #[inline]
+    fn forward<E: Copy + From<NetEvent>>(
+        &mut self,
+        node: NodeId,
+        id: PacketId,
+        dst: NodeId,
+        size: u32,
+        sched: &mut Scheduler<E>,
+    ) {
         match self.route(node, dst) {
-            Some(l) => self.enqueue(l, id, sched),
+            Some(l) => self.offer(l, id, dst, size, sched),
             None => {
                 self.unroutable += 1;
                 self.pool.free(id);
@@ -177,10 +201,45 @@ impl<H: Copy> Network<H> {
         id: PacketId,
         sched: &mut Scheduler<E>,
     ) {
+        let p = self.pool.get(id);
+        let (dst, size) = (p.dst, p.size);
+        self.offer(l, id, dst, size, sched);
+    }
+
+    /// [`Network::enqueue`] with the packet's destination and size at hand.
+    #[inline]
+    fn offer<E: Copy + From<NetEvent>>(
+        &mut self,
+        l: LinkId,
+        id: PacketId,
+        dst: NodeId,
+        size: u32,
+        sched: &mut Scheduler<E>,
+    ) {
         let now = sched.now();
-        let pkt = self.pool.get_mut(id);
-        pkt.enqueued_at = now;
-        let (size, flow, ecn) = (pkt.size, pkt.flow, pkt.ecn);
+        let link = &mut self.links[l as usize];
+        if let Some(limit) = link.fifo {
+            // Drop Tail run by the link: the packet's transmission is fixed now.
+            link.stats.arrived_pkts += 1;
+            link.stats.arrived_bytes += size as u64;
+            match link.fifo_offer(limit, id, dst, size, now) {
+                Some((at, alone)) => {
+                    if alone {
+                        sched.schedule(at, NetEvent::Arrive(l).into());
+                    }
+                }
+                None => {
+                    link.stats.dropped_pkts += 1;
+                    link.stats.dropped_bytes += size as u64;
+                    self.pool.free(id);
+                }
+            }
+            return;
+        }
+        self.settle(l, sched);
+        let p = self.pool.get_mut(id);
+        p.enqueued_at = now;
+        let (flow, ecn) = (p.flow, p.ecn);
         let link = &mut self.links[l as usize];
         link.stats.arrived_pkts += 1;
         link.stats.arrived_bytes += size as u64;
@@ -202,6 +261,39 @@ impl<H: Copy> Network<H> {
             self.start_tx(l, sched);
         } else {
             Self::wake_at_end(link, l, sched);
+        }
+    }
+
+    /// If link `l`'s transmitter frees up now and its `TxDone` has not run yet,
+    /// start the next packet now (the `TxDone` then finds the link busy).
+    #[inline]
+    fn settle<E: Copy + From<NetEvent>>(&mut self, l: LinkId, sched: &mut Scheduler<E>) {
+        let link = &self.links[l as usize];
+        if link.tx_event && !link.busy(sched.now()) {
+            self.start_tx(l, sched);
+        }
+    }
+
+    /// Bring every link up to now: transmitters that free up now take their
+    /// next packet (see the module header). Call before reading queue lengths.
+    pub fn sync<E: Copy + From<NetEvent>>(&mut self, sched: &mut Scheduler<E>) {
+        let now = sched.now();
+        for l in 0..self.links.len() as LinkId {
+            if self.links[l as usize].fifo.is_some() {
+                self.links[l as usize].advance(SimTime(now.0 + 1));
+            } else {
+                self.settle(l, sched);
+            }
+        }
+    }
+
+    /// Bring the counters of links running their own FIFO up to the
+    /// transmissions started before `t` (the others are always up to date for
+    /// the past). Call before reading link counters at a boundary `t` that runs
+    /// before anything else at `t`.
+    pub fn sync_before(&mut self, t: SimTime) {
+        for link in self.links.iter_mut().filter(|l| l.fifo.is_some()) {
+            link.advance(t);
         }
     }
 
@@ -239,7 +331,8 @@ impl<H: Copy> Network<H> {
                 pkt.ecn = Ecn::Ce;
                 link.stats.marked_pkts += 1;
             }
-            let waited = (now - pkt.enqueued_at).0;
+            let (enqueued, dst) = (pkt.enqueued_at, pkt.dst);
+            let waited = (now - enqueued).0;
             link.stats.sojourn_ns += waited as u128;
             link.stats.sojourn_max_ns = link.stats.sojourn_max_ns.max(waited);
             let t = link.tx_time(p.size);
@@ -248,7 +341,14 @@ impl<H: Copy> Network<H> {
             link.stats.sent_pkts += 1;
             link.stats.sent_bytes += p.size as u64;
             let at = link.busy_until + link.cfg.delay;
-            link.wire.push_back((at, p.id));
+            link.wire.push_back(Wire {
+                at,
+                start: now,
+                enqueued,
+                id: p.id,
+                size: p.size,
+                dst,
+            });
             if link.wire.len() == 1 {
                 sched.schedule(at, NetEvent::Arrive(l).into());
             }
@@ -277,22 +377,30 @@ impl<H: Copy> Network<H> {
                 None
             }
             NetEvent::Arrive(l) => {
+                // With no propagation delay the next packet starts at this instant:
+                // put it on the wire first, as any order of the two events would.
                 let link = &mut self.links[l as usize];
-                let (_, id) = link.wire.pop_front().expect("Arrive with an empty wire");
-                if let Some(&(next, _)) = link.wire.front() {
-                    sched.schedule(next, NetEvent::Arrive(l).into());
+                if link.fifo.is_some() {
+                    link.advance(SimTime(sched.now().0 + 1));
+                } else {
+                    self.settle(l, sched);
+                }
+                let link = &mut self.links[l as usize];
+                let w = link.wire.pop_front().expect("Arrive with an empty wire");
+                if let Some(next) = link.wire.front() {
+                    sched.schedule(next.at, NetEvent::Arrive(l).into());
                 }
                 if link.loss.lose() {
                     link.stats.lost_pkts += 1;
-                    self.pool.free(id);
+                    self.pool.free(w.id);
                     return None;
                 }
                 link.stats.delivered_pkts += 1;
                 let node = link.cfg.to;
-                if self.pool.get(id).dst == node {
-                    Some((node, id))
+                if w.dst == node {
+                    Some((node, w.id))
                 } else {
-                    self.send(node, id, sched);
+                    self.forward(node, w.id, w.dst, w.size, sched);
                     None
                 }
             }
@@ -445,7 +553,7 @@ mod tests {
                 assert_eq!(
                     // every packet that arrived was dropped, is waiting, or left for the wire
                     st.arrived_pkts,
-                    st.sent_pkts + st.dropped_pkts + l.qdisc.len_packets() as u64
+                    st.sent_pkts + st.dropped_pkts + l.queue_packets() as u64
                 );
                 assert_eq!(net.pool.live() as u64, net.packets_in_links());
             }
@@ -483,6 +591,210 @@ mod tests {
         net.send(0, id, &mut s);
         got.extend(drain(&mut net, &mut s));
         assert_eq!(got, vec![(1_000_000, 0), (2_000_000, 1), (3_000_000, 2)]);
+    }
+
+    #[test]
+    fn an_arrival_as_a_transmission_ends_finds_the_next_packet_gone_whatever_the_event_order() {
+        // Limit 1, 1000 B at 8 Mb/s = 1 ms. Packet 0 serialises from 0, packet 1
+        // waits; at 1 ms packet 1 starts and frees the one waiting place, so a
+        // packet offered at exactly 1 ms is admitted, whether it is offered before
+        // the link's TxDone at 1 ms runs or after it.
+        // Drop Tail links run their FIFO themselves and have no TxDone; the rule
+        // is checked on the event-driven queue, both orders.
+        for (event_driven, txdone_first) in [(false, false), (true, false), (true, true)] {
+            let mut net = two_hosts(8_000_000, 5, 1);
+            if event_driven {
+                net.links[0].fifo = None;
+            }
+            let mut s = Scheduler::new();
+            for i in 0..2 {
+                let id = net.alloc(pkt(i, 1000));
+                net.send(0, id, &mut s);
+            }
+            s.run_until(SimTime::from_millis(1), |_, _, _| unreachable!());
+            if txdone_first {
+                let (t, Ev::Net(e)) = s.step().unwrap();
+                assert_eq!((t, e), (SimTime::from_millis(1), NetEvent::TxDone(0)));
+                assert_eq!(net.handle(e, &mut s), None);
+            }
+            // A probe reading the queue at 1 ms sees it after the departure too.
+            net.sync(&mut s);
+            assert_eq!(
+                net.link(0).queue_packets(),
+                0,
+                "txdone_first {txdone_first}"
+            );
+            let id = net.alloc(pkt(2, 1000));
+            net.send(0, id, &mut s);
+            assert_eq!(
+                drain(&mut net, &mut s),
+                vec![(6_000_000, 0), (7_000_000, 1), (8_000_000, 2)],
+                "txdone_first {txdone_first}"
+            );
+            assert_eq!(net.link(0).stats.dropped_pkts, 0);
+        }
+    }
+
+    /// The counters, with the queue-length integral read at `t` (its stored
+    /// part is kept differently by the two kinds of queue).
+    fn counters(net: &Network<u32>, t: SimTime) -> Vec<(crate::LinkStats, u128, u64)> {
+        net.links()
+            .iter()
+            .map(|l| {
+                let st = crate::LinkStats {
+                    queue_pkt_ns: 0,
+                    ..l.stats
+                };
+                (st, l.queue_pkt_ns_at(t), l.held_packets())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn links_running_their_own_fifo_match_drop_tail_run_by_events() {
+        // Two hosts send to a third through a router, at times on a 250 us grid
+        // and with sizes and rates whose serialisations fall on it too, so that
+        // arrivals often meet departures. Limits of 0 to 4 packets or a few kB,
+        // delays of 0 to 1 ms, losses on the wire. The same network with its
+        // Drop Tail queues run by TxDone events delivers the same packets at the
+        // same times in the same order, and at every instant reads the same
+        // counters (phase boundaries: before anything at that instant) and the
+        // same queues (probes: after the departures at that instant).
+        let (mut drops, mut delivered) = (0, 0);
+        for seed in 0..60 {
+            let mut rng = tcplab_engine::RngStream::new(seed, 7);
+            let mut build = || -> (LinkConfig, QueueLimit, crate::link::LossModel) {
+                let (from, to) = (0, 0); // set below
+                let cfg = LinkConfig {
+                    from,
+                    to,
+                    rate_bps: [8_000_000, 12_000_000, 16_000_000][rng.below(3) as usize],
+                    delay: SimTime(500_000 * rng.below(3)),
+                    overhead_bytes: 0,
+                };
+                let limit = match rng.below(3) {
+                    0 => QueueLimit::Bytes([1000, 2500, 4000][rng.below(3) as usize]),
+                    _ => QueueLimit::Packets(rng.below(5) as u32),
+                };
+                let loss = match rng.below(4) {
+                    0 => crate::link::LossModel::Every {
+                        n: 2 + rng.below(4),
+                        seen: 0,
+                    },
+                    1 => crate::link::LossModel::Random {
+                        p: 0.2,
+                        rng: tcplab_engine::RngStream::new(seed, 8),
+                    },
+                    _ => crate::link::LossModel::None,
+                };
+                (cfg, limit, loss)
+            };
+            let specs: Vec<_> = [(0, 2), (1, 2), (2, 3)]
+                .into_iter()
+                .map(|(from, to)| {
+                    let (cfg, limit, loss) = build();
+                    (LinkConfig { from, to, ..cfg }, limit, loss)
+                })
+                .collect();
+            let net_of = |event_driven: bool| {
+                let kinds = vec![
+                    NodeKind::Host,
+                    NodeKind::Host,
+                    NodeKind::Router,
+                    NodeKind::Host,
+                ];
+                let mut net: Network<u32> = Network::new(kinds);
+                for (i, (cfg, limit, loss)) in specs.iter().enumerate() {
+                    net.add_link(cfg.clone(), Box::new(DropTail::new(*limit)));
+                    net.set_loss(i as LinkId, loss.clone());
+                    if event_driven {
+                        net.links[i].fifo = None;
+                    }
+                }
+                net.compute_routes();
+                net
+            };
+            let mut nets = [net_of(false), net_of(true)];
+            assert!(nets[0].links().iter().all(|l| l.runs_own_fifo()));
+            assert!(nets[1].links().iter().all(|l| !l.runs_own_fifo()));
+            let mut scheds = [Scheduler::new(), Scheduler::new()];
+            let mut got: [Vec<(u64, u32)>; 2] = [vec![], vec![]];
+            let mut t = SimTime::ZERO;
+            for round in 0..400u32 {
+                let sends: Vec<(u32, u32)> = (0..rng.below(4))
+                    .map(|_| {
+                        (
+                            rng.below(2) as u32,
+                            [40, 500, 1000, 1500][rng.below(4) as usize],
+                        )
+                    })
+                    .collect();
+                let (phase, probe) = (rng.below(3) == 0, rng.below(3) == 0);
+                for k in 0..2 {
+                    let (net, s, out) = (&mut nets[k], &mut scheds[k], &mut got[k]);
+                    s.run_until(t, |s, at, Ev::Net(e)| {
+                        if let Some((_, id)) = net.handle(e, s) {
+                            out.push((at.0, net.pool.get(id).header));
+                            net.pool.free(id);
+                        }
+                    });
+                    if phase {
+                        net.sync_before(t);
+                    }
+                    for (i, &(src, size)) in sends.iter().enumerate() {
+                        let id = net.alloc(Packet {
+                            src,
+                            dst: 3,
+                            ..pkt(round * 4 + i as u32, size)
+                        });
+                        net.send(src, id, s);
+                    }
+                }
+                if phase {
+                    assert_eq!(
+                        counters(&nets[0], t),
+                        counters(&nets[1], t),
+                        "seed {seed} at {t}"
+                    );
+                }
+                if probe {
+                    for k in 0..2 {
+                        nets[k].sync(&mut scheds[k]);
+                    }
+                    let queues = |n: &Network<u32>| -> Vec<(u32, u64)> {
+                        n.links()
+                            .iter()
+                            .map(|l| (l.queue_packets(), l.queue_bytes()))
+                            .collect()
+                    };
+                    assert_eq!(queues(&nets[0]), queues(&nets[1]), "seed {seed} at {t}");
+                }
+                assert_eq!(got[0], got[1], "seed {seed} at {t}");
+                t += SimTime(250_000 * rng.below(4));
+            }
+            for k in 0..2 {
+                let d = drain(&mut nets[k], &mut scheds[k]);
+                got[k].extend(d);
+                assert_eq!(nets[k].pool.live(), 0);
+            }
+            assert_eq!(got[0], got[1], "seed {seed} at the end");
+            let end = scheds[0].now().max(scheds[1].now());
+            assert_eq!(
+                counters(&nets[0], end),
+                counters(&nets[1], end),
+                "seed {seed} at the end"
+            );
+            drops += nets[0]
+                .links()
+                .iter()
+                .map(|l| l.stats.dropped_pkts)
+                .sum::<u64>();
+            delivered += got[0].len();
+        }
+        assert!(
+            drops > 1000 && delivered > 5000,
+            "{drops} drops, {delivered} delivered"
+        );
     }
 
     #[test]

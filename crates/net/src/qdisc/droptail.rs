@@ -8,6 +8,7 @@ use tcplab_engine::SimTime;
 /// A FIFO that drops arrivals beyond its limit.
 pub struct DropTail {
     q: Fifo,
+    limit: QueueLimit,
 }
 
 impl DropTail {
@@ -15,6 +16,7 @@ impl DropTail {
     pub fn new(limit: QueueLimit) -> Self {
         DropTail {
             q: Fifo::new(limit),
+            limit,
         }
     }
 }
@@ -38,6 +40,9 @@ impl Qdisc for DropTail {
     }
     fn name(&self) -> &'static str {
         "droptail"
+    }
+    fn drop_tail_limit(&self) -> Option<QueueLimit> {
+        Some(self.limit)
     }
 }
 

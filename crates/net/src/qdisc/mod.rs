@@ -95,4 +95,11 @@ pub trait Qdisc {
     fn len_bytes(&self) -> u64;
     /// The discipline's name.
     fn name(&self) -> &'static str;
+    /// `Some(limit)` when the discipline is a plain FIFO that drops arriving
+    /// packets beyond `limit` and does nothing else (Drop Tail). The link then
+    /// runs the queue itself, fixing each packet's transmission when it arrives
+    /// (see [`crate::Link`]), and never calls the discipline.
+    fn drop_tail_limit(&self) -> Option<QueueLimit> {
+        None
+    }
 }
