@@ -210,3 +210,33 @@ def test_bench_reports_each_run(
     out = capsys.readouterr().out
     assert "events/s" in out
     assert "median" in out
+
+
+def test_ctrl_c_stops_a_running_simulation_at_once(tmp_path: Path) -> None:
+    # Regression: importing polars (preloaded during the run) installs its own
+    # SIGINT handler, and Ctrl-C then let the simulation run to its end.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    long_run = tmp_path / "long.toml"
+    long_run.write_text(
+        'duration = "100000s"\n[[host]]\nname = "a"\n[[host]]\nname = "b"\n'
+        '[[link]]\nbetween = ["a", "b"]\nrate = "100Mbps"\ndelay = "1ms"\n'
+        '[[flow]]\nfrom = "a"\nto = "b"\n',
+        encoding="utf-8",
+    )
+    cmd = [sys.executable, "-m", "tcplab", "run", str(long_run), "--out", str(tmp_path / "o")]
+    with subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+        try:
+            time.sleep(2.0)  # the preload of polars is over
+            assert proc.poll() is None
+            t0 = time.monotonic()
+            os.kill(proc.pid, signal.SIGINT)
+            proc.wait(timeout=10)
+            assert time.monotonic() - t0 < 2
+            assert proc.returncode != 0
+        finally:
+            proc.kill()  # a simulation that ignored Ctrl-C would run for hours

@@ -82,6 +82,30 @@ def _console() -> Console:
     return console
 
 
+def _restore_sigint_default() -> None:
+    """Importing polars installs its own SIGINT handler at the C level, over the
+    SIG_DFL that `main` set, and Ctrl-C then no longer stops a simulation. Put
+    SIG_DFL back (from any thread: through libc, as `signal.signal` is for the
+    main thread only) when that is what Python's table says it should be."""
+    if os.name != "posix" or signal.getsignal(signal.SIGINT) != signal.SIG_DFL:
+        return
+    import contextlib
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # no libc to call: leave it
+        ctypes.CDLL(None).signal(int(signal.SIGINT), 0)  # 0 = SIG_DFL
+
+
+def _keyboard_interrupts() -> None:
+    """For commands that wait on worker processes: Ctrl-C raises
+    KeyboardInterrupt in the parent, which stops the workers and keeps what
+    finished. polars is imported first, as its import replaces the handler."""
+    import polars  # noqa: F401
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _preload(modules: Sequence[str]) -> threading.Thread:
     """Import ``modules`` in a background thread and return it.
 
@@ -101,6 +125,8 @@ def _preload(modules: Sequence[str]) -> threading.Thread:
                 importlib.import_module(name)
             except Exception:  # the main thread's own import reports it
                 return
+            if name == "polars":
+                _restore_sigint_default()
 
     thread = threading.Thread(target=work, name="tcplab-preload")
     thread.start()
@@ -466,6 +492,7 @@ def sweep(
     """Run every point and repetition of SCENARIO's [sweep] in parallel."""
     from tcplab.sweep import Progress, SweepError, collect, failures, run_sweep
 
+    _keyboard_interrupts()
     sw = _load_sweep(scenario)
     out = out if out is not None else Path("out") / Path(scenario).stem
     n = len(sw.points) * sw.spec.repetitions
@@ -510,8 +537,15 @@ def sweep(
             run_sweep(sw, out, jobs=jobs, scheduler=scheduler, resume=resume, on_progress=progress)
         if csv:
             collect(out, csv=True)
+    except KeyboardInterrupt:
+        _interrupted(out, scenario)
+        raise
     except SweepError as e:
         raise UserError(str(e)) from e
+    except ImportError as e:
+        raise UserError(f"--scheduler needs Dask: pip install 'tcplab[cluster]' ({e})") from e
+    except ValueError as e:  # a malformed --scheduler address
+        raise UserError(f"--scheduler {scheduler}: {e}") from e
     except OSError as e:
         raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
     bad = failures(out)
@@ -521,6 +555,17 @@ def sweep(
         for f in bad[:5]:
             click.echo(f"run {f['run']} failed: {f['error']}", err=True)
         raise UserError(f"{len(bad)} run(s) failed; their errors are in {out}/failed/")
+
+
+def _interrupted(out: Path, what: str) -> None:
+    from tcplab.sweep import RUNS, done_runs
+
+    n = sum(len(done_runs(d.parent)) for d in out.rglob(RUNS) if d.is_dir())
+    click.echo(
+        f"interrupted: {n} finished run(s) kept in {out}; "
+        f"rerun the same command with --resume to finish {what}",
+        err=True,
+    )
 
 
 @cli.command()
@@ -615,6 +660,7 @@ def reproduce(
         return
     if name not in STUDIES:
         raise UserError(f"no study {name!r}; available: {', '.join(sorted(STUDIES))}")
+    _keyboard_interrupts()
     out = out if out is not None else Path("out") / (name + ("-quick" if quick else ""))
     from rich.progress import (
         BarColumn,
@@ -650,11 +696,25 @@ def reproduce(
                 name, out, quick=quick, jobs=jobs, scheduler=scheduler, resume=resume,
                 on_progress=progress,
             )
+    except KeyboardInterrupt:
+        _interrupted(out, name)
+        raise
     except (SweepError, _core.ScenarioError) as e:
         raise UserError(str(e)) from e
+    except ImportError as e:
+        raise UserError(f"--scheduler needs Dask: pip install 'tcplab[cluster]' ({e})") from e
+    except ValueError as e:  # a malformed --scheduler address
+        raise UserError(f"--scheduler {scheduler}: {e}") from e
     except OSError as e:
-        raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
+        raise UserError(f"{e.filename or out}: {e.strerror or e}") from e
     console.print(f"report: {report}")
+    from tcplab.sweep import failures
+
+    bad = [f for d in sorted(out.iterdir()) if d.is_dir() for f in failures(d)]
+    if bad:
+        for f in bad[:5]:
+            click.echo(f"run {f['run']} failed: {f['error']}", err=True)
+        raise UserError(f"{len(bad)} run(s) failed; the report lacks them (see {out}/*/failed/)")
 
 
 # --------------------------------------------------------------- reports

@@ -387,14 +387,26 @@ def load_sweep(text: str, path: str) -> Sweep:
 # --- running ---------------------------------------------------------------------------------
 
 
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no tracebacks)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 FAULT_ENV = "TCPLAB_FAULT_KILL_RUN"
 """Fault injection for tests: a worker given this run id exits at once, as if killed."""
+FAULT_DELAY_ENV = "TCPLAB_FAULT_DELAY_S"
+"""For tests: every run first sleeps this many seconds (so that it can be interrupted)."""
 
 
 def run_task(task: RunTask) -> dict[str, Any]:
     """Run one task (in a worker); never raises: failures come back as data."""
     if os.environ.get(FAULT_ENV) == task.run_id:
         os._exit(70)
+    delay = os.environ.get(FAULT_DELAY_ENV)
+    if delay:
+        time.sleep(float(delay))
     t0 = time.perf_counter()
     try:
         raw = _core.run(task.text, task.path, task.seed)
@@ -502,8 +514,23 @@ class _Executor:
         import multiprocessing as mp
 
         self.pool = cf.ProcessPoolExecutor(
-            max_workers=self.jobs, mp_context=mp.get_context("spawn")
+            max_workers=self.jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init
         )
+
+    def slots(self) -> int:
+        """How many runs can execute at once."""
+        if self.scheduler:
+            return max(1, sum(self.client.nthreads().values()))  # type: ignore[no-untyped-call]
+        return self.jobs
+
+    def abort(self) -> None:
+        """Stop at once (an interruption): kill the workers, drop what is queued."""
+        if self.scheduler:
+            self.client.close()  # type: ignore[no-untyped-call]
+            return
+        for proc in list(getattr(self.pool, "_processes", {}).values()):
+            proc.kill()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     def worker_died(self, fut: Any) -> bool:
         """Whether ``fut`` failed because its worker process died (local pool);
@@ -571,12 +598,16 @@ class Progress:
 
 
 def _metric(raw: Mapping[str, Any], until: Until) -> float | None:
+    """The run's value of the `until` metric; None when it has none (NaN);
+    KeyError when the table has no such row or numeric column."""
     table = raw[until.table]
     names = list(table.get("name", []))
     if until.row not in names or until.column not in table:
-        return None
+        raise KeyError(until.metric)
     v = table[until.column][names.index(until.row)]
-    return float(v) if v is not None and math.isfinite(float(v)) else None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise KeyError(until.metric)
+    return float(v) if math.isfinite(float(v)) else None
 
 
 def _ci_ok(values: Sequence[float], until: Until) -> bool:
@@ -585,7 +616,17 @@ def _ci_ok(values: Sequence[float], until: Until) -> bool:
     if len(values) < 2:
         return False
     m, hw = mean_ci(values)
+    if hw == 0:
+        return True  # identical values: nothing more to learn
     return m != 0 and abs(hw / m) <= until.ci_halfwidth
+
+
+def _read_manifest(outp: Path) -> dict[str, Any]:
+    try:
+        info: dict[str, Any] = json.loads((outp / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise SweepError(f"{outp / MANIFEST}: unreadable sweep manifest ({e})") from None
+    return info
 
 
 def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat until
@@ -598,13 +639,17 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     on_progress: Callable[[Progress], None] | None = None,
 ) -> Path:
     """Run every point and repetition; write each run as it finishes, then the
-    sweep's tables. Returns the output directory."""
+    sweep's tables. Returns the output directory.
+
+    Without ``resume`` the runs of an earlier sweep in ``out`` are removed
+    first. On KeyboardInterrupt the workers are stopped and the exception
+    propagates: every run finished until then is on disk for ``resume``."""
     outp = Path(out)
     outp.mkdir(parents=True, exist_ok=True)
     manifest = outp / MANIFEST
-    if manifest.exists():
-        old = json.loads(manifest.read_text(encoding="utf-8"))
-        if old.get("scenario_sha256") != sw.scenario_hash and resume:
+    if manifest.exists() and resume:
+        old = _read_manifest(outp)
+        if old.get("scenario_sha256") != sw.scenario_hash:
             raise SweepError(
                 f"{outp}: holds a sweep of another version of the scenario "
                 f"({old.get('scenario')}); resume only the same file, or use a new --out"
@@ -612,6 +657,9 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     if not resume:
         for sub in (RUNS, FAILED):
             shutil.rmtree(outp / sub, ignore_errors=True)
+    elif (outp / RUNS).is_dir():
+        for stale in (outp / RUNS).glob(".tmp-*"):  # runs cut short by an interruption
+            shutil.rmtree(stale, ignore_errors=True)
     from tcplab.results import _write_atomic
 
     info = {
@@ -633,16 +681,22 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     _write_atomic(manifest, lambda p: p.write_text(text, encoding="utf-8"))
 
     done = done_runs(outp) if resume else set()
+    u = sw.spec.until
     reps = [sw.spec.repetitions] * len(sw.points)
     metrics: list[dict[int, float]] = [{} for _ in sw.points]
-    if sw.spec.until is not None and done:
-        # Recover the metric of runs finished before the interruption.
-        for rid in done:
-            prov = json.loads((outp / RUNS / rid / RUN_FILE).read_text(encoding="utf-8"))
-            m = _metric_from_dir(outp / RUNS / rid, sw.spec.until)
-            if m is not None:
-                metrics[prov["point"]][prov["rep"]] = m
-            reps[prov["point"]] = max(reps[prov["point"]], prov["rep"] + 1)
+    if resume:
+        # Repetitions an earlier `until` added, finished or failed, are part of the sweep.
+        recorded = [(d, json.loads((outp / RUNS / d / RUN_FILE).read_text(encoding="utf-8")))
+                    for d in done]
+        recorded += [("", f) for f in failures(outp)]
+        for rid, prov in recorded:
+            p, r = int(prov["point"]), int(prov["rep"])
+            if p < len(reps) and sw.task(p, r).run_id == prov["run"]:
+                reps[p] = max(reps[p], r + 1)
+                if u is not None and rid:
+                    m = _metric_from_dir(outp / RUNS / rid, u)
+                    if m is not None:
+                        metrics[p][r] = m
     pending = [
         t
         for p in range(len(sw.points))
@@ -654,25 +708,43 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     failed = 0
     sim_s = 0.0
     t0 = time.perf_counter()
-    jobs = jobs or os.cpu_count() or 1
+    if jobs is None:
+        affinity = getattr(os, "sched_getaffinity", None)
+        jobs = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
     ex = _Executor(jobs, scheduler)
-    try:
-        futures: dict[Any, RunTask] = {}
-        suspects: list[RunTask] = []  # in flight when a worker died
-        alone: set[str] = set()  # suspects rerun with nothing else in flight
-        queue = list(pending)
+    futures: dict[Any, RunTask] = {}
+    suspects: list[RunTask] = []  # in flight when a worker died
+    alone: set[str] = set()  # suspects rerun with nothing else in flight
+    queue = list(pending)
+    in_flight_max = max(2 * ex.slots(), 4)
 
-        def fill() -> None:
-            if suspects or any(t.run_id in alone for t in futures.values()):
-                if not futures and suspects:
-                    t = suspects.pop(0)
-                    alone.add(t.run_id)
-                    futures[ex.submit(t)] = t
-                return
-            while queue and len(futures) < max(2 * jobs, 4):
-                t = queue.pop(0)
+    def more(p: int) -> None:
+        """Add a repetition to point ``p`` when `until` asks for one."""
+        nonlocal total
+        if u is None or reps[p] >= u.max:
+            return
+        if any(t.point == p for t in futures.values()) or any(t.point == p for t in queue):
+            return
+        if any(t.point == p for t in suspects) or _ci_ok(list(metrics[p].values()), u):
+            return
+        queue.append(sw.task(p, reps[p]))
+        reps[p] += 1
+        total += 1
+
+    def fill() -> None:
+        if suspects or any(t.run_id in alone for t in futures.values()):
+            if not futures and suspects:
+                t = suspects.pop(0)
+                alone.add(t.run_id)
                 futures[ex.submit(t)] = t
+            return
+        while queue and len(futures) < in_flight_max:
+            t = queue.pop(0)
+            futures[ex.submit(t)] = t
 
+    try:
+        for p in range(len(sw.points)):
+            more(p)  # a resumed point whose repetitions all finished
         fill()
         while futures:
             finished, _ = ex.wait_any(set(futures))
@@ -688,34 +760,35 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
                 n_done += 1
                 if res["ok"]:
                     sim_s += float(res["raw"]["meta"]["duration_s"])
-                    if sw.spec.until is not None:
-                        m = _metric(res["raw"], sw.spec.until)
+                    if u is not None:
+                        try:
+                            m = _metric(res["raw"], u)
+                        except KeyError:
+                            raise SweepError(_bad_metric(sw, u, res["raw"])) from None
                         if m is not None:
                             metrics[task.point][task.rep] = m
                 else:
                     failed += 1
-                # Repeat until the CI is narrow enough, once the point's batch is in.
-                u = sw.spec.until
-                if u is not None:
-                    p = task.point
-                    in_flight = any(t.point == p for t in futures.values()) or any(
-                        t.point == p for t in queue
-                    )
-                    if (
-                        not in_flight
-                        and reps[p] < u.max
-                        and not _ci_ok(list(metrics[p].values()), u)
-                    ):
-                        queue.append(sw.task(p, reps[p]))
-                        reps[p] += 1
-                        total += 1
+                more(task.point)
                 if on_progress is not None:
                     on_progress(Progress(n_done, total, failed, sim_s, time.perf_counter() - t0))
             fill()
-    finally:
-        ex.close()
+    except BaseException:
+        ex.abort()
+        raise
+    ex.close()
     collect(outp)
     return outp
+
+
+def _bad_metric(sw: Sweep, u: Until, raw: Mapping[str, Any]) -> str:
+    table = raw[u.table]
+    names = ", ".join(str(n) for n in table.get("name", []))
+    cols = ", ".join(c for c in table if c != "name")
+    return (
+        f"{sw.path}: field `until.metric`: value {u.metric!r}: no {u.table} row "
+        f"{u.row!r} with a numeric column {u.column!r}; {u.table}: {names}; columns: {cols}"
+    )
 
 
 def _metric_from_dir(run_dir: Path, until: Until) -> float | None:
