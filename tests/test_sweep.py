@@ -330,3 +330,25 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes_the_sweep(tmp_path: Pat
     sweep.run_sweep(sw, out, jobs=2, resume=True)
     assert len(sweep.done_runs(out)) == 16
     assert flows(out).equals(flows(sweep.run_sweep(sw, tmp_path / "clean", jobs=2)))
+
+
+def test_summary_leaves_out_missing_values(tmp_path: Path) -> None:
+    # Three runs of one point; the third has no RTT sample (NaN). By hand:
+    # values 1 and 3: mean 2, std sqrt(2), n 2, CI t(1) x sqrt(2) / sqrt(2) = 12.706.
+    out = tmp_path / "o"
+    (out / "runs").mkdir(parents=True)
+    (out / "sweep.json").write_text(json.dumps({"axes": [["x", [1]]]}))
+    for rep, v in enumerate([1.0, 3.0, math.nan]):
+        d = out / "runs" / f"p-r{rep}"
+        d.mkdir()
+        prov = {"run": d.name, "point": 0, "coords": {"x": 1}, "rep": rep, "seed": rep}
+        (d / "run.json").write_text(json.dumps(prov))
+        pl.DataFrame({"name": ["f"], "rtt_mean_s": [v], "goodput_bps": [10.0]}).write_parquet(
+            d / "flows.parquet"
+        )
+    row = sweep.summarize(out).row(0, named=True)
+    assert (row["n"], row["rtt_mean_s_n"], row["goodput_bps_n"]) == (3, 2, 3)
+    assert row["rtt_mean_s_mean"] == pytest.approx(2.0)
+    assert row["rtt_mean_s_std"] == pytest.approx(math.sqrt(2))
+    assert row["rtt_mean_s_ci95"] == pytest.approx(12.706)
+    assert row["goodput_bps_std"] == 0.0

@@ -590,7 +590,10 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
     if df.height == 0:
         raise UserError(f"{directory}: no finished runs with a {table} table")
     if csv_path is not None:
-        df.write_csv(csv_path)
+        try:
+            df.write_csv(csv_path)
+        except OSError as e:
+            raise UserError(f"--csv {csv_path}: {e.strerror or e}") from e
     default = {
         "flows": ["goodput_bps", "rtt_mean_s", "segs_retrans", "timeouts"],
         "links": ["utilisation", "mean_queue_pkts", "drops"],
@@ -603,12 +606,15 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
     if missing:
         have = sorted(c[: -len("_mean")] for c in df.columns if c.endswith("_mean"))
         raise UserError(f"--columns: no numeric column {missing[0]!r}; have: {', '.join(have)}")
-    stats = ("_mean", "_std", "_ci95")
+    from rich.markup import escape
+
+    stats = ("_mean", "_std", "_ci95", "_n")
     keys = [c for c in df.columns if not c.endswith(stats) and c != "point"]
-    headers = [(k, "left") for k in keys] + [(c, "right") for c in wanted]
+    # Axis names hold brackets (host[client].cc), which rich would read as markup.
+    headers = [(escape(k), "left") for k in keys] + [(c, "right") for c in wanted]
     t = _table(f"{table}: mean ± 95 % CI", headers)
     for row in df.iter_rows(named=True):
-        cells = [str(row[k]) for k in keys]
+        cells = [escape(str(row[k])) for k in keys]
         for c in wanted:
             m, ci = row[f"{c}_mean"], row[f"{c}_ci95"]
             cells.append(_num(m, ".4g") + ("" if ci is None or math.isnan(ci) else f" ± {ci:.2g}"))

@@ -686,8 +686,9 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     metrics: list[dict[int, float]] = [{} for _ in sw.points]
     if resume:
         # Repetitions an earlier `until` added, finished or failed, are part of the sweep.
-        recorded = [(d, json.loads((outp / RUNS / d / RUN_FILE).read_text(encoding="utf-8")))
-                    for d in done]
+        recorded = [
+            (d, json.loads((outp / RUNS / d / RUN_FILE).read_text(encoding="utf-8"))) for d in done
+        ]
         recorded += [("", f) for f in failures(outp)]
         for rid, prov in recorded:
             p, r = int(prov["point"]), int(prov["rep"])
@@ -876,10 +877,23 @@ def failures(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(d.glob("*.json"))]
 
 
+# The columns that identify a row within one run, per table.
+_ROW_KEYS = {
+    "flows": ["name"],
+    "links": ["name"],
+    "generators": ["name"],
+    "phases": ["flow", "phase"],
+    "transfers": ["generator"],
+}
+
+
 def summarize(out: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame:
-    """Mean, std and 95 % CI half-width of every numeric column of ``table``
-    per sweep point and row name (flow or link): columns ``<col>_mean``,
-    ``<col>_std``, ``<col>_ci95`` and ``n``."""
+    """Mean, std and 95 % CI half-width (Student t) of every numeric column of
+    ``table`` over the repetitions of each sweep point, per row (flow, link,
+    generator, or flow and phase): columns ``<col>_mean``, ``<col>_std``,
+    ``<col>_ci95`` and ``<col>_n`` (the runs with a value: NaN and nulls are
+    left out), and ``n`` (the runs). Transfers are first averaged per run and
+    generator, so that a run, not a transfer, is one replicate."""
     import polars as pl
 
     from tcplab.analysis import t95
@@ -887,21 +901,27 @@ def summarize(out: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame
     df = read_table(out, table)
     if df.height == 0:
         return df
-    manifest = json.loads((Path(out) / MANIFEST).read_text(encoding="utf-8"))
-    axes = [a for a, _ in manifest["axes"]]
-    keys = ["point", *axes] + (["name"] if "name" in df.columns else [])
-    skip = {"run", "point", "rep", "seed", *axes}
-    numeric = [
-        c for c, t in df.schema.items() if c not in skip and t.is_numeric() and c not in keys
-    ]
+    axes = [a for a, _ in _read_manifest(Path(out))["axes"]]
+    ids = [c for c in _ROW_KEYS.get(table, []) if c in df.columns]
+    skip = {"run", "point", "rep", "seed", *axes, *ids}
+    numeric = [c for c, t in df.schema.items() if c not in skip and t.is_numeric()]
+    df = df.with_columns([pl.col(c).cast(pl.Float64).fill_nan(None) for c in numeric])
+    if table == "transfers":
+        df = df.group_by(["run", "point", *axes, *ids], maintain_order=True).agg(
+            [pl.col(c).mean() for c in numeric]
+        )
+    keys = ["point", *axes, *ids]
     agg = [pl.len().alias("n")]
     for c in numeric:
-        agg += [pl.col(c).mean().alias(f"{c}_mean"), pl.col(c).std().alias(f"{c}_std")]
+        agg += [
+            pl.col(c).mean().alias(f"{c}_mean"),
+            pl.col(c).std().alias(f"{c}_std"),
+            pl.col(c).count().alias(f"{c}_n"),
+        ]
     g = df.group_by(keys, maintain_order=True).agg(agg)
-    t = pl.Series("_t", [t95(n - 1) if n > 1 else math.nan for n in g["n"]], dtype=pl.Float64)
-    g = g.with_columns(t)
-    ci = [
-        (pl.col("_t") * pl.col(f"{c}_std") / pl.col("n").cast(pl.Float64).sqrt()).alias(f"{c}_ci95")
-        for c in numeric
-    ]
-    return g.with_columns(ci).drop("_t")
+    ci = []
+    for c in numeric:
+        n = g[f"{c}_n"].to_list()
+        t = pl.Series([t95(k - 1) if k > 1 else None for k in n], dtype=pl.Float64)
+        ci.append((t * g[f"{c}_std"] / g[f"{c}_n"].cast(pl.Float64).sqrt()).alias(f"{c}_ci95"))
+    return g.with_columns(ci) if ci else g
