@@ -96,6 +96,7 @@ def test_a_point_sets_its_fields_and_a_derived_seed(tmp_path: Path) -> None:
             ["sweep.mode", "equal lengths", "duration: 1", "link[0].rate: 2"],
         ),
         ("repetitions = 0", ["repetitions", "whole number >= 1"]),
+        ('[sweep]\nname = ["x", "y"]', ["sweep.name", "cannot be swept"]),
         (
             'until = { metric = "flows.f", ci_halfwidth = 0.1 }',
             ["until.metric", "flows.<flow name>"],

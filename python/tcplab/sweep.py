@@ -248,6 +248,10 @@ def _spec(doc: dict[str, Any], path: str) -> SweepSpec:  # noqa: PLR0912 - one c
             _parse_path(k)
         except ValueError as e:
             raise _err(path, f"sweep.{k}", k, f"not a field path ({e})") from None
+        if k in ("name", "description"):
+            raise _err(
+                path, f"sweep.{k}", k, "names the scenario, not a parameter; it cannot be swept"
+            )
         if k in ("seed", "sweep", "repetitions", "until"):
             raise _err(path, f"sweep.{k}", k, "cannot be swept (seeds come from repetitions)")
         axes.append((k, v))
@@ -371,6 +375,8 @@ def load_sweep(text: str, path: str) -> Sweep:
     doc = _load_toml(text, path)
     spec = _spec(doc, path)
     seed = doc.get("seed", 1)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise _err(path, "seed", seed, "must be a whole number >= 0")
     sw = Sweep(text=text, path=path, doc=doc, spec=spec, base_seed=int(seed), points=spec.points())
     for i, coords in enumerate(sw.points):
         for fpath, value in coords.items():
