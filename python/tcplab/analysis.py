@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["jain", "mean_ci", "nearest_rank", "response_times_by_size", "t95"]
+__all__ = ["jain", "log_edges", "mean_ci", "nearest_rank", "response_times_by_size", "t95"]
 
 # Two-sided 95 % quantiles of Student's t, df = 1..30 (Abramowitz & Stegun,
 # table 26.10); beyond 30 the normal 1.96 is within 2 %.
@@ -62,6 +62,14 @@ def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
     return sorted_values[max(1, math.ceil(p / 100 * len(sorted_values))) - 1]
 
 
+def log_edges(values: Sequence[float], per_decade: int = 4) -> list[float]:
+    """Logarithmic bin edges 10^(k/per_decade) covering ``values`` (all > 0):
+    from the edge at or below the smallest to the first edge above the largest."""
+    lo = math.floor(math.log10(min(values)) * per_decade)
+    hi = math.floor(math.log10(max(values)) * per_decade) + 1
+    return [10 ** (k / per_decade) for k in range(lo, hi + 1)]
+
+
 def response_times_by_size(
     transfers: pl.DataFrame, edges: Sequence[float] | None = None, per_decade: int = 4
 ) -> pl.DataFrame:
@@ -86,9 +94,7 @@ def response_times_by_size(
         )
     sizes = done["size_bytes"].cast(pl.Float64).to_list()
     if edges is None:
-        lo = math.floor(math.log10(min(sizes)) * per_decade)
-        hi = math.floor(math.log10(max(sizes)) * per_decade) + 1
-        edges = [10 ** (k / per_decade) for k in range(lo, hi + 1)]
+        edges = log_edges(sizes, per_decade)
     rows = []
     fct = done["fct_s"].to_list()
     for a, b in zip(edges[:-1], edges[1:]):

@@ -12,6 +12,7 @@ that the command starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import os
@@ -19,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -89,7 +90,6 @@ def _restore_sigint_default() -> None:
     main thread only) when that is what Python's table says it should be."""
     if os.name != "posix" or signal.getsignal(signal.SIGINT) != signal.SIG_DFL:
         return
-    import contextlib
     import ctypes
 
     with contextlib.suppress(OSError, AttributeError):  # no libc to call: leave it
@@ -490,7 +490,7 @@ def sweep(
     quiet: bool,
 ) -> None:
     """Run every point and repetition of SCENARIO's [sweep] in parallel."""
-    from tcplab.sweep import Progress, SweepError, collect, failures, run_sweep
+    from tcplab.sweep import Progress, collect, failures, run_sweep
 
     _keyboard_interrupts()
     sw = _load_sweep(scenario)
@@ -504,6 +504,25 @@ def sweep(
             f"{sw.path}: {len(sw.points)} point(s) x {sw.spec.repetitions} repetition(s)"
             f" = {n} runs{until}"
         )
+    bar = _runs_bar(console, "runs", disable=quiet)
+
+    def progress(p: Progress) -> None:
+        bar.update(job, completed=p.done, total=p.total, **_progress_fields(p))
+
+    with _run_errors(out, scenario, scheduler):
+        with bar:
+            job = bar.add_task("sweep", total=n, rate="", failed="")
+            run_sweep(sw, out, jobs=jobs, scheduler=scheduler, resume=resume, on_progress=progress)
+        if csv:
+            collect(out, csv=True)
+    if not quiet:
+        console.print(f"results in {out}")
+    _fail_on_failures(failures(out), f"their errors are in {out}/failed/")
+
+
+def _runs_bar(console: Console, label: str, *, disable: bool = False) -> Any:
+    """A progress bar for runs: done/total, simulated seconds per second,
+    failures, elapsed time and ETA."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -513,8 +532,8 @@ def sweep(
     )
     from rich.progress import Progress as Bar
 
-    bar = Bar(
-        TextColumn("runs"),
+    return Bar(
+        TextColumn(label),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"),
@@ -523,38 +542,47 @@ def sweep(
         TextColumn("ETA"),
         TimeRemainingColumn(),
         console=console,
-        disable=quiet,
+        disable=disable,
     )
 
-    def progress(p: Progress) -> None:
-        rate = f"{p.sim_s / p.wall_s:,.0f} sim-s/s" if p.wall_s > 0 else ""
-        bad = f"[red]{p.failed} failed[/]" if p.failed else ""
-        bar.update(job, completed=p.done, total=p.total, rate=rate, failed=bad)
+
+def _progress_fields(p: Any) -> dict[str, str]:
+    """The bar's text fields for a `tcplab.sweep.Progress`."""
+    return {
+        "rate": f"{p.sim_s / p.wall_s:,.0f} sim-s/s" if p.wall_s > 0 else "",
+        "failed": f"[red]{p.failed} failed[/]" if p.failed else "",
+    }
+
+
+@contextlib.contextmanager
+def _run_errors(out: Path, what: str, scheduler: str | None) -> Iterator[None]:
+    """Turn what a sweep or a study can raise into user errors; on Ctrl-C, say
+    how to resume."""
+    from tcplab.sweep import SweepError
 
     try:
-        with bar:
-            job = bar.add_task("sweep", total=n, rate="", failed="")
-            run_sweep(sw, out, jobs=jobs, scheduler=scheduler, resume=resume, on_progress=progress)
-        if csv:
-            collect(out, csv=True)
+        yield
     except KeyboardInterrupt:
-        _interrupted(out, scenario)
+        _interrupted(out, what)
         raise
-    except SweepError as e:
+    except (SweepError, _core.ScenarioError) as e:
         raise UserError(str(e)) from e
     except ImportError as e:
         raise UserError(f"--scheduler needs Dask: pip install 'tcplab[cluster]' ({e})") from e
     except ValueError as e:  # a malformed --scheduler address
         raise UserError(f"--scheduler {scheduler}: {e}") from e
     except OSError as e:
-        raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
-    bad = failures(out)
-    if not quiet:
-        console.print(f"results in {out}")
+        reading = e.filename is not None and out.resolve() not in Path(e.filename).resolve().parents
+        where = f"{e.filename}" if reading else f"cannot write results to {out}"
+        raise UserError(f"{where}: {e.strerror or e}") from e
+
+
+def _fail_on_failures(bad: Sequence[dict[str, Any]], hint: str) -> None:
+    """Print the first failed runs' errors and fail the command when any failed."""
     if bad:
         for f in bad[:5]:
             click.echo(f"run {f['run']} failed: {f['error']}", err=True)
-        raise UserError(f"{len(bad)} run(s) failed; their errors are in {out}/failed/")
+        raise UserError(f"{len(bad)} run(s) failed; {hint}")
 
 
 def _interrupted(out: Path, what: str) -> None:
@@ -654,7 +682,7 @@ def reproduce(
     """Run a reference study and write its report (out/<name>/report.html)."""
     from tcplab.reproduce import STUDIES
     from tcplab.reproduce import reproduce as reproduce_
-    from tcplab.sweep import Progress, SweepError
+    from tcplab.sweep import Progress
 
     if list_studies or name is None:
         t = _table("studies", [("name", "left"), ("study", "left"), ("paper file", "left")])
@@ -668,59 +696,25 @@ def reproduce(
         raise UserError(f"no study {name!r}; available: {', '.join(sorted(STUDIES))}")
     _keyboard_interrupts()
     out = out if out is not None else Path("out") / (name + ("-quick" if quick else ""))
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.progress import Progress as Bar
-
     console = _console()
-    bar = Bar(
-        TextColumn("{task.description:<9}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-    )
+    bar = _runs_bar(console, "{task.description:<9}")
     jobs_by_part: dict[str, Any] = {}
 
     def progress(part: str, p: Progress) -> None:
         if part not in jobs_by_part:
-            jobs_by_part[part] = bar.add_task(part, total=p.total, rate="")
-        rate = f"{p.sim_s / p.wall_s:,.0f} sim-s/s" if p.wall_s > 0 else ""
-        bar.update(jobs_by_part[part], completed=p.done, total=p.total, rate=rate)
+            jobs_by_part[part] = bar.add_task(part, total=p.total, rate="", failed="")
+        bar.update(jobs_by_part[part], completed=p.done, total=p.total, **_progress_fields(p))
 
-    try:
-        with bar:
-            report = reproduce_(
-                name, out, quick=quick, jobs=jobs, scheduler=scheduler, resume=resume,
-                on_progress=progress,
-            )
-    except KeyboardInterrupt:
-        _interrupted(out, name)
-        raise
-    except (SweepError, _core.ScenarioError) as e:
-        raise UserError(str(e)) from e
-    except ImportError as e:
-        raise UserError(f"--scheduler needs Dask: pip install 'tcplab[cluster]' ({e})") from e
-    except ValueError as e:  # a malformed --scheduler address
-        raise UserError(f"--scheduler {scheduler}: {e}") from e
-    except OSError as e:
-        raise UserError(f"{e.filename or out}: {e.strerror or e}") from e
+    with _run_errors(out, name, scheduler), bar:
+        report = reproduce_(
+            name, out, quick=quick, jobs=jobs, scheduler=scheduler, resume=resume,
+            on_progress=progress,
+        )
     console.print(f"report: {report}")
     from tcplab.sweep import failures
 
     bad = [f for d in sorted(out.iterdir()) if d.is_dir() for f in failures(d)]
-    if bad:
-        for f in bad[:5]:
-            click.echo(f"run {f['run']} failed: {f['error']}", err=True)
-        raise UserError(f"{len(bad)} run(s) failed; the report lacks them (see {out}/*/failed/)")
+    _fail_on_failures(bad, f"the report lacks them (see {out}/*/failed/)")
 
 
 # --------------------------------------------------------------- reports

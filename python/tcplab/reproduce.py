@@ -122,19 +122,14 @@ def braud_responses(out: Path) -> dict[tuple[Any, ...], pl.DataFrame]:
 
     import polars as pl
 
-    from tcplab.analysis import response_times_by_size
+    from tcplab.analysis import log_edges, response_times_by_size
     from tcplab.sweep import read_table
 
     tr = read_table(out, "transfers")
     if tr.height == 0:
         return {}
-    lo, hi = tr["size_bytes"].min(), tr["size_bytes"].max()
-    import math
-
-    per_decade = 4
-    a = math.floor(math.log10(float(lo)) * per_decade)  # type: ignore[arg-type]
-    b = math.floor(math.log10(float(hi)) * per_decade) + 1  # type: ignore[arg-type]
-    edges = [10 ** (k / per_decade) for k in range(a, b + 1)]
+    # One set of bins for every series, so that they line up.
+    edges = log_edges(tr["size_bytes"].cast(pl.Float64).to_list())
     res: dict[tuple[Any, ...], pl.DataFrame] = {}
     for key, group in tr.group_by([BUFFER, LOAD, SERVER, CLIENT], maintain_order=True):
         binned = response_times_by_size(group, edges=edges)
@@ -295,7 +290,7 @@ def reproduce(
     """Run study ``name`` into ``out`` (one sub-directory per part) and write
     ``out/report.html``; returns the report's path."""
     from tcplab.results import Results
-    from tcplab.sweep import Progress, load_sweep, run_sweep, set_field
+    from tcplab.sweep import Progress, load_sweep, run_sweep
 
     study = STUDIES[name]
     outp = Path(out)
@@ -303,29 +298,19 @@ def reproduce(
     root = scenario_dir()
     for part in study.parts:
         path = root / part.file
-        text = path.read_text(encoding="utf-8")
+        sw = load_sweep(path.read_text(encoding="utf-8"), str(path))
+        if quick:
+            sw.override(part.quick, part.quick_repetitions)
         if part.single:
-            import copy
-
-            from tcplab.sweep import _dump_toml, _load_toml
-
-            doc = _load_toml(text, str(path))
-            if quick:
-                doc = copy.deepcopy(doc)
-                for k, v in part.quick.items():
-                    set_field(doc, k, v)
-                text = _dump_toml(doc)
+            # One run with the file's own seed (a sweep's runs get derived seeds).
             t0 = time.perf_counter()
-            res = Results(_core.run(text, str(path), None))
+            res = Results(_core.run(sw.task(0, 0).text, str(path), None))
             res.write(outp / part.name)
             if on_progress is not None:
                 on_progress(
                     part.name, Progress(1, 1, 0, res.meta["duration_s"], time.perf_counter() - t0)
                 )
             continue
-        sw = load_sweep(text, str(path))
-        if quick:
-            sw.override(part.quick, part.quick_repetitions)
 
         def prog(p: Progress, part_name: str = part.name) -> None:
             if on_progress is not None:

@@ -799,16 +799,15 @@ def _bad_metric(sw: Sweep, u: Until, raw: Mapping[str, Any]) -> str:
 
 
 def _metric_from_dir(run_dir: Path, until: Until) -> float | None:
+    """`_metric` of a run already on disk (its table as written); None also
+    when the table lacks the row or column."""
     import polars as pl
 
-    df = pl.read_parquet(run_dir / f"{until.table}.parquet")
-    if until.column not in df.columns:
+    columns = pl.read_parquet(run_dir / f"{until.table}.parquet").to_dict(as_series=False)
+    try:
+        return _metric({until.table: columns}, until)
+    except KeyError:
         return None
-    rows = df.filter(pl.col("name") == until.row)
-    if rows.height == 0:
-        return None
-    v = rows[until.column][0]
-    return float(v) if v is not None and math.isfinite(float(v)) else None
 
 
 # --- results ---------------------------------------------------------------------------------
