@@ -13,6 +13,7 @@ import pytest
 
 from tcplab import reproduce, sweep
 from tcplab.cli import main
+from tcplab.studies import braud2016
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def test_the_report_has_every_figure_the_paper_file_lists(quick: Path) -> None:
 
 
 def test_utilisation_is_a_fraction_and_the_grid_is_complete(quick: Path) -> None:
-    util = reproduce.braud_utilisation(quick / "exp1")
+    util = braud2016.braud_utilisation(quick / "exp1")
     assert util.height == 4 * 4 * 2 * 2  # pairs x buffers x directions
     assert util["n"].unique().to_list() == [2]
     assert util["utilisation_pct_mean"].max() <= 100.0 + 1e-9
@@ -44,7 +45,7 @@ def test_an_oversized_uplink_buffer_crushes_a_newreno_download(quick: Path) -> N
     # The study's headline (and the earlier NewReno literature it cites): with a
     # 250-packet uplink buffer the upload's standing queue delays the download's
     # ACKs and the download loses much of its link, while the upload fills its own.
-    util = reproduce.braud_utilisation(quick / "exp1")
+    util = braud2016.braud_utilisation(quick / "exp1")
 
     def cell(buf: int, direction: str) -> float:
         row = util.filter(

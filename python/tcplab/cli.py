@@ -669,6 +669,15 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on a Dask distributed cluster instead of local processes.")
 @click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
+@click.option(
+    "--export",
+    "export_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Copy the study's scenario files into DIR/<name>/ and stop (edit them, then "
+    "run with TCPLAB_SCENARIOS=DIR).",
+)
 def reproduce(
     name: str | None,
     *,
@@ -678,22 +687,32 @@ def reproduce(
     jobs: int | None,
     scheduler: str | None,
     resume: bool,
+    export_dir: Path | None,
 ) -> None:
     """Run a reference study and write its report (out/<name>/report.html)."""
-    from tcplab.reproduce import STUDIES
+    from tcplab.reproduce import export
     from tcplab.reproduce import reproduce as reproduce_
+    from tcplab.studies import STUDIES
     from tcplab.sweep import Progress
 
     if list_studies or name is None:
-        t = _table("studies", [("name", "left"), ("study", "left"), ("paper file", "left")])
+        t = _table("studies", [("name", "left"), ("study", "left"), ("paper", "left")])
         for s in STUDIES.values():
-            t.add_row(s.name, s.title, s.paper)
+            t.add_row(s.name, s.title, s.paper.text())
         _console().print(t, crop=False)
         if name is None and not list_studies:
             raise UserError("name a study (tcplab reproduce --list shows them)")
         return
     if name not in STUDIES:
-        raise UserError(f"no study {name!r}; available: {', '.join(sorted(STUDIES))}")
+        raise UserError(f"no study {name!r}; available: {', '.join(STUDIES)}")
+    if export_dir is not None:
+        try:
+            files = export(name, export_dir)
+        except OSError as e:
+            raise UserError(f"cannot export {name} to {export_dir}: {e}") from e
+        for f in files:
+            click.echo(str(f))
+        return
     _keyboard_interrupts()
     out = out if out is not None else Path("out") / (name + ("-quick" if quick else ""))
     console = _console()

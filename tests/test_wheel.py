@@ -1,0 +1,132 @@
+"""tcplab as a user installs it: the wheel built by maturin, installed with its
+dependencies in a fresh virtual environment, runs a reproduction from a
+directory that is not the checkout. This is what an editable install hides:
+study files living outside the package, paths into the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _maturin() -> str:
+    exe = Path(sys.executable).parent / "maturin"
+    found = str(exe) if exe.exists() else shutil.which("maturin")
+    if found is None:
+        pytest.fail("maturin is not installed (make install-dev installs it)")
+    return found
+
+
+def _clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "TCPLAB_"))}
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding the wheel; returns its bin directory."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    wheels = tmp / "dist"
+    subprocess.run(
+        [_maturin(), "build", "--release", "--out", str(wheels)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        env=_clean_env(),
+    )
+    (wheel,) = wheels.glob("tcplab-*.whl")
+    env_dir = tmp / "venv"
+    venv.create(env_dir, with_pip=True)
+    bin_dir = env_dir / "bin"
+    r = subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    return bin_dir
+
+
+def test_the_wheel_carries_its_studies_and_reproduces_braud2016(
+    installed: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "user"
+    elsewhere.mkdir()
+    env = _clean_env()
+    where = subprocess.run(
+        [str(installed / "python"), "-c", "import tcplab, sys; print(tcplab.__file__)"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout.strip()
+    # The package imported is the installed one, not the checkout's sources.
+    assert Path(where).is_relative_to(installed.parent), where
+    listing = subprocess.run(
+        [str(installed / "tcplab"), "reproduce", "--list"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    assert "braud2016" in listing
+    assert "ALGOTEL" in listing
+    r = subprocess.run(
+        [str(installed / "tcplab"), "reproduce", "braud2016", "--quick", "--jobs", "2"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr + r.stdout
+    report = elsewhere / "out" / "braud2016-quick" / "report.html"
+    html = report.read_text(encoding="utf-8")
+    assert "Braud" in html
+    assert html.count("<figure") > 0
+    # Nothing points into a checkout or a paper file that no user has.
+    assert "shared/papers" not in html
+    assert str(ROOT) not in html
+
+
+def test_exported_study_files_run_through_tcplab_scenarios(
+    installed: Path, tmp_path: Path
+) -> None:
+    env = _clean_env()
+    subprocess.run(
+        [str(installed / "tcplab"), "reproduce", "braud2016", "--export", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+    files = sorted(p.name for p in (tmp_path / "braud2016").iterdir())
+    assert files == ["exp1.toml", "exp2.toml", "pendulum.toml"]
+    # An edited copy is what runs: a broken field is reported with the copy's path.
+    exp1 = tmp_path / "braud2016" / "exp1.toml"
+    exp1.write_text(exp1.read_text().replace('rate = "10Mbps"', 'rate = "10Mbpz"'))
+    r = subprocess.run(
+        [str(installed / "tcplab"), "reproduce", "braud2016", "--quick", "--out", "o"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**env, "TCPLAB_SCENARIOS": str(tmp_path)},
+        check=False,
+    )
+    assert r.returncode != 0
+    assert str(exp1) in r.stderr
+    assert "10Mbpz" in r.stderr
