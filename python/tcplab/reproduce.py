@@ -76,6 +76,8 @@ def reproduce(
     for part in study.parts_for(quick):
         text, path = scenario_text(study.name, part.file)
         sw = load_sweep(text, path)
+        if part.overrides or part.repetitions is not None:
+            sw.override(part.overrides, part.repetitions)
         if quick:
             sw.override(part.quick, part.quick_repetitions)
         if part.single:
@@ -110,12 +112,12 @@ def export(name: str, directory: str | os.PathLike[str]) -> list[Path]:
     Existing files are left alone: ``FileExistsError`` names the first one."""
     study = get(name)
     dest = Path(directory) / study.name
-    files = [dest / p.file for p in study.parts]
+    files = list(dict.fromkeys(dest / p.file for p in study.parts))
     for f in files:
         if f.exists():
             raise FileExistsError(f"{f} exists; export into an empty directory")
     dest.mkdir(parents=True, exist_ok=True)
-    for part, f in zip(study.parts, files):
-        text, _ = scenario_text(study.name, part.file)
+    for f in files:
+        text, _ = scenario_text(study.name, f.name)
         f.write_text(text, encoding="utf-8")
     return files

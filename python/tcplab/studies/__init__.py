@@ -41,7 +41,7 @@ __all__ = [
 SCENARIOS_ENV = "TCPLAB_SCENARIOS"
 
 #: The study modules, in the order ``tcplab reproduce --list`` shows them.
-_MODULES = ("braud2016",)
+_MODULES = ("braud2016", "mascolo2006")
 
 
 @dataclass(frozen=True)
@@ -71,12 +71,17 @@ class Citation:
 class Part:
     """One scenario file of a study: a sweep, or a single run (``single``).
 
-    ``quick`` holds field overrides (dotted paths, as ``Sweep.override`` takes
-    them) and ``quick_repetitions`` the repetitions of the ``--quick`` version.
+    ``overrides`` (dotted field paths, as ``Sweep.override`` takes them) and
+    ``repetitions`` apply to the file in this part (so that one file can serve
+    two parts, e.g. a traced run beside the untraced repetitions: same points,
+    same seeds); ``quick`` and ``quick_repetitions`` are applied on top of them
+    in the ``--quick`` version.
     """
 
     name: str
     file: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    repetitions: int | None = None
     quick: Mapping[str, Any] = field(default_factory=dict)
     quick_repetitions: int | None = None
     single: bool = False
