@@ -1,0 +1,98 @@
+"""``tcplab reproduce mascolo2006 --quick`` end to end: every part runs, the
+report holds every figure and table the paper lists, and the numbers obey
+conservation and the scenario's schedule (checked against hand-derived bounds,
+not against earlier output)."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tcplab import reproduce, sweep
+from tcplab.studies import mascolo2006 as m
+
+# 250 Mb/s carries at most 250e6 * 1460 / 1500 b/s of payload (1500-byte
+# packets, 40-byte headers; with timestamps the payload is 12 bytes less).
+PAYLOAD_BPS = 250e6 * 1460 / 1500
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("mascolo2006")
+    reproduce.reproduce("mascolo2006", out, quick=True, jobs=2)
+    return out
+
+
+def test_the_report_has_every_figure_and_table_the_paper_lists(quick: Path) -> None:
+    html = (quick / "report.html").read_text(encoding="utf-8")
+    profiles, rtts, variants = 2, 2, 8
+    per_ab = profiles * rtts * 2 + profiles * rtts  # goodput of A and B, retransmissions
+    cwnd_b = variants * profiles * rtts  # Figures 6-12 (and CUBIC)
+    cwnd_c = variants * profiles  # Figure 13
+    fairness = 3 * profiles  # Figures 14-16
+    assert html.count("<figure") == 2 * per_ab + cwnd_b + cwnd_c + fairness
+    for n in range(2, 17):
+        assert f"Figure {n}" in html or (6 <= n <= 12 and "Figures 6-12" in html), n
+    assert "Table I:" in html
+    assert "Table II:" in html
+    assert "Mascolo" in html
+    assert "PFLDnet 2006" in html
+    assert not re.search(r"""(src|href)=["']https?://""", html), "self-contained"
+
+
+@pytest.mark.parametrize("part", ["A", "B", "C"])
+def test_forward_goodput_never_exceeds_the_bottleneck(quick: Path, part: str) -> None:
+    ph = sweep.read_table(quick / part, "phases")
+    fwd = ph.filter(pl.col("flow").is_in(["A", "B", "E", "F"]))
+    total = fwd.group_by(["run", "phase"]).agg(
+        pl.col("goodput_bps").sum(), (pl.col("end_s") - pl.col("start_s")).first().alias("len")
+    )
+    # One packet of slack for a delivery straddling a phase boundary.
+    bound = PAYLOAD_BPS + 1500 * 8 / total["len"]
+    assert (total["goodput_bps"] <= bound).all()
+    assert (fwd["segs_retrans"] <= fwd["segs_sent"]).all()
+
+
+def test_every_point_ran_and_retransmission_probability_is_a_probability(quick: Path) -> None:
+    a = m.phases(quick / "A")
+    assert set(a["variant"]) == set(m.VARIANTS)
+    assert set(a["profile"]) == set(m.PROFILES)
+    assert set(a["rtt"]) == set(m.RTTS)
+    p = a["retrans_prob"].drop_nans()
+    assert p.min() >= 0.0
+    assert p.max() <= 1.0
+
+
+def test_scenario_c_follows_its_schedule(quick: Path) -> None:
+    c = m.phases(quick / "C")
+    # E and F start within 250-260 s (scaled): nothing of theirs arrives in phase 0.
+    early = c.filter(pl.col("flow").is_in(["E", "F"]) & (pl.col("phase") == 0))
+    assert early.height > 0
+    assert (early["goodput_bps"] == 0).all()
+    # C and D send only in the reverse phase (333-666 s scaled, phase 2).
+    rev = c.filter(pl.col("flow").is_in(["C", "D"]))
+    assert (rev.filter(pl.col("phase").is_in([0, 1]))["goodput_bps"] == 0).all()
+    assert (rev.filter(pl.col("phase") == 2)["goodput_bps"] > 0).all()
+    fair = m.fairness(c)
+    assert fair.height == len(m.VARIANTS) * len(m.PROFILES)
+    assert all(math.isfinite(v) for v in fair["A/E last 250 s_mean"])
+
+
+def test_timeouts_table_is_shaped_like_tables_one_and_two(quick: Path) -> None:
+    t = m.timeouts_table(m.phases(quick / "A"), m.AB_PHASES)
+    assert t.height == len(m.VARIANTS) * len(m.PROFILES)
+    assert t.width == 2 + len(m.RTTS) * len(m.AB_PHASES)
+
+
+def test_the_traced_runs_are_the_first_repetitions_of_their_points(quick: Path) -> None:
+    # B-traces runs b.toml with the same points and seeds, traced: its flows
+    # table must equal repetition 0 of B's.
+    cols = ["point", "name", "segs_sent", "bytes_delivered"]
+    b = sweep.read_table(quick / "B", "flows").filter(pl.col("rep") == 0).select(cols)
+    t = sweep.read_table(quick / "B-traces", "flows").select(cols)
+    assert b.sort(["point", "name"]).equals(t.sort(["point", "name"]))
+    assert sweep.read_table(quick / "B-traces", "cwnd").height > 0
