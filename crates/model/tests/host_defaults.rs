@@ -207,3 +207,88 @@ fn defaults_alone_make_no_host() {
     let sc = parse_scenario(text, "d.toml").unwrap();
     assert!(sc.hosts.is_empty() && sc.nodes.is_empty());
 }
+
+/// The example of docs/scenarios.md ("Many alike hosts"), as the page says it
+/// reads written out.
+const DOC_FULL: &str = r#"
+[[host]]
+name = "A"
+profile = "rfc"
+cc = "newreno"
+recovery = "sack"
+sndbuf = "32MB"
+access = { router = "R1", rate = "1Gbps", delay = "2.5ms", queue = { packets = 5000 } }
+
+[[host]]
+name = "B"
+profile = "rfc"
+cc = "newreno"
+recovery = "sack"
+sndbuf = "32MB"
+access = { router = "R1", rate = "1Gbps", delay = "2.5ms", queue = { packets = 5000 } }
+
+[[host]]
+name = "X"
+profile = "rfc"
+cc = "newreno"
+recovery = "sack"
+sndbuf = "32MB"
+access = { router = "R1", rate = "1Gbps", delay = "2.5ms", queue = { packets = 5000 } }
+
+[[host]]
+name = "Y"
+profile = "rfc"
+cc = "cubic"
+recovery = "sack"
+sndbuf = "32MB"
+access = { router = "R2", rate = "1Gbps", delay = "10ms", queue = { kind = "red", packets = 500 } }
+"#;
+
+#[test]
+fn the_documented_example_is_the_written_out_scenario() {
+    let page = include_str!("../../../docs/scenarios.md");
+    let marker = "<!-- example: alike hosts";
+    let block = page[page.find(marker).expect("example marker")..]
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("toml block");
+    let rest = "[[router]]\nname = \"R1\"\n[[router]]\nname = \"R2\"\n[[link]]\nbetween = [\"R1\", \"R2\"]\nrate = \"250Mbps\"\n";
+    let doc = format!("duration = \"1s\"\n{block}\n{rest}");
+    let full = format!("duration = \"1s\"\n{DOC_FULL}\n{rest}");
+    let (a, b) = (
+        parse_scenario(&doc, "doc.toml").unwrap(),
+        parse_scenario(&full, "doc.toml").unwrap(),
+    );
+    assert_eq!(a.nodes, ["A", "B", "X", "Y", "R1", "R2"]);
+    assert_eq!(format!("{a:#?}"), format!("{b:#?}"));
+}
+
+#[test]
+fn a_queue_or_cc_params_of_the_host_replaces_the_defaults_whole() {
+    let text = r#"
+duration = "1s"
+[defaults.host]
+cc = "vegas"
+cc_params = { alpha = 1, beta = 3 }
+access = { router = "r", rate = "10Mbps", queue = { kind = "red", packets = 5000, max_p = 0.2 } }
+[[host]]
+name = "a"
+cc_params = { gamma = 2 }
+access = { queue = { packets = 100 } }
+[[host]]
+name = "b"
+[[router]]
+name = "r"
+"#;
+    let sc = parse_scenario(text, "q.toml").unwrap();
+    // a: Drop Tail of 100 packets both ways (no RED fields from the defaults).
+    let q: Vec<String> = sc.links.iter().map(|l| format!("{:?}", l.queue)).collect();
+    let droptail = "QueueSpec { kind: DropTail, limit: Packets(100), ecn: false }";
+    let red =
+        "QueueSpec { kind: Red(5.0, 15.0, 0.2, 0.002, false), limit: Packets(5000), ecn: false }";
+    assert_eq!(q, [droptail, droptail, red, red]);
+    assert_eq!(sc.hosts[0].cc_params.len(), 1);
+    assert_eq!(sc.hosts[0].cc_params["gamma"], 2.0);
+    assert_eq!(sc.hosts[1].cc_params.len(), 2);
+}
