@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from tcplab import analysis, sweep
+from tcplab import _core, analysis, sweep
 from tcplab.cli import main
 
 # A small, fast scenario whose results depend on the seed (random loss).
@@ -171,6 +171,20 @@ def test_a_sweep_over_the_host_defaults(tmp_path: Path) -> None:
     assert point_doc(load(p), 1)["defaults"] == {"host": {"cc": "cubic"}}
     out = sweep.run_sweep(sw, tmp_path / "out", jobs=1)
     assert flows(out)["name"].to_list() == ["f1", "f2", "f1", "f2"]
+
+
+def test_a_bad_point_names_no_line_of_the_regenerated_text(tmp_path: Path) -> None:
+    # Lines and columns would count in the point's TOML as rewritten, not the file.
+    for axis, fld in [
+        ('"host[1].cc" = ["reno2"]', "field `host[1].cc`"),
+        ('"defaults.host.mss" = ["big"]', "field `defaults.host.mss`"),
+    ]:
+        with pytest.raises(_core.ScenarioError) as e:
+            load(alike(tmp_path, axis))
+        msg = str(e.value)
+        assert "(sweep point" in msg, msg
+        assert fld in msg, msg
+        assert "(line" not in msg, msg
 
 
 def test_a_host_of_a_names_list_is_addressed_by_its_table(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -396,7 +397,13 @@ class Sweep:
         bad axis value fails before anything runs."""
         for i in range(len(self.points)):
             t = self.task(i, 0)
-            _core.validate(t.text, t.path)
+            try:
+                _core.validate(t.text, t.path)
+            except _core.ScenarioError as e:
+                # The core's line and column count in the point's regenerated
+                # text, not in the file: the field path and the point say where.
+                msg = re.sub(rf"^{re.escape(t.path)} \(line \d+, column \d+\)", t.path, str(e))
+                raise _core.ScenarioError(msg) from None
 
     def tasks(self, reps: int | None = None) -> list[RunTask]:
         """Every (point, repetition) task, ``reps`` repetitions per point."""
