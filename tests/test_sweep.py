@@ -8,11 +8,12 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
-from tcplab import analysis, sweep
+from tcplab import _core, analysis, sweep
 from tcplab.cli import main
 
 # A small, fast scenario whose results depend on the seed (random loss).
@@ -117,6 +118,100 @@ def test_bad_sweeps_name_the_field(tmp_path: Path, extra: str, parts: list[str])
     assert msg.startswith(str(p)), msg
     for part in parts:
         assert part in msg, msg
+
+
+# Hosts written with [defaults.host] and names: a sweep addresses the file's
+# [[host]] tables, so host[0] is both a1 and a2.
+ALIKE = """
+name = "alike"
+seed = 7
+duration = "2s"
+[defaults.host]
+cc = "newreno"
+access = { rate = "10Mbps", delay = "5ms", loss = { rate = 0.002 } }
+[[host]]
+names = ["a1", "a2"]
+access = { router = "r" }
+[[host]]
+names = ["b"]
+access = { router = "r" }
+[[host]]
+name = "c"
+access = { router = "r" }
+[[router]]
+name = "r"
+[[flow]]
+name = "f1"
+from = "a1"
+to = "b"
+[[flow]]
+name = "f2"
+from = "a2"
+to = "c"
+"""
+
+
+def alike(tmp_path: Path, axes: str) -> Path:
+    p = tmp_path / "alike.toml"
+    p.write_text(ALIKE + "[sweep]\n" + axes + "\n", encoding="utf-8")
+    return p
+
+
+def point_doc(sw: sweep.Sweep, point: int) -> dict[str, Any]:
+    return sweep._load_toml(sw.task(point, 0).text, "point")
+
+
+def test_a_sweep_over_the_host_defaults(tmp_path: Path) -> None:
+    sw = load(alike(tmp_path, '"defaults.host.cc" = ["newreno", "cubic"]'))
+    doc = point_doc(sw, 1)
+    assert doc["defaults"]["host"]["cc"] == "cubic"
+    assert all("cc" not in h for h in doc["host"])
+    # A default added by the sweep to a file without [defaults.host].
+    p = scenario(tmp_path, '[sweep]\n"defaults.host.cc" = ["newreno", "cubic"]')
+    assert point_doc(load(p), 1)["defaults"] == {"host": {"cc": "cubic"}}
+    out = sweep.run_sweep(sw, tmp_path / "out", jobs=1)
+    assert flows(out)["name"].to_list() == ["f1", "f2", "f1", "f2"]
+
+
+def test_a_bad_point_names_no_line_of_the_regenerated_text(tmp_path: Path) -> None:
+    # Lines and columns would count in the point's TOML as rewritten, not the file.
+    for axis, fld in [
+        ('"host[1].cc" = ["reno2"]', "field `host[1].cc`"),
+        ('"defaults.host.mss" = ["big"]', "field `defaults.host.mss`"),
+    ]:
+        with pytest.raises(_core.ScenarioError) as e:
+            load(alike(tmp_path, axis))
+        msg = str(e.value)
+        assert "(sweep point" in msg, msg
+        assert fld in msg, msg
+        assert "(line" not in msg, msg
+
+
+def test_a_host_of_a_names_list_is_addressed_by_its_table(tmp_path: Path) -> None:
+    # host[0] holds a1 and a2: one field for both.
+    sw = load(alike(tmp_path, '"host[0].cc" = ["cubic"]'))
+    assert point_doc(sw, 0)["host"][0] == {
+        "names": ["a1", "a2"],
+        "access": {"router": "r"},
+        "cc": "cubic",
+    }
+    # A names list of one name is that host's own table.
+    sw = load(alike(tmp_path, '"host[b].cc" = ["cubic"]'))
+    assert point_doc(sw, 0)["host"][1]["cc"] == "cubic"
+    # One name of several cannot be swept alone: the error says what to write.
+    with pytest.raises(sweep.SweepError) as e:
+        load(alike(tmp_path, '"host[a2].cc" = ["cubic"]'))
+    msg = str(e.value)
+    for part in [
+        "field `sweep.host[a2].cc`",
+        "'a2' is one of the names of host[0]",
+        "names = ['a1', 'a2']",
+        "as its own [[host]]",
+        "sweep `host[0]...`",
+    ]:
+        assert part in msg, msg
+    with pytest.raises(sweep.SweepError, match=r"no entry named 'z' \(names: a1, a2, b, c\)"):
+        load(alike(tmp_path, '"host[z].cc" = ["cubic"]'))
 
 
 def flows(out: Path) -> pl.DataFrame:

@@ -10,6 +10,12 @@ repetitions::
     mode = "grid"                                  # or "zip"
     "host[client].cc" = ["newreno", "cubic"]       # by name in brackets
     "link[1].forward.queue.packets" = [40, 250]    # or by index
+    "defaults.host.sndbuf" = ["1MB", "4MB"]        # what every host inherits
+
+A path addresses the file as written: ``host[0]`` is its first ``[[host]]``
+table, which may be a ``names = [...]`` list of several hosts (the field then
+changes all of them); ``host[b]`` finds ``name = "b"`` or ``names = ["b"]``,
+and a name among several of a ``names`` list is an error.
 
 Each run's seed is derived from (base seed, the point's coordinates,
 repetition), never from positions or scheduling, so adding a point or a
@@ -31,6 +37,7 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -171,6 +178,41 @@ def coord_label(value: Any) -> Any:
     return value
 
 
+def _format_path(parts: Sequence[str | int]) -> str:
+    """The parts of a field path written back: ``host[client].access``."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int) or p.startswith("\0"):
+            out += f"[{str(p).lstrip(chr(0))}]"
+        else:
+            out += f".{p}" if out else p
+    return out
+
+
+def _entry_named(entries: list[Any], name: str, where: str, table: str) -> int:
+    """The index of the entry named ``name``: its ``name``, or ``names = [name]``.
+    A name among several of a ``names`` list is an error: a field set on that
+    entry would change all of its hosts."""
+    for j, e in enumerate(entries):
+        if isinstance(e, dict) and (e.get("name") == name or e.get("names") == [name]):
+            return j
+    for j, e in enumerate(entries):
+        names = e.get("names") if isinstance(e, dict) else None
+        if isinstance(names, list) and name in names:
+            raise KeyError(
+                f"`{where}`: {name!r} is one of the names of {table}[{j}] "
+                f"(names = {names!r}), which share every field: write {name!r} as its "
+                f"own [[{table}]] to sweep it alone, or sweep `{table}[{j}]...` to change "
+                f"all of them"
+            )
+    known: list[str] = []
+    for e in entries:
+        if isinstance(e, dict):
+            names = e.get("names")
+            known += [str(n) for n in names] if isinstance(names, list) else [str(e.get("name"))]
+    raise KeyError(f"`{where}`: no entry named {name!r} (names: {', '.join(known)})")
+
+
 def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR0912
     """Set ``fpath`` in the TOML document ``doc``, creating missing tables.
 
@@ -182,7 +224,7 @@ def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR
     node: Any = doc
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        where = ".".join(str(p).lstrip("\0") for p in parts[: i + 1])
+        where = _format_path(parts[: i + 1])
         if isinstance(part, int) or part.startswith("\0"):
             if not isinstance(node, list):
                 raise KeyError(f"`{where}`: indexes something that is not a list")
@@ -191,14 +233,7 @@ def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR
                     raise KeyError(f"`{where}`: index {part} out of range ({len(node)} entries)")
                 key: Any = part
             else:
-                name = part[1:]
-                found = [
-                    j for j, e in enumerate(node) if isinstance(e, dict) and e.get("name") == name
-                ]
-                if not found:
-                    names = ", ".join(str(e.get("name")) for e in node if isinstance(e, dict))
-                    raise KeyError(f"`{where}`: no entry named {name!r} (names: {names})")
-                key = found[0]
+                key = _entry_named(node, part[1:], where, _format_path(parts[:i]))
         else:
             if not isinstance(node, dict):
                 raise KeyError(f"`{where}`: {type(node).__name__} has no fields")
@@ -362,7 +397,13 @@ class Sweep:
         bad axis value fails before anything runs."""
         for i in range(len(self.points)):
             t = self.task(i, 0)
-            _core.validate(t.text, t.path)
+            try:
+                _core.validate(t.text, t.path)
+            except _core.ScenarioError as e:
+                # The core's line and column count in the point's regenerated
+                # text, not in the file: the field path and the point say where.
+                msg = re.sub(rf"^{re.escape(t.path)} \(line \d+, column \d+\)", t.path, str(e))
+                raise _core.ScenarioError(msg) from None
 
     def tasks(self, reps: int | None = None) -> list[RunTask]:
         """Every (point, repetition) task, ``reps`` repetitions per point."""

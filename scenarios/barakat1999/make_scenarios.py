@@ -28,28 +28,24 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 HOSTS = """
-[[host]]
-name = "src"
+# Both ends as ns-2: 512-byte packets, no options, an ACK per segment.
+[defaults.host]
 profile = "rfc"
-cc = "tahoe"
-recovery = "tahoe-ns2"
 mss = 472
 sack = false
 timestamps = false
 delack_segments = 1
-initial_window = 1
 sndbuf = "1MB"
 rcvbuf = "1MB"
 
 [[host]]
+name = "src"
+cc = "tahoe"
+recovery = "tahoe-ns2"
+initial_window = 1
+
+[[host]]
 name = "dst"
-profile = "rfc"
-mss = 472
-sack = false
-timestamps = false
-delack_segments = 1
-sndbuf = "1MB"
-rcvbuf = "1MB"
 """
 
 

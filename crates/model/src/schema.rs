@@ -22,6 +22,7 @@ struct File {
     duration: Duration,
     measure: Option<Measure>,
     trace: Option<Trace>,
+    defaults: Option<Defaults>,
     #[serde(default)]
     host: Vec<Host>,
     #[serde(default)]
@@ -73,39 +74,84 @@ struct Trace {
     interval: Option<Duration>,
 }
 
+/// The settings of a host, written once: a `[[host]]` entry is its name (or
+/// names) and these; `[defaults.host]` is these alone.
+macro_rules! host_settings {
+    ($($field:ident: $ty:ty,)*) => {
+        /// One `[[host]]` entry: one host (`name`) or several alike (`names`).
+        #[derive(Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        struct Host {
+            name: Option<String>,
+            names: Option<Vec<String>>,
+            $($field: Option<$ty>,)*
+        }
+
+        /// The settings every host inherits (`[defaults.host]`), or a host's
+        /// own over them.
+        #[derive(Deserialize, Debug, Default, Clone)]
+        #[serde(deny_unknown_fields)]
+        struct HostSettings {
+            $($field: Option<$ty>,)*
+        }
+
+        impl Host {
+            /// This entry's settings over the defaults, and the fields taken
+            /// whole from the defaults.
+            fn settings(&self, d: &HostSettings) -> (HostSettings, Vec<&'static str>) {
+                let mut inherited = Vec::new();
+                let s = HostSettings {
+                    $($field: match (&self.$field, &d.$field) {
+                        (Some(v), _) => Some(v.clone()),
+                        (None, Some(v)) => {
+                            inherited.push(stringify!($field));
+                            Some(v.clone())
+                        }
+                        (None, None) => None,
+                    },)*
+                };
+                (s, inherited)
+            }
+        }
+    };
+}
+
+host_settings! {
+    profile: String,
+    cc: String,
+    cc_params: BTreeMap<String, f64>,
+    initial_window: u32,
+    min_rto: Duration,
+    delack: Duration,
+    delack_segments: u32,
+    recovery: String,
+    sack: bool,
+    timestamps: bool,
+    window_scaling: bool,
+    ecn: bool,
+    mss: u32,
+    sndbuf: Size,
+    rcvbuf: Size,
+    max_ssthresh: u32,
+    ss_ack_limit: u32,
+    undo: String,
+    nic_rate: Rate,
+    access: Access,
+}
+
+/// `[defaults]`: settings inherited by every entry of a kind.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
-struct Host {
-    name: String,
-    profile: Option<String>,
-    cc: Option<String>,
-    #[serde(default)]
-    cc_params: BTreeMap<String, f64>,
-    initial_window: Option<u32>,
-    min_rto: Option<Duration>,
-    delack: Option<Duration>,
-    delack_segments: Option<u32>,
-    recovery: Option<String>,
-    sack: Option<bool>,
-    timestamps: Option<bool>,
-    window_scaling: Option<bool>,
-    ecn: Option<bool>,
-    mss: Option<u32>,
-    sndbuf: Option<Size>,
-    rcvbuf: Option<Size>,
-    max_ssthresh: Option<u32>,
-    ss_ack_limit: Option<u32>,
-    undo: Option<String>,
-    nic_rate: Option<Rate>,
-    access: Option<Access>,
+struct Defaults {
+    host: Option<HostSettings>,
 }
 
 /// A host's access link to a router, written on the host: a duplex link with the
 /// same settings both ways unless `up`/`down` override them.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 struct Access {
-    router: String,
+    router: Option<String>,
     rate: Option<Rate>,
     delay: Option<Duration>,
     queue: Option<Queue>,
@@ -428,17 +474,22 @@ pub struct RouteEntry {
 
 struct Ctx<'a> {
     path: &'a str,
+    text: &'a str,
 }
 
 impl Ctx<'_> {
+    /// An error at `field`, with the line and column where the file gives it
+    /// (or, for a missing field, where it would go).
     fn err(
         &self,
         field: &str,
         value: impl std::fmt::Display,
         allowed: impl std::fmt::Display,
     ) -> ScenarioError {
+        let at = locate(self.text, field)
+            .map_or(String::new(), |(l, c)| format!(" (line {l}, column {c})"));
         ScenarioError(format!(
-            "{}: field `{field}`: value {value}: {allowed}",
+            "{}{at}: field `{field}`: value {value}: {allowed}",
             self.path
         ))
     }
@@ -449,6 +500,32 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
     (line, col)
+}
+
+/// Where a field path (`host[2].access.queue`, `defaults.host.cc`) is written
+/// in the file: its value, or the deepest table on the path that the file
+/// writes out. `None` when not even the first component is there.
+fn locate(text: &str, field: &str) -> Option<(usize, usize)> {
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut item = doc.as_item();
+    let mut span = None;
+    for part in field.split('.') {
+        let mut pieces = part.split('[');
+        let key = pieces.next().unwrap_or_default();
+        let mut next = if key.is_empty() {
+            Some(item)
+        } else {
+            item.get(key)
+        };
+        for index in pieces {
+            let i = index.trim_end_matches(']').parse::<usize>().ok();
+            next = next.zip(i).and_then(|(n, i)| n.get(i));
+        }
+        let Some(found) = next else { break };
+        item = found;
+        span = found.span().or(span);
+    }
+    span.map(|s| line_col(text, s.start))
 }
 
 /// Parse and validate a scenario.
@@ -470,7 +547,7 @@ pub fn parse(text: &str, path: &str) -> Result<Scenario, ScenarioError> {
             return Err(ScenarioError(format!("{path}{at}:{where_} {msg}")));
         }
     };
-    resolve(file, &Ctx { path })
+    resolve(file, &Ctx { path, text })
 }
 
 fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
@@ -551,22 +628,69 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             nodes.push(name.to_string());
             Ok(())
         };
+    // Hosts: each entry's names in file order, `names` expanding in place.
+    let defaults = f
+        .defaults
+        .as_ref()
+        .and_then(|d| d.host.clone())
+        .unwrap_or_default();
+    let mut members: Vec<(usize, HostSettings, Origin)> = Vec::new();
     for (i, h) in f.host.iter().enumerate() {
-        add(&h.name, format!("host[{i}].name"), &mut nodes)?;
+        let names: Vec<(&str, String)> = match (&h.name, &h.names) {
+            (Some(n), None) => vec![(n.as_str(), format!("host[{i}].name"))],
+            (None, Some(ns)) if ns.is_empty() => {
+                return Err(cx.err(
+                    &format!("host[{i}].names"),
+                    "[]",
+                    "give at least one name",
+                ))
+            }
+            (None, Some(ns)) => ns
+                .iter()
+                .enumerate()
+                .map(|(k, n)| (n.as_str(), format!("host[{i}].names[{k}]")))
+                .collect(),
+            (Some(_), Some(_)) => {
+                return Err(cx.err(
+                    &format!("host[{i}]"),
+                    "both `name` and `names`",
+                    "give `name = \"...\"` for one host or `names = [...]` for several alike hosts, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(cx.err(
+                    &format!("host[{i}].name"),
+                    "missing",
+                    "every [[host]] needs `name = \"...\"` (or `names = [...]` for several alike hosts)",
+                ))
+            }
+        };
+        let (settings, inherited) = h.settings(&defaults);
+        let (settings, origin) = inherit_access(h, settings, inherited, &defaults, i);
+        for (name, field) in names {
+            add(name, field, &mut nodes)?;
+            members.push((i, settings.clone(), origin.clone()));
+        }
     }
     for (i, r) in f.router.iter().enumerate() {
         add(&r.name, format!("router[{i}].name"), &mut nodes)?;
     }
-    let n_hosts = f.host.len();
+    let n_hosts = members.len();
     let known = || -> String {
         let mut v: Vec<&str> = nodes.iter().map(|s| s.as_str()).collect();
         v.sort();
         v.join(", ")
     };
 
-    let mut hosts = Vec::new();
-    for (i, h) in f.host.iter().enumerate() {
-        hosts.push(resolve_host(h, i, cx)?);
+    let mut hosts: Vec<HostSpec> = Vec::new();
+    for (n, (i, h, origin)) in members.iter().enumerate() {
+        // The hosts of one `names` entry differ only by name: resolved once.
+        let mut spec = match n.checked_sub(1).map(|p| &members[p]) {
+            Some((j, ..)) if j == i => hosts[n - 1].clone(),
+            _ => resolve_host(h, &|x| origin.path(x), cx)?,
+        };
+        spec.name = nodes[n].clone();
+        hosts.push(spec);
     }
 
     // Links.
@@ -596,42 +720,54 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             overhead: l.overhead,
             loss: l.loss.clone(),
         };
-        let prefix = format!("link[{i}]");
+        let at = |x: &str| format!("link[{i}].{x}");
+        let (a, b) = (ends[0], ends[1]);
         links.push(resolve_direction(
             &base,
             l.forward.as_ref(),
-            &prefix,
             "forward",
-            ends[0],
-            ends[1],
+            a,
+            b,
+            &at,
             cx,
         )?);
         links.push(resolve_direction(
             &base,
             l.reverse.as_ref(),
-            &prefix,
             "reverse",
-            ends[1],
-            ends[0],
+            b,
+            a,
+            &at,
             cx,
         )?);
     }
     // Access links written on hosts: up = host -> router, down = router -> host.
-    for (i, h) in f.host.iter().enumerate() {
+    for (n, (_, h, origin)) in members.iter().enumerate() {
         let Some(a) = &h.access else { continue };
-        let r = match index.get(&a.router) {
-            Some(&n) if (n as usize) >= n_hosts => n,
+        let at = |x: &str| origin.path(&format!("access.{x}"));
+        let Some(router) = &a.router else {
+            // Reported at the host even when its access comes from the defaults:
+            // the router is what each host says.
+            let i = origin.entry;
+            return Err(cx.err(
+                &format!("host[{i}].access.router"),
+                "missing",
+                "an access link needs the router it joins: `access = { router = \"...\" }` on the host (its other access settings may come from [defaults.host])",
+            ));
+        };
+        let r = match index.get(router) {
+            Some(&r) if (r as usize) >= n_hosts => r,
             Some(_) => {
                 return Err(cx.err(
-                    &format!("host[{i}].access.router"),
-                    format!("{:?}", a.router),
+                    &at("router"),
+                    format!("{router:?}"),
                     "is a host; an access link joins a host to a router",
                 ))
             }
             None => {
                 return Err(cx.err(
-                    &format!("host[{i}].access.router"),
-                    format!("{:?}", a.router),
+                    &at("router"),
+                    format!("{router:?}"),
                     format!("no router of that name; known: {}", known()),
                 ))
             }
@@ -643,31 +779,31 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             overhead: a.overhead,
             loss: a.loss.clone(),
         };
-        let prefix = format!("host[{i}].access");
+        let n = n as u32;
         links.push(resolve_direction(
             &base,
             a.up.as_ref(),
-            &prefix,
             "up",
-            i as u32,
+            n,
             r,
+            &at,
             cx,
         )?);
         links.push(resolve_direction(
             &base,
             a.down.as_ref(),
-            &prefix,
             "down",
             r,
-            i as u32,
+            n,
+            &at,
             cx,
         )?);
     }
     // A host's NIC (or bus) caps every link it sends or receives on.
-    for (i, h) in f.host.iter().enumerate() {
+    for (n, (_, h, _)) in members.iter().enumerate() {
         if let Some(cap) = h.nic_rate {
             for l in links.iter_mut() {
-                if l.from == i as u32 || l.to == i as u32 {
+                if l.from == n as u32 || l.to == n as u32 {
                     l.rate_bps = l.rate_bps.min(cap.0);
                 }
             }
@@ -688,11 +824,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 format!("{name:?}"),
                 format!(
                     "no host of that name; hosts: {}",
-                    f.host
-                        .iter()
-                        .map(|h| h.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    nodes[..n_hosts].join(", ")
                 ),
             )),
         }
@@ -984,23 +1116,25 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
 fn resolve_direction(
     base: &Direction,
     dir: Option<&Direction>,
-    prefix: &str,
     name: &str,
     from: u32,
     to: u32,
+    at: &dyn Fn(&str) -> String,
     cx: &Ctx,
 ) -> Result<LinkSpec, ScenarioError> {
     let d = dir.cloned().unwrap_or_default();
     let field = |x: &str, set: bool| {
         if set {
-            format!("{prefix}.{name}.{x}")
+            at(&format!("{name}.{x}"))
         } else {
-            format!("{prefix}.{x}")
+            at(x)
         }
     };
     let rate = d.rate.or(base.rate).ok_or_else(|| {
+        let prefix = at("");
+        let prefix = prefix.trim_end_matches('.');
         cx.err(
-            &format!("{prefix}.{name}.rate"),
+            &at(&format!("{name}.rate")),
             "missing",
             format!("every direction needs a rate: set `rate` on {prefix} or in its {name} table"),
         )
@@ -1325,8 +1459,77 @@ fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, Scenario
     }
 }
 
-fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError> {
-    let f = |x: &str| format!("host[{i}].{x}");
+/// Where a host's settings are written: its `[[host]]` entry, but for the
+/// fields it inherits from `[defaults.host]`.
+#[derive(Clone, Debug)]
+struct Origin {
+    /// The entry's index among the `[[host]]` tables.
+    entry: usize,
+    /// Fields taken from the defaults: whole (`cc`, `access`) or, inside an
+    /// `access` both give, one by one (`access.rate`).
+    inherited: Vec<&'static str>,
+}
+
+impl Origin {
+    /// The path of a host field (`cc`, `access.up.queue`) where the file sets it.
+    fn path(&self, field: &str) -> String {
+        let from_defaults = self
+            .inherited
+            .iter()
+            .any(|x| field == *x || field.strip_prefix(x).is_some_and(|r| r.starts_with('.')));
+        if from_defaults {
+            format!("defaults.host.{field}")
+        } else {
+            format!("host[{}].{field}", self.entry)
+        }
+    }
+}
+
+/// Field-by-field inheritance of `access` when both the host and the defaults
+/// give one: the host's fields over the defaults' (its `queue`, `loss`, `up`
+/// and `down` tables replace the defaults' whole).
+fn inherit_access(
+    h: &Host,
+    mut settings: HostSettings,
+    mut inherited: Vec<&'static str>,
+    defaults: &HostSettings,
+    entry: usize,
+) -> (HostSettings, Origin) {
+    if let (Some(own), Some(d)) = (&h.access, &defaults.access) {
+        let mut pick = |name: &'static str, own: bool| {
+            if !own {
+                inherited.push(name);
+            }
+        };
+        pick("access.router", own.router.is_some());
+        pick("access.rate", own.rate.is_some());
+        pick("access.delay", own.delay.is_some());
+        pick("access.queue", own.queue.is_some());
+        pick("access.overhead", own.overhead.is_some());
+        pick("access.loss", own.loss.is_some());
+        pick("access.up", own.up.is_some());
+        pick("access.down", own.down.is_some());
+        settings.access = Some(Access {
+            router: own.router.clone().or(d.router.clone()),
+            rate: own.rate.or(d.rate),
+            delay: own.delay.or(d.delay),
+            queue: own.queue.clone().or(d.queue.clone()),
+            overhead: own.overhead.or(d.overhead),
+            loss: own.loss.clone().or(d.loss.clone()),
+            up: own.up.clone().or(d.up.clone()),
+            down: own.down.clone().or(d.down.clone()),
+        });
+    }
+    (settings, Origin { entry, inherited })
+}
+
+/// A host's settings, resolved; `f` gives the path of a field where the file
+/// sets it (the host's entry or `defaults.host`). The name is set by the caller.
+fn resolve_host(
+    h: &HostSettings,
+    f: &dyn Fn(&str) -> String,
+    cx: &Ctx,
+) -> Result<HostSpec, ScenarioError> {
     let pname = h.profile.clone().unwrap_or_else(|| "rfc".into());
     let p = profile(&pname).ok_or_else(|| {
         cx.err(
@@ -1418,7 +1621,7 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
             .ok_or_else(|| cx.err(&f("undo"), format!("{u:?}"), "allowed: none, rto, all"))?;
     }
     let ccname = h.cc.clone().unwrap_or_else(|| c.default_cc.to_string());
-    let params: CcParams = h.cc_params.clone();
+    let params: CcParams = h.cc_params.clone().unwrap_or_default();
     if let Err(m) = cc::make(&ccname, &params) {
         let field = if h.cc.is_none() {
             f("profile")
@@ -1442,7 +1645,7 @@ fn resolve_host(h: &Host, i: usize, cx: &Ctx) -> Result<HostSpec, ScenarioError>
         return Err(cx.err(&field, format!("{ccname:?}"), extra));
     }
     Ok(HostSpec {
-        name: h.name.clone(),
+        name: String::new(),
         profile: pname,
         tcp: c,
         cc: ccname,

@@ -435,3 +435,198 @@ fn ecn_settings() {
     let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\necn = \"yes\""));
     has_all(&m, &["host[0].ecn", "\"yes\"", "bool"]);
 }
+
+/// Hosts written with `[defaults.host]` and `names`; `host[k]` in an error is
+/// the k-th `[[host]]` table of the file (line numbers below count from 1).
+const ALIKE: &str = r#"duration = "10s"
+[defaults.host]
+profile = "linux"
+access = { rate = "10Mbps", delay = "1ms" }
+[[host]]
+name = "a"
+access = { router = "r" }
+[[host]]
+names = ["b", "c"]
+access = { router = "r" }
+[[router]]
+name = "r"
+[[flow]]
+from = "a"
+to = "c"
+"#;
+
+#[test]
+fn the_alike_hosts_scenario_parses() {
+    let sc = parse_scenario(ALIKE, "alike.toml").unwrap();
+    assert_eq!(sc.nodes, ["a", "b", "c", "r"]);
+    assert!(sc.hosts.iter().all(|h| h.profile == "linux"));
+}
+
+#[test]
+fn a_bad_default_is_reported_in_the_defaults() {
+    let m = err(&ALIKE.replace("profile = \"linux\"", "profile = \"beos\""));
+    has_all(
+        &m,
+        &[
+            "(line 3, column 11)",
+            "field `defaults.host.profile`",
+            "\"beos\"",
+            "available: rfc, linux",
+        ],
+    );
+    // A type error in the defaults, found while reading the file.
+    let m = err(&ALIKE.replace("profile = \"linux\"", "mss = \"big\""));
+    has_all(&m, &["line 3", "defaults.host.mss", "\"big\"", "u32"]);
+    // An inherited access table: its queue is the defaults'.
+    let m = err(&ALIKE.replace(
+        "delay = \"1ms\" }",
+        "delay = \"1ms\", queue = { packets = 0 } }",
+    ));
+    has_all(
+        &m,
+        &[
+            "(line 4, column ",
+            "field `defaults.host.access.queue.packets`",
+            "value 0",
+            "at least one packet",
+        ],
+    );
+}
+
+#[test]
+fn a_bad_value_in_a_names_entry_is_reported_at_that_entry() {
+    // host[1] is the second [[host]] table: hosts b and c.
+    let m = err(&ALIKE.replace(
+        "names = [\"b\", \"c\"]",
+        "names = [\"b\", \"c\"]\ncc = \"rneo\"",
+    ));
+    has_all(
+        &m,
+        &[
+            "(line 10, column 6)",
+            "field `host[1].cc`",
+            "\"rneo\"",
+            "available:",
+        ],
+    );
+    // A [[host]] after a names entry keeps its table's index (2), not its host number (3).
+    let text = ALIKE.replace(
+        "[[router]]",
+        "[[host]]\nname = \"d\"\nsndbuf = \"1kB\"\naccess = { router = \"r\" }\n[[router]]",
+    );
+    let m = err(&text);
+    has_all(
+        &m,
+        &[
+            "(line 13, column 10)",
+            "field `host[2].sndbuf`",
+            "value 1000",
+            "at least one segment",
+        ],
+    );
+}
+
+#[test]
+fn names_must_be_unique_and_not_mixed_with_name() {
+    let m = err(&ALIKE.replace("[\"b\", \"c\"]", "[\"b\", \"b\"]"));
+    has_all(
+        &m,
+        &[
+            "(line 9, column 15)",
+            "field `host[1].names[1]`",
+            "\"b\"",
+            "already has this name",
+        ],
+    );
+    let m = err(&ALIKE.replace("[\"b\", \"c\"]", "[\"b\", \"a\"]"));
+    has_all(
+        &m,
+        &["field `host[1].names[1]`", "\"a\"", "already has this name"],
+    );
+    let m = err(&ALIKE.replace(
+        "names = [\"b\", \"c\"]",
+        "name = \"x\"\nnames = [\"b\", \"c\"]",
+    ));
+    has_all(
+        &m,
+        &[
+            "(line 8, column 1)",
+            "field `host[1]`",
+            "both `name` and `names`",
+            "not both",
+        ],
+    );
+    let m = err(&ALIKE.replace("name = \"a\"\n", ""));
+    has_all(
+        &m,
+        &[
+            "(line 5, column 1)",
+            "field `host[0].name`",
+            "missing",
+            "names = [...]",
+        ],
+    );
+    let m = err(&ALIKE.replace("[\"b\", \"c\"]", "[]"));
+    has_all(
+        &m,
+        &[
+            "(line 9, column 9)",
+            "field `host[1].names`",
+            "at least one name",
+        ],
+    );
+}
+
+#[test]
+fn unknown_fields_in_the_defaults() {
+    let m = err(&ALIKE.replace("profile = \"linux\"", "profil = \"linux\""));
+    has_all(
+        &m,
+        &[
+            "line 3",
+            "field `defaults.host.profil`",
+            "unknown field `profil`",
+            "expected one of",
+            "`profile`",
+        ],
+    );
+    // A name is never a default.
+    let m = err(&ALIKE.replace("profile = \"linux\"", "name = \"x\""));
+    has_all(
+        &m,
+        &[
+            "line 3",
+            "field `defaults.host.name`",
+            "unknown field `name`",
+        ],
+    );
+    let m = err(&format!("{ALIKE}[defaults.link]\nrate = \"1Mbps\"\n"));
+    has_all(
+        &m,
+        &["field `defaults.link`", "unknown field `link`", "`host`"],
+    );
+}
+
+#[test]
+fn an_access_router_is_asked_of_the_host() {
+    // Host a inherits the defaults' access, which names no router.
+    let m = err(&ALIKE.replace("name = \"a\"\naccess = { router = \"r\" }", "name = \"a\""));
+    has_all(
+        &m,
+        &[
+            "(line 5, column 1)",
+            "field `host[0].access.router`",
+            "missing",
+            "on the host",
+        ],
+    );
+}
+
+#[test]
+fn resolve_errors_give_the_line_of_the_value() {
+    let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\ncc = \"rneo\""));
+    // GOOD starts with an empty line: cc is on line 5, the flow's `to` on line 14.
+    has_all(&m, &["bad.toml (line 5, column 6): field `host[0].cc`"]);
+    let m = err(&GOOD.replace("to = \"b\"", "to = \"bb\""));
+    has_all(&m, &["(line 14, column 6): field `flow[0].to`"]);
+}
