@@ -13,7 +13,8 @@ pub mod scoreboard;
 pub mod sender;
 
 pub use header::TcpHeader;
-pub use profile::{profile, profiles, Profile, Recovery, TcpConfig};
+pub use profile::{profile, profiles, Handshake, Profile, Recovery, TcpConfig};
+pub use rtt::RtoEstimator;
 pub use receiver::Receiver;
 pub use sender::{Sender, SenderState, SenderStats};
 
