@@ -14,8 +14,8 @@ pub mod sender;
 
 pub use header::TcpHeader;
 pub use profile::{profile, profiles, Handshake, Profile, Recovery, TcpConfig};
-pub use rtt::RtoEstimator;
 pub use receiver::Receiver;
+pub use rtt::RtoEstimator;
 pub use sender::{Sender, SenderState, SenderStats};
 
 #[cfg(test)]

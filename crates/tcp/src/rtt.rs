@@ -233,8 +233,7 @@ impl RttEstimator {
             n.t_rttvar = m << (NS2_RTTVAR_BITS - 1);
         }
         // t_rtxcur_ = ((t_rttvar << (rttvar_exp + 1)) + t_srtt) >> 3 ticks.
-        let ticks = ((n.t_rttvar << (NS2_RTTVAR_EXP + NS2_SRTT_BITS - NS2_RTTVAR_BITS))
-            + n.t_srtt)
+        let ticks = ((n.t_rttvar << (NS2_RTTVAR_EXP + NS2_SRTT_BITS - NS2_RTTVAR_BITS)) + n.t_srtt)
             >> NS2_SRTT_BITS;
         n.rtxcur = SimTime(ticks as u64 * tick);
         self.srtt = Some(SimTime(n.t_srtt as u64 * tick >> NS2_SRTT_BITS));
@@ -442,5 +441,82 @@ mod tests {
         e.back_off();
         e.reset_after_syn_timeout();
         assert_eq!(e.rto(), ms(3000));
+    }
+
+    /// ns-2 2.28's timer: tcpTick_ 10 ms, minrto_ 200 ms, maxrto_ 100000 s,
+    /// rtxcur_init_ 6 s.
+    fn ns2() -> RttEstimator {
+        RttEstimator::new(ms(6000), ms(200), ms(100_000_000), ms(10))
+            .with_estimator(RtoEstimator::Ns2)
+    }
+
+    #[test]
+    fn ns2_minrto_applies_before_the_backoff() {
+        // A 5 ms RTT is under one tick: t_rtt_ = 1 (floored); t_srtt_ = 8,
+        // t_rttvar_ = 2; t_rtxcur_ = ((2 << 3) + 8) >> 3 = 3 ticks = 30 ms.
+        // rtt_timeout (rfc2988_): max(30, minrto_ 200) = 200 ms, times t_backoff_:
+        // 400, 800 ms (ns-2 without rfc2988_ would give max(60, 200) = 200 first).
+        let mut e = ns2();
+        assert_eq!(e.rto(), ms(6000));
+        e.on_send_new(100, ms(0));
+        assert_eq!(e.on_ack(100, None, None, ms(5)), Some(ms(5)));
+        assert_eq!(e.rto(), ms(200));
+        e.back_off();
+        assert_eq!(e.rto(), ms(400));
+        e.back_off();
+        assert_eq!(e.rto(), ms(800));
+    }
+
+    #[test]
+    fn ns2_backoff_stops_at_64_and_past_8_folds_srtt_into_rttvar() {
+        // One sample of 100 ms = 10 ticks: t_srtt_ 80, t_rttvar_ 20, RTO 30 ticks
+        // = 300 ms. Backoffs: 600, 1200, 2400 ms; the fourth makes t_backoff_ 16
+        // > 8: t_rttvar_ += 80 >> 3 = 30, t_srtt_ = 0; t_rtxcur_ stays 300 ms:
+        // 4800, 9600, 19200 ms, then 64 * 300 = 19200 ms for ever.
+        let mut e = ns2();
+        e.on_send_new(100, ms(0));
+        e.on_ack(100, None, None, ms(100));
+        assert_eq!(e.rto(), ms(300));
+        let seq: Vec<u64> = (0..8)
+            .map(|_| {
+                e.back_off();
+                e.rto().0 / 1_000_000
+            })
+            .collect();
+        assert_eq!(seq, vec![600, 1200, 2400, 4800, 9600, 19200, 19200, 19200]);
+        assert_eq!(e.ns2_backoff(), 64);
+        // The next timed ACK is a first sample again (t_srtt_ was zeroed): 50 ms =
+        // 5 ticks: t_srtt_ 40, t_rttvar_ 10, RTO 15 ticks = 150 ms -> minrto_ 200;
+        // the backoff ends.
+        e.on_send_new(200, ms(1000));
+        assert_eq!(e.on_ack(200, None, None, ms(1050)), Some(ms(50)));
+        assert_eq!((e.rto(), e.ns2_backoff()), (ms(200), 1));
+    }
+
+    #[test]
+    fn ns2_counts_the_ticks_of_a_clock_offset_by_boot_time() {
+        // rtt_update: t_rtt_ = int((tao + fmod(sendtime + boot_time_, tick)) / tick).
+        // Sent at 3 ms, ACKed at 98 ms (95 ms): boot_time_ 0: 9 - 0 = 9 ticks
+        // (RTO ((9 << 1 << 3) + 72) >> 3 = 27 ticks); boot_time_ 5 ms: floor(103/10)
+        // - floor(8/10) = 10 ticks (RTO 30 ticks).
+        for (phase, rto) in [(0, 270), (5, 300)] {
+            let mut e = ns2();
+            e.set_tick_phase(ms(phase));
+            e.on_send_new(10, ms(3));
+            e.on_ack(10, None, None, ms(98));
+            assert_eq!(e.rto(), ms(rto), "boot_time_ {phase} ms");
+        }
+    }
+
+    #[test]
+    fn ns2_samples_only_the_timed_segment_and_not_after_cancel() {
+        let mut e = ns2();
+        e.on_send_new(10, ms(0)); // timed
+        e.on_send_new(20, ms(1)); // not timed: one at a time
+        assert_eq!(e.on_ack(10, Some(ms(0)), None, ms(100)), Some(ms(100)));
+        assert_eq!(e.on_ack(20, Some(ms(1)), None, ms(101)), None);
+        e.on_send_new(30, ms(200));
+        e.cancel_timing(); // a timeout: reset_rtx_timer clears rtt_active_
+        assert_eq!(e.on_ack(30, Some(ms(200)), None, ms(300)), None);
     }
 }

@@ -636,6 +636,9 @@ impl Sender {
             }
             self.send_new(now, start, len, payload, fin, out);
         }
+        // Held back by ns-2's window_ rather than cwnd is not cwnd-limited.
+        let cwnd_limited =
+            cwnd_limited && (self.cfg.window == 0 || self.tp.cwnd <= self.cfg.window);
         self.tp.is_cwnd_limited = !self.cfg.cwnd_limited_growth
             || cwnd_limited
             || self.tp.in_slow_start() && self.sb.in_flight() * 2 > self.tp.cwnd;
