@@ -120,7 +120,7 @@ impl RttEstimator {
     /// Choose the estimator: [`RtoEstimator::Ns2`] starts from `initial`
     /// (ns-2's `rtxcur_init_`) and counts in ticks of the granularity.
     pub fn with_estimator(mut self, kind: RtoEstimator) -> Self {
-        self.ns2 = (kind == RtoEstimator::Ns2).then(|| Ns2Timer {
+        self.ns2 = (kind == RtoEstimator::Ns2).then_some(Ns2Timer {
             t_srtt: 0,
             t_rttvar: 0,
             rtxcur: self.rto,
@@ -236,8 +236,8 @@ impl RttEstimator {
         let ticks = ((n.t_rttvar << (NS2_RTTVAR_EXP + NS2_SRTT_BITS - NS2_RTTVAR_BITS)) + n.t_srtt)
             >> NS2_SRTT_BITS;
         n.rtxcur = SimTime(ticks as u64 * tick);
-        self.srtt = Some(SimTime(n.t_srtt as u64 * tick >> NS2_SRTT_BITS));
-        self.rttvar = SimTime(n.t_rttvar as u64 * tick >> NS2_RTTVAR_BITS);
+        self.srtt = Some(SimTime((n.t_srtt as u64 * tick) >> NS2_SRTT_BITS));
+        self.rttvar = SimTime((n.t_rttvar as u64 * tick) >> NS2_RTTVAR_BITS);
         self.min_rtt = Some(self.min_rtt.map_or(r, |x| x.min(r)));
         self.latest = Some(r);
         self.rto = self.ns2_rto();
