@@ -194,6 +194,36 @@ pub fn catalog() -> Catalog {
                         s(c.undo.name()),
                         s("undo spurious reductions: none, rto, all"),
                     ),
+                    (
+                        s("handshake"),
+                        s(c.handshake.name()),
+                        s("tcp (SYN/SYN-ACK), ns2-syn or none (ns-2 one-way agents)"),
+                    ),
+                    (
+                        s("rto_estimator"),
+                        s(c.rto_estimator.name()),
+                        s("RTO computation: rfc6298 or ns2 (integer ticks)"),
+                    ),
+                    (
+                        s("tcp_tick"),
+                        ms(c.clock_granularity),
+                        s("clock granularity (ns-2 tcpTick_)"),
+                    ),
+                    (
+                        s("window"),
+                        c.window.to_string(),
+                        s("ns-2 window_: at most min(cwnd, window) outstanding (0 = off)"),
+                    ),
+                    (
+                        s("max_cwnd"),
+                        c.max_cwnd.to_string(),
+                        s("ns-2 maxcwnd_: cap on cwnd (0 = none)"),
+                    ),
+                    (
+                        s("cwnd_limited_growth"),
+                        c.cwnd_limited_growth.to_string(),
+                        s("cwnd grows only while it limits sending (Linux); false: on every ACK (ns-2)"),
+                    ),
                     (s("cc"), s(c.default_cc), s("default congestion controller")),
                 ],
             }

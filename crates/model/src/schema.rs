@@ -11,7 +11,7 @@ use tcplab_engine::SimTime;
 use tcplab_net::PathError;
 use tcplab_tcp::cc::{self, CcParams};
 use tcplab_tcp::profile::Undo;
-use tcplab_tcp::{profile, profiles, Recovery, TcpConfig};
+use tcplab_tcp::{profile, profiles, Handshake, Recovery, RtoEstimator, TcpConfig};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -135,6 +135,14 @@ host_settings! {
     max_ssthresh: u32,
     ss_ack_limit: u32,
     undo: String,
+    handshake: String,
+    rto_estimator: String,
+    tcp_tick: Duration,
+    initial_rto: Duration,
+    max_rto: Duration,
+    window: u32,
+    max_cwnd: u32,
+    cwnd_limited_growth: bool,
     nic_rate: Rate,
     access: Access,
 }
@@ -407,6 +415,10 @@ impl GeneratorSpec {
             SizeUnit::Bytes => 1,
             SizeUnit::Packets => {
                 let (a, b) = (&hosts[src as usize].tcp, &hosts[dst as usize].tcp);
+                if a.handshake.one_way() {
+                    // ns-2: packetSize_ is the payload, timestamps or not.
+                    return a.mss as u64;
+                }
                 let ts = a.timestamps && b.timestamps;
                 (a.mss.min(b.mss) - if ts { 12 } else { 0 }) as u64
             }
@@ -1108,8 +1120,57 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         trace,
         routes,
     };
+    check_agents(&sc, cx)?;
     check_routes(&sc, cx)?;
     Ok(sc)
+}
+
+/// Both ends of a connection must be ns-2 one-way agents or kernel stacks: an
+/// ns-2 sink does not answer a SYN with options, a kernel receiver drops data
+/// that comes without a handshake.
+fn check_agents(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
+    let mut pairs: Vec<(String, u32, u32)> = sc
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (format!("flow[{i}].to"), f.src, f.dst))
+        .collect();
+    for (i, g) in sc.generators.iter().enumerate() {
+        for &a in &g.from {
+            for &b in &g.to {
+                pairs.push((format!("traffic[{i}].to"), a, b));
+            }
+        }
+    }
+    for (field, src, dst) in pairs {
+        let (a, b) = (&sc.hosts[src as usize], &sc.hosts[dst as usize]);
+        let (ha, hb) = (a.tcp.handshake, b.tcp.handshake);
+        if ha.one_way() != hb.one_way() {
+            let kind = |h: Handshake| {
+                if h.one_way() {
+                    "an ns-2 one-way agent"
+                } else {
+                    "a kernel stack"
+                }
+            };
+            return Err(cx.err(
+                &field,
+                format!("{:?}", b.name),
+                format!(
+                    "host {:?} is {} (handshake {}) and host {:?} {} (handshake {}); \
+                     both ends of a connection must be ns-2 agents or neither \
+                     (set `profile` or `handshake` on both)",
+                    a.name,
+                    kind(ha),
+                    ha.name(),
+                    b.name,
+                    kind(hb),
+                    hb.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One direction of a link: its own settings over the link's shared ones.
@@ -1619,6 +1680,75 @@ fn resolve_host(
     if let Some(u) = &h.undo {
         c.undo = Undo::parse(u)
             .ok_or_else(|| cx.err(&f("undo"), format!("{u:?}"), "allowed: none, rto, all"))?;
+    }
+    if let Some(v) = &h.handshake {
+        c.handshake = Handshake::parse(v).ok_or_else(|| {
+            cx.err(
+                &f("handshake"),
+                format!("{v:?}"),
+                "allowed: tcp (SYN, SYN-ACK, ACK), ns2-syn (ns-2 agent, syn_ true), \
+                 none (ns-2 agent, syn_ false: data at the start time)",
+            )
+        })?;
+    }
+    if let Some(v) = &h.rto_estimator {
+        c.rto_estimator = RtoEstimator::parse(v).ok_or_else(|| {
+            cx.err(
+                &f("rto_estimator"),
+                format!("{v:?}"),
+                "allowed: rfc6298, ns2",
+            )
+        })?;
+    }
+    if let Some(v) = h.tcp_tick {
+        if v.0 == SimTime::ZERO {
+            return Err(cx.err(
+                &f("tcp_tick"),
+                format!("{:?}", v.0),
+                "the clock granularity must be positive",
+            ));
+        }
+        c.clock_granularity = v.0;
+    }
+    if let Some(v) = h.initial_rto {
+        if v.0 == SimTime::ZERO {
+            return Err(cx.err(&f("initial_rto"), format!("{:?}", v.0), "must be positive"));
+        }
+        c.initial_rto = v.0;
+    }
+    if let Some(v) = h.max_rto {
+        c.max_rto = v.0;
+    }
+    if c.max_rto < c.min_rto {
+        let field = if h.max_rto.is_some() {
+            f("max_rto")
+        } else {
+            f("min_rto")
+        };
+        return Err(cx.err(
+            &field,
+            format!("max_rto {:?}, min_rto {:?}", c.max_rto, c.min_rto),
+            "max_rto must not be below min_rto",
+        ));
+    }
+    if let Some(v) = h.window {
+        c.window = v;
+    }
+    if let Some(v) = h.max_cwnd {
+        c.max_cwnd = v;
+    }
+    if c.max_cwnd > 0 && c.max_cwnd < c.initial_window {
+        return Err(cx.err(
+            &f("max_cwnd"),
+            c.max_cwnd,
+            format!(
+                "must be 0 (no cap) or at least the initial window ({} segments)",
+                c.initial_window
+            ),
+        ));
+    }
+    if let Some(v) = h.cwnd_limited_growth {
+        c.cwnd_limited_growth = v;
     }
     let ccname = h.cc.clone().unwrap_or_else(|| c.default_cc.to_string());
     let params: CcParams = h.cc_params.clone().unwrap_or_default();

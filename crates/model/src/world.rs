@@ -41,6 +41,9 @@ const LINK_STREAM: u64 = 2 << 32;
 const QUEUE_STREAM: u64 = 3 << 32;
 /// Generators draw arrivals, host pairs and sizes from `GEN_STREAM + index`.
 const GEN_STREAM: u64 = 4 << 32;
+/// ns-2 senders draw the phase of their tick clock (ns-2's `boot_time_`,
+/// uniform in one `tcpTick_`) from `TICK_STREAM + connection id`.
+const TICK_STREAM: u64 = 5 << 32;
 /// A retired connection: packets still in the network for it are discarded on arrival.
 const RETIRED: u32 = u32::MAX;
 
@@ -198,6 +201,7 @@ struct World {
     free_slots: Vec<u32>,
     gens: Vec<GenState>,
     transfers: Vec<TransferResult>,
+    seed: u64,
 }
 
 impl World {
@@ -319,6 +323,7 @@ impl World {
         // A recycled slot's timers were cleared when it retired.
         let f = &mut self.flows[slot as usize];
         f.conn = conn;
+        set_tick_phase(sc, f, self.seed);
         f.started = true;
         f.sender.start(now, &mut self.out);
         self.flush(2 * slot);
@@ -430,6 +435,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         };
         let mut fl = new_flow(sc, f.src, f.dst, f.size, start, Origin::Static);
         fl.conn = i as u32;
+        set_tick_phase(sc, &mut fl, seed);
         fl.rtts = Some(Box::default());
         fl.snaps = Vec::with_capacity(sc.phases.len());
         flows.push(fl);
@@ -480,6 +486,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         free_slots: Vec::new(),
         gens,
         transfers: Vec::new(),
+        seed,
     };
     for (i, f) in w.flows.iter().enumerate() {
         w.sched.schedule(f.start, Ev::FlowStart(i as u32));
@@ -702,6 +709,17 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         generators,
         transfers: w.transfers,
         traces: w.traces,
+    }
+}
+
+/// ns-2's `boot_time_` for a sender on ns-2's RTO estimator: the phase of its
+/// tick clock, uniform in one tick, from the connection's own stream.
+fn set_tick_phase(sc: &Scenario, f: &mut FlowState, seed: u64) {
+    let cfg = &sc.hosts[f.src as usize].tcp;
+    if cfg.rto_estimator == tcplab_tcp::RtoEstimator::Ns2 {
+        let tick = cfg.clock_granularity.0.max(1);
+        let mut rng = RngStream::new(seed, TICK_STREAM + f.conn as u64);
+        f.sender.set_tick_phase(SimTime(rng.below(tick)));
     }
 }
 

@@ -10,7 +10,11 @@
 //! may have marked it CE).
 //!
 //! Sizes follow the wire format: 20 bytes of IP and 20 of TCP header, options
-//! padded to 4 bytes as Linux lays them out (RFC 793, 2018, 7323).
+//! padded to 4 bytes as Linux lays them out (RFC 793, 2018, 7323). Segments of
+//! ns-2 one-way agents (`ns2_sizes`) have ns-2's sizes instead (ns-2 2.28
+//! tcp.cc `headersize`, `output`; tcp-sink.cc `Sacker::append_ack`): data
+//! `packetSize_` + `tcpip_base_hdr_size_` 40 (+ `ts_option_size_` 10 with
+//! timestamps), the SYN 40, ACKs the sink's `packetSize_` 40 + 8 per SACK block.
 
 use tcplab_net::Ecn;
 
@@ -29,6 +33,12 @@ pub const CWR: u8 = 0x80;
 pub const BASE_HEADER: u32 = 40;
 /// Timestamp option with its two NOPs (RFC 7323 Appendix A layout).
 pub const TS_OPTION: u32 = 12;
+/// ns-2 `tcpip_base_hdr_size_` (ns-default.tcl): IP + TCP header of every packet.
+pub const NS2_BASE_HEADER: u32 = 40;
+/// ns-2 `ts_option_size_` (ns-default.tcl): added to data packets with timestamps.
+pub const NS2_TS_OPTION: u32 = 10;
+/// ns-2 sink: each SACK block adds 8 bytes to the ACK (tcp-sink.cc `append_ack`).
+pub const NS2_SACK_BLOCK: u32 = 8;
 /// At most this many SACK blocks fit in 40 option bytes without timestamps; 3 with.
 pub const MAX_SACK_BLOCKS: usize = 4;
 
@@ -65,6 +75,8 @@ pub struct TcpHeader {
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     /// The IP ECN field of the packet carrying the segment (see the module header).
     pub ip_ecn: Ecn,
+    /// Sent by an ns-2 one-way agent or sink: ns-2's packet sizes (module header).
+    pub ns2_sizes: bool,
 }
 
 impl TcpHeader {
@@ -111,7 +123,20 @@ impl TcpHeader {
     /// Size of the IP packet carrying this segment.
     #[inline]
     pub fn wire_size(&self) -> u32 {
+        if self.ns2_sizes {
+            return self.ns2_wire_size();
+        }
         BASE_HEADER + self.options_len() + self.payload
+    }
+    /// ns-2's size: data packets `headersize()` + payload, the SYN and ACKs
+    /// 40 bytes, ACKs 8 more per SACK block.
+    fn ns2_wire_size(&self) -> u32 {
+        let ts = if self.has_ts && self.payload > 0 {
+            NS2_TS_OPTION
+        } else {
+            0
+        };
+        NS2_BASE_HEADER + ts + self.payload + NS2_SACK_BLOCK * self.nsack as u32
     }
 }
 
@@ -152,6 +177,40 @@ mod tests {
         };
         // Linux SYN: MSS(4) + SACKOK/TS(12) + NOP/WS(4) = 20 bytes of options.
         assert_eq!(syn.wire_size(), 60);
+    }
+
+    #[test]
+    fn ns2_sizes_follow_ns2_agents_and_sinks() {
+        // ns-2 2.28: packetSize_ 1460 + tcpip_base_hdr_size_ 40 = 1500 bytes;
+        // with timestamps_ the header grows by ts_option_size_ 10 to 1510.
+        let mut d = TcpHeader {
+            flags: ACK,
+            payload: 1460,
+            ns2_sizes: true,
+            ..Default::default()
+        };
+        assert_eq!(d.wire_size(), 1500);
+        d.has_ts = true;
+        assert_eq!(d.wire_size(), 1510);
+        // The sink's ACK: packetSize_ 40, timestamps or not; 8 per SACK block
+        // (3 blocks: 40 + 24 = 64, where the option layout would give 40 + 28 = 68).
+        let mut a = TcpHeader {
+            flags: ACK,
+            has_ts: true,
+            ns2_sizes: true,
+            ..Default::default()
+        };
+        assert_eq!(a.wire_size(), 40);
+        a.has_ts = false;
+        a.nsack = 3;
+        assert_eq!(a.wire_size(), 64);
+        // The syn_ packet: tcpip_base_hdr_size_ alone.
+        let syn = TcpHeader {
+            flags: SYN,
+            ns2_sizes: true,
+            ..Default::default()
+        };
+        assert_eq!(syn.wire_size(), 40);
     }
 
     #[test]

@@ -13,8 +13,9 @@ pub mod scoreboard;
 pub mod sender;
 
 pub use header::TcpHeader;
-pub use profile::{profile, profiles, Profile, Recovery, TcpConfig};
+pub use profile::{profile, profiles, Handshake, Profile, Recovery, TcpConfig};
 pub use receiver::Receiver;
+pub use rtt::RtoEstimator;
 pub use sender::{Sender, SenderState, SenderStats};
 
 #[cfg(test)]

@@ -6,7 +6,50 @@
 //! Linux's RTO variance estimator), the profile keeps the constant that governs
 //! steady state and the deviation is listed in `notes`.
 
+use crate::rtt::RtoEstimator;
 use tcplab_engine::SimTime;
+
+/// How a connection opens, and with it what kind of agent the host runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// A kernel stack: SYN, SYN-ACK, ACK negotiating MSS, SACK, timestamps and
+    /// window scale; FIN at the end; header sizes from the option layout.
+    Tcp,
+    /// ns-2's one-way `Agent/TCP` with `syn_` and `delay_growth_` true (the
+    /// default since 2001): a 40-byte packet with no data first, cwnd 1; its ACK
+    /// sets cwnd to the initial window (tcp.cc `output`, `set_initial_window`, `recv`).
+    Ns2Syn,
+    /// ns-2's one-way agent with `syn_` false (ns-2 before 2001/05/17): data
+    /// leaves at the start time with the initial window.
+    None,
+}
+
+impl Handshake {
+    /// Name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Handshake::Tcp => "tcp",
+            Handshake::Ns2Syn => "ns2-syn",
+            Handshake::None => "none",
+        }
+    }
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "tcp" => Handshake::Tcp,
+            "ns2-syn" => Handshake::Ns2Syn,
+            "none" => Handshake::None,
+            _ => return None,
+        })
+    }
+    /// Whether the host is an ns-2 one-way agent (or sink): nothing negotiated
+    /// (SACK and timestamps as configured), no FIN, ACKs carry no window, and
+    /// packets have ns-2's sizes (payload `mss` + 40 bytes, +10 with
+    /// timestamps; ACKs 40 bytes + 8 per SACK block).
+    pub fn one_way(self) -> bool {
+        self != Handshake::Tcp
+    }
+}
 
 /// Loss-recovery algorithm of the stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +142,18 @@ pub struct TcpConfig {
     pub undo: Undo,
     /// Congestion controller used when the scenario names none.
     pub default_cc: &'static str,
+    /// How connections open (and whether the host is an ns-2 one-way agent).
+    pub handshake: Handshake,
+    /// RTT estimator and RTO computation.
+    pub rto_estimator: RtoEstimator,
+    /// ns-2's `window_`: the sender keeps at most min(cwnd, window) segments
+    /// outstanding, and ssthresh starts at it; 0 = no such limit.
+    pub window: u32,
+    /// ns-2's `maxcwnd_`: cwnd never grows past it; 0 = no cap.
+    pub max_cwnd: u32,
+    /// The window grows only while cwnd limits sending (Linux
+    /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (`control_increase_` 0).
+    pub cwnd_limited_growth: bool,
 }
 
 /// Undo of window reductions found spurious (RFC 3522 Eifel detection: the ACK
@@ -175,6 +230,11 @@ fn base() -> TcpConfig {
         ss_ack_limit: 1,
         undo: Undo::None,
         default_cc: "newreno",
+        handshake: Handshake::Tcp,
+        rto_estimator: RtoEstimator::Rfc6298,
+        window: 0,
+        max_cwnd: 0,
+        cwnd_limited_growth: true,
     }
 }
 
@@ -271,6 +331,72 @@ pub fn profiles() -> Vec<Profile> {
                     Eifel undo of timeouts (Windows sends no timestamps by default, so it \
                     rarely applies); no source found for a slow-start limit per ACK, so \
                     every acknowledged segment counts, as in Linux",
+        },
+        Profile {
+            name: "ns2",
+            description: "ns-2 2.28's one-way Agent/TCP/Sack1 and TCPSink/Sack1 defaults (mascolo2006)",
+            config: TcpConfig {
+                initial_window: 2,
+                min_rto: SimTime(200 * MS),
+                max_rto: SimTime(100_000_000 * MS),
+                initial_rto: SimTime(6000 * MS),
+                clock_granularity: SimTime(10 * MS),
+                delack_timeout: SimTime::ZERO,
+                delack_segments: 2,
+                recovery: Recovery::Sack,
+                sack: true,
+                timestamps: false,
+                window_scaling: false,
+                mss: 1000,
+                sndbuf: 1 << 40,
+                rcvbuf: 1 << 40,
+                ss_ack_limit: 1,
+                undo: Undo::None,
+                default_cc: "newreno",
+                handshake: Handshake::Ns2Syn,
+                rto_estimator: RtoEstimator::Ns2,
+                window: 20,
+                max_cwnd: 0,
+                cwnd_limited_growth: false,
+                ..base()
+            },
+            sources: "ns-2 2.28 (Feb 2005; values read in ns-2.29's tcl/lib/ns-default.tcl, whose \
+                      dated comments show them unchanged since 2.28, and tcp/tcp.cc): \
+                      windowInit_ 2 (IW 2 segments); syn_ true with delay_growth_ true \
+                      (handshake ns2-syn: a 40-byte packet 0, cwnd 1, then windowInit_ on its \
+                      ACK; tcp.cc set_initial_window, output, recv); window_ 20 (window = \
+                      min(cwnd, window_), tcp.cc window(); ssthresh starts at window_, reset()); \
+                      maxcwnd_ 0 (no cap, opencwnd); packetSize_ 1000 (mss = payload bytes), \
+                      tcpip_base_hdr_size_ 40, ts_option_size_ 10 (tcp.cc headersize); \
+                      TCPSink packetSize_ 40 and 8 bytes per SACK block, maxSackBlocks_ 3 \
+                      (tcp-sink.cc); TCPSink: one ACK per packet (delack 0; DelAckSink \
+                      interval_ 100 ms = delack \"100ms\"); timestamps_ false; Sack1 \
+                      (SACK on, no negotiation); RTO: tcpTick_ 0.01 s, T_SRTT_BITS 3, \
+                      T_RTTVAR_BITS 2, rttvar_exp_ 2 (RTO = srtt + 4 rttvar in whole ticks, \
+                      rtt_update), rtxcur_init_ 6 s, minrto_ 0.2 s applied before the backoff \
+                      (rfc2988_ true, rtt_timeout), maxrto_ 100000 s, RTO at least 2 ticks, \
+                      backoff doubling to 64 and past 8 srtt folded into rttvar (rtt_backoff); \
+                      one timed segment per window (rtt_active_, rtt_seq_), none after a \
+                      timeout or fast retransmit (reset_rtx_timer); opencwnd: +1 per ACK in \
+                      slow start, increase_num_/cwnd per ACK after (wnd_option_ 1), on every \
+                      new ACK whether cwnd-limited or not (control_increase_ 0); slowdown \
+                      halves window() (decrease_num_ 0.5, precisionReduce_ false: integer \
+                      halving, at least 2); numdupacks_ 3",
+            notes: "Older ns-2 differs (set per host to reproduce it): ns-2 2.1b8a (2001) and \
+                    earlier have tcpTick_ 0.1 (tcp_tick = \"100ms\"), minrto_ 1 s (added \
+                    2001/05/10; before it only the 2-tick floor: min_rto = \"0s\"); \
+                    ns-2 before 2001/05 has windowInit_ 1 (initial_window = 1) and syn_ false \
+                    (handshake = \"none\": data at the start time), as barakat1999's ns-2 of \
+                    1999 must have; ns-2 2.30-2.35 have rtxcur_init_ 3 s (initial_rto), \
+                    maxrto_ 60 s (max_rto), numdupacksFrac_ -1 and precisionReduce_ true. \
+                    Not modelled: Sack1's own recovery (its pipe_ and partial-ACK rules; RFC 6675 \
+                    recovery stands in), numdupacksFrac_ 100 of 2.28-2.29 (Sack1 needs \
+                    max(3, cwnd/100) duplicate ACKs), singledup_ 1 (limited transmit on the \
+                    first two duplicate ACKs; off in ns-2 of 1999), the float cwnd (cwnd_ += \
+                    1/cwnd_ per ACK; here an integer counter adds one segment per cwnd ACKs, \
+                    which agrees to first order), ns-2's ECN; boot_time_ is drawn per flow \
+                    from the run's seed. srtt_init_ 0 and rttvar_init_ 12 change nothing \
+                    (the first sample overwrites both), maxburst_ 0 is no limit, as here.",
         },
     ]
 }

@@ -8,6 +8,15 @@
 //! The application reads at once, so the advertised window is the receive
 //! buffer; data beyond rcv_nxt + buffer is discarded.
 //!
+//! A host whose `handshake` makes it an ns-2 one-way agent receives as ns-2's
+//! `TCPSink` (ns-2 2.28 tcp/tcp-sink.cc): nothing is negotiated (SACK and
+//! timestamps as configured), the first packet (the 40-byte `syn_` packet or
+//! data) opens the connection and is acknowledged like any other, at most
+//! `maxSackBlocks_` = 3 SACK blocks, ns-2's ACK size (40 bytes + 8 per block).
+//! With `delack = 0` it is `TCPSink` (one ACK per packet); with a timeout it
+//! is `DelAckSink`: every second in-order packet or `interval_`, at once out of
+//! order and when filling a gap (`RFC2581_immediate_ack_`).
+//!
 //! ECN (RFC 3168 6.1.1, 6.1.3, as Linux net/ipv4/tcp_input.c): the SYN-ACK
 //! carries ECE when this host enables ECN and the SYN had ECE and CWR. After a
 //! data segment arrives marked CE, every ACK carries ECE until a data segment
@@ -119,7 +128,8 @@ impl Receiver {
         &self.ooo
     }
     fn max_blocks(&self) -> usize {
-        if self.ts_ok {
+        // ns-2 TCPSink maxSackBlocks_ = 3 (ns-default.tcl).
+        if self.ts_ok || self.cfg.handshake.one_way() {
             3
         } else {
             MAX_SACK_BLOCKS
@@ -128,7 +138,21 @@ impl Receiver {
 
     /// Process a segment from the sender.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
-        if h.has(SYN) {
+        if self.cfg.handshake.one_way() {
+            if !self.established {
+                // An ns-2 sink takes the first packet as it comes.
+                self.established = true;
+                self.rcv_nxt = 1;
+                self.sack_ok = self.cfg.sack;
+                self.ts_ok = self.cfg.timestamps;
+                self.ts_recent = h.tsval;
+            }
+            if h.has(SYN) {
+                // ns-2 acknowledges packet 0 like any packet: a plain 40-byte ACK.
+                self.send_ack(now, out);
+                return;
+            }
+        } else if h.has(SYN) {
             self.on_syn(now, h, out);
             return;
         }
@@ -322,6 +346,7 @@ impl Receiver {
             has_ts: self.ts_ok,
             tsval: now.0,
             tsecr: self.ts_recent,
+            ns2_sizes: self.cfg.handshake.one_way(),
             ..Default::default()
         };
         if self.fin_at.is_some() {

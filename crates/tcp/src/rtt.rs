@@ -3,12 +3,77 @@
 //! bounded by a minimum and a maximum, exponential backoff on expiry. Karn's
 //! rule (no samples from retransmitted segments without timestamps) is applied
 //! by the caller, which alone knows how a sample was obtained.
+//!
+//! A second estimator, [`RtoEstimator::Ns2`], follows ns-2's one-way
+//! `Agent/TCP` (ns-2 2.28/2.29 tcp/tcp.cc: `rtt_init`, `rtt_update`,
+//! `rtt_timeout`, `rtt_backoff`, the timed segment of `output` and `newack`):
+//! integer ticks of `tcpTick_`, srtt and rttvar kept scaled by 2^T_SRTT_BITS = 8
+//! and 2^T_RTTVAR_BITS = 4, RTO = (srtt + 2^rttvar_exp_ rttvar) ticks, floored at
+//! `minrto_` before the backoff multiplies it, capped at `maxrto_`, at least two
+//! ticks; one timed segment at a time (`rtt_active_`, `rtt_seq_`) unless
+//! timestamps give a sample per ACK; the backoff multiplier doubles up to 64 and
+//! past 8 folds srtt into rttvar. Only the arithmetic is followed; the code is ours.
 
 use tcplab_engine::SimTime;
+
+/// Which RTT estimator and RTO computation a host uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoEstimator {
+    /// RFC 6298 (with the profile's variance floor and slop).
+    Rfc6298,
+    /// ns-2's `Agent/TCP` timer in ticks of the clock granularity.
+    Ns2,
+}
+
+impl RtoEstimator {
+    /// Name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            RtoEstimator::Rfc6298 => "rfc6298",
+            RtoEstimator::Ns2 => "ns2",
+        }
+    }
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "rfc6298" => RtoEstimator::Rfc6298,
+            "ns2" => RtoEstimator::Ns2,
+            _ => return None,
+        })
+    }
+}
+
+/// ns-2 tcp.h/ns-default.tcl `T_SRTT_BITS` = 3: srtt is kept times 8.
+const NS2_SRTT_BITS: u32 = 3;
+/// ns-2 `T_RTTVAR_BITS` = 2: rttvar is kept times 4.
+const NS2_RTTVAR_BITS: u32 = 2;
+/// ns-2 `rttvar_exp_` = 2: RTO = srtt + 4 rttvar.
+const NS2_RTTVAR_EXP: u32 = 2;
+/// ns-2 `rtt_backoff`: the multiplier `t_backoff_` stops doubling at 64.
+const NS2_MAX_BACKOFF: u64 = 64;
+
+/// The state of ns-2's timer (tcp.h `t_srtt_`, `t_rttvar_`, `t_rtxcur_`,
+/// `t_backoff_`, `rtt_active_`/`rtt_seq_`/`rtt_ts_`).
+#[derive(Clone, Debug)]
+struct Ns2Timer {
+    /// Smoothed RTT in ticks times 8 (0: no sample yet).
+    t_srtt: i64,
+    /// RTT variation in ticks times 4.
+    t_rttvar: i64,
+    /// RTO before backoff and bounds.
+    rtxcur: SimTime,
+    /// Backoff multiplier, 1 to 64.
+    backoff: u64,
+    /// The timed segment: (sequence number its ACK must reach, send time).
+    timed: Option<(u64, SimTime)>,
+    /// Offset of the tick clock (ns-2's `boot_time_`).
+    phase: SimTime,
+}
 
 /// RTT estimator and RTO of one sender.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
+    ns2: Option<Ns2Timer>,
     srtt: Option<SimTime>,
     rttvar: SimTime,
     rto: SimTime,
@@ -26,6 +91,7 @@ impl RttEstimator {
     /// Before any sample: RTO = `initial` (RFC 6298 (2.1): 1 s).
     pub fn new(initial: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime) -> Self {
         RttEstimator {
+            ns2: None,
             srtt: None,
             rttvar: SimTime::ZERO,
             rto: initial.min(max_rto),
@@ -51,8 +117,152 @@ impl RttEstimator {
         self.slop = slop;
         self
     }
+    /// Choose the estimator: [`RtoEstimator::Ns2`] starts from `initial`
+    /// (ns-2's `rtxcur_init_`) and counts in ticks of the granularity.
+    pub fn with_estimator(mut self, kind: RtoEstimator) -> Self {
+        self.ns2 = (kind == RtoEstimator::Ns2).then_some(Ns2Timer {
+            t_srtt: 0,
+            t_rttvar: 0,
+            rtxcur: self.rto,
+            backoff: 1,
+            timed: None,
+            phase: SimTime::ZERO,
+        });
+        if self.ns2.is_some() {
+            self.rto = self.ns2_rto();
+        }
+        self
+    }
+    /// The estimator in use.
+    pub fn estimator(&self) -> RtoEstimator {
+        if self.ns2.is_some() {
+            RtoEstimator::Ns2
+        } else {
+            RtoEstimator::Rfc6298
+        }
+    }
+    /// ns-2: the tick clock runs `phase` ahead of simulated time (ns-2 draws
+    /// `boot_time_` uniformly in one tick per agent). No effect on RFC 6298.
+    pub fn set_tick_phase(&mut self, phase: SimTime) {
+        if let Some(n) = self.ns2.as_mut() {
+            n.phase = SimTime(phase.0 % self.granularity.0.max(1));
+        }
+    }
+    /// A segment ending at `end` is sent for the first time at `now`. ns-2
+    /// (`output`) times it when no other segment is being timed; RFC 6298
+    /// senders take samples from any segment, so nothing is kept.
+    pub fn on_send_new(&mut self, end: u64, now: SimTime) {
+        if let Some(n) = self.ns2.as_mut() {
+            if n.timed.is_none() {
+                n.timed = Some((end, now));
+            }
+        }
+    }
+    /// A timeout or fast retransmit: ns-2 stops timing (`reset_rtx_timer`
+    /// clears `rtt_active_`), Karn's rule for a one-timed-segment sender.
+    pub fn cancel_timing(&mut self) {
+        if let Some(n) = self.ns2.as_mut() {
+            n.timed = None;
+        }
+    }
+    /// An ACK of new data up to `ack` at `now`. `karn_sent` is when the newest
+    /// acknowledged segment never retransmitted was sent, `ts_rtt` the
+    /// timestamp sample. Applies the sample the estimator takes and returns it.
+    pub fn on_ack(
+        &mut self,
+        ack: u64,
+        karn_sent: Option<SimTime>,
+        ts_rtt: Option<SimTime>,
+        now: SimTime,
+    ) -> Option<SimTime> {
+        if self.ns2.is_none() {
+            let r = ts_rtt.or(karn_sent.map(|t| now - t))?;
+            self.sample(r);
+            return Some(r);
+        }
+        let tick = self.granularity.0.max(1);
+        let mut taken = None;
+        if let Some(r) = ts_rtt {
+            // rtt_update with ts_option_: t_rtt_ = int(tao / tick + 0.5).
+            self.ns2_update(((r.0 + tick / 2) / tick) as i64, r);
+            taken = Some(r);
+        }
+        let n = self.ns2.as_mut().expect("ns2 timer");
+        if let Some((end, sent)) = n.timed {
+            if ack >= end {
+                // newack: the timed segment is acknowledged; the backoff ends.
+                n.timed = None;
+                n.backoff = 1;
+                self.backoff = 0;
+                if ts_rtt.is_none() {
+                    // rtt_update without timestamps: the ticks of the clock
+                    // (offset by boot_time_) that passed since the send.
+                    let phase = self.ns2.as_ref().expect("ns2 timer").phase.0;
+                    let ticks = (now.0 + phase) / tick - (sent.0 + phase) / tick;
+                    let r = now - sent;
+                    self.ns2_update(ticks as i64, r);
+                    taken = Some(r);
+                }
+                self.rto = self.ns2_rto();
+            }
+        }
+        taken
+    }
+    /// ns-2 `rtt_update` on a sample of `ticks` ticks (`r` the exact RTT, kept
+    /// for min/latest).
+    fn ns2_update(&mut self, ticks: i64, r: SimTime) {
+        let tick = self.granularity.0.max(1);
+        let n = self.ns2.as_mut().expect("ns2 timer");
+        let m = ticks.max(1);
+        if n.t_srtt != 0 {
+            // delta = m - srtt; srtt += delta/8 (scaled: t_srtt += delta)
+            let mut delta = m - (n.t_srtt >> NS2_SRTT_BITS);
+            n.t_srtt += delta;
+            if n.t_srtt <= 0 {
+                n.t_srtt = 1;
+            }
+            // rttvar += (|delta| - rttvar)/4 (scaled: t_rttvar += |delta| - t_rttvar/4)
+            delta = delta.abs() - (n.t_rttvar >> NS2_RTTVAR_BITS);
+            n.t_rttvar += delta;
+            if n.t_rttvar <= 0 {
+                n.t_rttvar = 1;
+            }
+        } else {
+            // First sample: srtt = m, rttvar = m/2.
+            n.t_srtt = m << NS2_SRTT_BITS;
+            n.t_rttvar = m << (NS2_RTTVAR_BITS - 1);
+        }
+        // t_rtxcur_ = ((t_rttvar << (rttvar_exp + 1)) + t_srtt) >> 3 ticks.
+        let ticks = ((n.t_rttvar << (NS2_RTTVAR_EXP + NS2_SRTT_BITS - NS2_RTTVAR_BITS)) + n.t_srtt)
+            >> NS2_SRTT_BITS;
+        n.rtxcur = SimTime(ticks as u64 * tick);
+        self.srtt = Some(SimTime((n.t_srtt as u64 * tick) >> NS2_SRTT_BITS));
+        self.rttvar = SimTime((n.t_rttvar as u64 * tick) >> NS2_RTTVAR_BITS);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |x| x.min(r)));
+        self.latest = Some(r);
+        self.rto = self.ns2_rto();
+    }
+    /// ns-2 `rtt_timeout` (`rfc2988_` true): max(t_rtxcur_, minrto_) times the
+    /// backoff, at most maxrto_, at least two ticks.
+    fn ns2_rto(&self) -> SimTime {
+        let n = self.ns2.as_ref().expect("ns2 timer");
+        let t = SimTime(n.rtxcur.max(self.min_rto).0.saturating_mul(n.backoff));
+        t.min(self.max_rto).max(SimTime(2 * self.granularity.0))
+    }
     /// Take one RTT measurement R (RFC 6298 (2.2) and (2.3)); clears the backoff.
     pub fn sample(&mut self, r: SimTime) {
+        if self.ns2.is_some() {
+            // A sample outside the timed segment (the SYN's, for instance) is
+            // taken as ns-2 takes the timed one.
+            let tick = self.granularity.0.max(1);
+            self.ns2_update((r.0 / tick) as i64, r);
+            if let Some(n) = self.ns2.as_mut() {
+                n.backoff = 1;
+            }
+            self.backoff = 0;
+            self.rto = self.ns2_rto();
+            return;
+        }
         match self.srtt {
             None => {
                 // (2.2) SRTT <- R, RTTVAR <- R/2
@@ -80,9 +290,22 @@ impl RttEstimator {
             .max(self.var_floor);
         (srtt + var + self.slop).max(self.min_rto).min(self.max_rto)
     }
-    /// (5.5) The timer expired: double the RTO, up to the maximum.
+    /// (5.5) The timer expired: double the RTO, up to the maximum. ns-2
+    /// (`rtt_backoff`): double the multiplier up to 64; past 8, fold srtt into
+    /// rttvar so that the next sample starts the estimate afresh.
     pub fn back_off(&mut self) {
         self.backoff += 1;
+        if let Some(n) = self.ns2.as_mut() {
+            if n.backoff < NS2_MAX_BACKOFF {
+                n.backoff <<= 1;
+            }
+            if n.backoff > 8 {
+                n.t_rttvar += n.t_srtt >> NS2_SRTT_BITS;
+                n.t_srtt = 0;
+            }
+            self.rto = self.ns2_rto();
+            return;
+        }
         self.rto = SimTime(self.rto.0.saturating_mul(2)).min(self.max_rto);
     }
     /// RFC 6298 (5.7): after a SYN timed out, the RTO for data starts at 3 s if no sample came.
@@ -115,6 +338,10 @@ impl RttEstimator {
     /// Number of consecutive backoffs.
     pub fn backoffs(&self) -> u32 {
         self.backoff
+    }
+    /// ns-2's backoff multiplier `t_backoff_` (1 with RFC 6298).
+    pub fn ns2_backoff(&self) -> u64 {
+        self.ns2.as_ref().map_or(1, |n| n.backoff)
     }
 }
 
@@ -214,5 +441,82 @@ mod tests {
         e.back_off();
         e.reset_after_syn_timeout();
         assert_eq!(e.rto(), ms(3000));
+    }
+
+    /// ns-2 2.28's timer: tcpTick_ 10 ms, minrto_ 200 ms, maxrto_ 100000 s,
+    /// rtxcur_init_ 6 s.
+    fn ns2() -> RttEstimator {
+        RttEstimator::new(ms(6000), ms(200), ms(100_000_000), ms(10))
+            .with_estimator(RtoEstimator::Ns2)
+    }
+
+    #[test]
+    fn ns2_minrto_applies_before_the_backoff() {
+        // A 5 ms RTT is under one tick: t_rtt_ = 1 (floored); t_srtt_ = 8,
+        // t_rttvar_ = 2; t_rtxcur_ = ((2 << 3) + 8) >> 3 = 3 ticks = 30 ms.
+        // rtt_timeout (rfc2988_): max(30, minrto_ 200) = 200 ms, times t_backoff_:
+        // 400, 800 ms (ns-2 without rfc2988_ would give max(60, 200) = 200 first).
+        let mut e = ns2();
+        assert_eq!(e.rto(), ms(6000));
+        e.on_send_new(100, ms(0));
+        assert_eq!(e.on_ack(100, None, None, ms(5)), Some(ms(5)));
+        assert_eq!(e.rto(), ms(200));
+        e.back_off();
+        assert_eq!(e.rto(), ms(400));
+        e.back_off();
+        assert_eq!(e.rto(), ms(800));
+    }
+
+    #[test]
+    fn ns2_backoff_stops_at_64_and_past_8_folds_srtt_into_rttvar() {
+        // One sample of 100 ms = 10 ticks: t_srtt_ 80, t_rttvar_ 20, RTO 30 ticks
+        // = 300 ms. Backoffs: 600, 1200, 2400 ms; the fourth makes t_backoff_ 16
+        // > 8: t_rttvar_ += 80 >> 3 = 30, t_srtt_ = 0; t_rtxcur_ stays 300 ms:
+        // 4800, 9600, 19200 ms, then 64 * 300 = 19200 ms for ever.
+        let mut e = ns2();
+        e.on_send_new(100, ms(0));
+        e.on_ack(100, None, None, ms(100));
+        assert_eq!(e.rto(), ms(300));
+        let seq: Vec<u64> = (0..8)
+            .map(|_| {
+                e.back_off();
+                e.rto().0 / 1_000_000
+            })
+            .collect();
+        assert_eq!(seq, vec![600, 1200, 2400, 4800, 9600, 19200, 19200, 19200]);
+        assert_eq!(e.ns2_backoff(), 64);
+        // The next timed ACK is a first sample again (t_srtt_ was zeroed): 50 ms =
+        // 5 ticks: t_srtt_ 40, t_rttvar_ 10, RTO 15 ticks = 150 ms -> minrto_ 200;
+        // the backoff ends.
+        e.on_send_new(200, ms(1000));
+        assert_eq!(e.on_ack(200, None, None, ms(1050)), Some(ms(50)));
+        assert_eq!((e.rto(), e.ns2_backoff()), (ms(200), 1));
+    }
+
+    #[test]
+    fn ns2_counts_the_ticks_of_a_clock_offset_by_boot_time() {
+        // rtt_update: t_rtt_ = int((tao + fmod(sendtime + boot_time_, tick)) / tick).
+        // Sent at 3 ms, ACKed at 98 ms (95 ms): boot_time_ 0: 9 - 0 = 9 ticks
+        // (RTO ((9 << 1 << 3) + 72) >> 3 = 27 ticks); boot_time_ 5 ms: floor(103/10)
+        // - floor(8/10) = 10 ticks (RTO 30 ticks).
+        for (phase, rto) in [(0, 270), (5, 300)] {
+            let mut e = ns2();
+            e.set_tick_phase(ms(phase));
+            e.on_send_new(10, ms(3));
+            e.on_ack(10, None, None, ms(98));
+            assert_eq!(e.rto(), ms(rto), "boot_time_ {phase} ms");
+        }
+    }
+
+    #[test]
+    fn ns2_samples_only_the_timed_segment_and_not_after_cancel() {
+        let mut e = ns2();
+        e.on_send_new(10, ms(0)); // timed
+        e.on_send_new(20, ms(1)); // not timed: one at a time
+        assert_eq!(e.on_ack(10, Some(ms(0)), None, ms(100)), Some(ms(100)));
+        assert_eq!(e.on_ack(20, Some(ms(1)), None, ms(101)), None);
+        e.on_send_new(30, ms(200));
+        e.cancel_timing(); // a timeout: reset_rtx_timer clears rtt_active_
+        assert_eq!(e.on_ack(30, Some(ms(200)), None, ms(300)), None);
     }
 }

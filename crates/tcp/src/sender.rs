@@ -28,12 +28,22 @@
 //! RFC 3168's rule for a window of one segment (wait for the retransmission timer
 //! before sending) never applies: ssthresh is at least 2.
 //!
+//! ns-2 one-way agents (`handshake` "ns2-syn" or "none", as ns-2 2.28's
+//! `Agent/TCP` in tcp/tcp.cc): no option negotiation (SACK and timestamps as
+//! configured), payload `mss` bytes (`packetSize_`), ns-2's packet sizes, no
+//! FIN, the ACK's window ignored; with "ns2-syn" a 40-byte first packet whose
+//! ACK sets cwnd to the initial window (`set_initial_window`, `recv` with
+//! `delay_growth_`), with "none" data at the start time. ssthresh starts at
+//! `window_` (`reset`), the window is min(cwnd, window_) (`window()`), and
+//! ssthresh halves that window (`slowdown`), so a second timeout in a row sets
+//! ssthresh to 2 (cwnd is 1 then) where RFC 5681 keeps it.
+//!
 //! No I/O: time is passed in and segments are appended to an output vector.
 //! Sequence numbers start at 0 (the SYN); data starts at 1.
 
 use crate::cc::{AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample};
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
-use crate::profile::{Recovery, TcpConfig, Undo};
+use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
@@ -130,8 +140,12 @@ impl Sender {
     /// A sender of `bytes` application bytes (`None`: unlimited) with `cfg` and `cc`.
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
         let mss = cfg.mss;
-        // The scoreboard holds at most a send buffer's (or a short transfer's) segments.
-        let segs = bytes.map_or(cfg.sndbuf, |b| b.min(cfg.sndbuf)) / mss as u64;
+        // The scoreboard holds at most a send buffer's (or a short transfer's,
+        // or ns-2's window_) segments.
+        let mut segs = bytes.map_or(cfg.sndbuf, |b| b.min(cfg.sndbuf)) / mss as u64;
+        if cfg.window > 0 {
+            segs = segs.min(cfg.window as u64);
+        }
         let cap = (segs + 16).min(1 << 20) as usize;
         let rtt = RttEstimator::new(
             cfg.initial_rto,
@@ -140,12 +154,21 @@ impl Sender {
             cfg.clock_granularity,
         )
         .with_var_floor(cfg.rto_var_floor)
-        .with_slop(cfg.rto_slop);
+        .with_slop(cfg.rto_slop)
+        .with_estimator(cfg.rto_estimator);
         Sender {
             tp: {
                 let mut tp = CcState::new(cfg.initial_window, mss);
                 tp.max_ssthresh = cfg.max_ssthresh;
                 tp.ss_ack_limit = cfg.ss_ack_limit;
+                if cfg.window > 0 {
+                    // ns-2 reset(): ssthresh_ = window_.
+                    tp.ssthresh = cfg.window;
+                }
+                if cfg.max_cwnd > 0 {
+                    // ns-2 opencwnd(): cwnd never above maxcwnd_.
+                    tp.cwnd_clamp = cfg.max_cwnd;
+                }
                 tp
             },
             // A controller may impose its recovery (Tahoe's); a host asking for
@@ -258,6 +281,22 @@ impl Sender {
     pub fn rto_deadline(&self) -> Option<SimTime> {
         self.rto_deadline
     }
+    /// Offset of ns-2's tick clock (`boot_time_`, drawn per agent); no effect
+    /// on the RFC 6298 estimator.
+    pub fn set_tick_phase(&mut self, phase: SimTime) {
+        self.rtt.set_tick_phase(phase);
+    }
+    fn one_way(&self) -> bool {
+        self.cfg.handshake.one_way()
+    }
+    /// Segments the windows allow outstanding: cwnd, and ns-2's `window_`
+    /// (tcp.cc `window()` = min(cwnd_, wnd_)).
+    fn send_window(&self) -> u32 {
+        match self.cfg.window {
+            0 => self.tp.cwnd,
+            w => self.tp.cwnd.min(w),
+        }
+    }
 
     fn effective_recovery(&self) -> Recovery {
         match self.recovery_kind {
@@ -271,14 +310,49 @@ impl Sender {
 
     // ---------------------------------------------------------------- handshake
 
-    /// Open the connection: send the SYN.
+    /// Open the connection: send the SYN (an ns-2 agent with `handshake`
+    /// "none" sends data at once).
     pub fn start(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         debug_assert_eq!(self.state, SenderState::Closed);
-        self.state = SenderState::SynSent;
         self.syn_sent_at = now;
         self.snd_nxt = 1;
         self.snd_max = 1;
-        self.send_syn(now, out);
+        match self.cfg.handshake {
+            Handshake::None => {
+                self.tp.now = now;
+                self.establish_one_way();
+                self.transmit(now, out);
+            }
+            Handshake::Ns2Syn => {
+                self.state = SenderState::SynSent;
+                // ns-2 output(): packet 0 is timed like any first transmission.
+                self.rtt.on_send_new(1, now);
+                self.send_syn(now, out);
+            }
+            Handshake::Tcp => {
+                self.state = SenderState::SynSent;
+                self.send_syn(now, out);
+            }
+        }
+    }
+
+    /// An ns-2 one-way agent is established without negotiation: SACK and
+    /// timestamps as configured, `mss` bytes of payload (ns-2 `packetSize_`;
+    /// timestamps add to the header, not take from the payload), no window
+    /// from the peer (ns-2 ACKs carry none; `window` limits instead), no ECN.
+    fn establish_one_way(&mut self) {
+        self.state = SenderState::Established;
+        self.ts_ok = self.cfg.timestamps;
+        self.sack_ok = self.cfg.sack;
+        self.ecn_ok = false;
+        self.snd_wscale = 0;
+        self.mss = self.cfg.mss;
+        self.sb.set_mss(self.mss);
+        self.tp.mss = self.mss;
+        self.rwnd = u64::MAX;
+        self.snd_una = 1;
+        self.cc.init(&mut self.tp);
+        self.rto_deadline = None;
     }
 
     /// The application stops writing: the data already handed to TCP (everything
@@ -292,6 +366,13 @@ impl Sender {
         // Sequence 0 is the SYN: data (if any was sent) is 1..snd_max.
         self.data_end = self.snd_max.max(1);
         if self.state == SenderState::Established {
+            if self.one_way() && self.snd_una >= self.data_end {
+                // No FIN in ns-2: everything sent is acknowledged already.
+                self.state = SenderState::Done;
+                self.done_at = Some(now);
+                self.rto_deadline = None;
+                return;
+            }
             self.transmit(now, out);
         } else if self.state == SenderState::Closed {
             self.state = SenderState::Done;
@@ -306,6 +387,17 @@ impl Sender {
     }
 
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.one_way() {
+            // ns-2 output() with syn_: packet 0 is tcpip_base_hdr_size_ bytes, no data.
+            out.push(TcpHeader {
+                flags: SYN,
+                seq: 0,
+                ns2_sizes: true,
+                ..Default::default()
+            });
+            self.rto_deadline = Some(now + self.rtt.rto());
+            return;
+        }
         let c = &self.cfg;
         // RFC 3168 6.1.1: an ECN-setup SYN has ECE and CWR; a retransmitted SYN
         // is sent without them (Linux tcp_ecn_clear_syn, tcp_ecn_fallback = 1).
@@ -322,6 +414,18 @@ impl Sender {
             ..Default::default()
         });
         self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// ns-2 (tcp.cc `recv`, `delay_growth_`): the ACK of packet 0 gives the
+    /// timed sample (none if it was retransmitted) and cwnd = the initial window.
+    fn on_ns2_syn_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.tp.now = now;
+        if let Some(r) = self.rtt.on_ack(1, None, None, now) {
+            self.note_rtt(r);
+        }
+        self.establish_one_way();
+        self.tp.cwnd = self.cfg.initial_window.min(self.tp.cwnd_clamp);
+        self.transmit(now, out);
     }
 
     fn on_syn_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
@@ -376,6 +480,7 @@ impl Sender {
             has_ts: self.ts_ok,
             tsval: now.0,
             tsecr: self.ts_recent,
+            ns2_sizes: self.one_way(),
             ..Default::default()
         }
     }
@@ -427,7 +532,7 @@ impl Sender {
         if s < self.data_end {
             let payload = (self.data_end - s).min(self.mss as u64) as u32;
             Some((s, payload, payload, false))
-        } else if s == self.data_end && self.data_end != u64::MAX {
+        } else if s == self.data_end && self.data_end != u64::MAX && !self.one_way() {
             Some((s, 1, 0, true))
         } else {
             None
@@ -457,6 +562,7 @@ impl Sender {
             tx,
         };
         self.sb.push(seg);
+        self.rtt.on_send_new(start + len as u64, now);
         self.snd_max = start + len as u64;
         self.snd_nxt = self.snd_max;
         self.stats.bytes_sent += payload as u64;
@@ -476,10 +582,11 @@ impl Sender {
                 self.pace_deadline = Some(self.pace_next);
                 break;
             }
-            let cwnd_bytes = self.tp.cwnd as u64 * self.mss as u64;
+            let wnd = self.send_window();
+            let cwnd_bytes = wnd as u64 * self.mss as u64;
             if sack {
                 // RFC 6675 / Linux: pipe below cwnd, lost segments first, then new data.
-                if self.sb.in_flight() >= self.tp.cwnd {
+                if self.sb.in_flight() >= wnd {
                     cwnd_limited = true;
                     break;
                 }
@@ -529,8 +636,12 @@ impl Sender {
             }
             self.send_new(now, start, len, payload, fin, out);
         }
-        self.tp.is_cwnd_limited =
-            cwnd_limited || self.tp.in_slow_start() && self.sb.in_flight() * 2 > self.tp.cwnd;
+        // Held back by ns-2's window_ rather than cwnd is not cwnd-limited.
+        let cwnd_limited =
+            cwnd_limited && (self.cfg.window == 0 || self.tp.cwnd <= self.cfg.window);
+        self.tp.is_cwnd_limited = !self.cfg.cwnd_limited_growth
+            || cwnd_limited
+            || self.tp.in_slow_start() && self.sb.in_flight() * 2 > self.tp.cwnd;
     }
 
     /// RFC 6675 NextSeg (3): retransmit the first unSACKed, unretransmitted segment
@@ -567,7 +678,11 @@ impl Sender {
         match self.state {
             SenderState::Closed => {}
             SenderState::SynSent => {
-                if h.has(SYN) && h.has(ACK) {
+                if self.one_way() {
+                    if h.has(ACK) && h.ack == 1 {
+                        self.on_ns2_syn_ack(now, out);
+                    }
+                } else if h.has(SYN) && h.has(ACK) {
                     self.on_syn_ack(now, h, out);
                 }
             }
@@ -592,6 +707,11 @@ impl Sender {
 
     fn sample_rtt(&mut self, r: SimTime) {
         self.rtt.sample(r);
+        self.note_rtt(r);
+    }
+
+    /// A sample was taken: report it and copy the estimates into `tp`.
+    fn note_rtt(&mut self, r: SimTime) {
         self.last_rtt = Some(r);
         self.tp.srtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
         self.tp.min_rtt = self.rtt.min_rtt().unwrap_or(SimTime::ZERO);
@@ -630,7 +750,9 @@ impl Sender {
         if h.has_ts && h.tsval >= self.ts_recent {
             self.ts_recent = h.tsval;
         }
-        self.rwnd = (h.wnd as u64) << self.snd_wscale;
+        if !self.one_way() {
+            self.rwnd = (h.wnd as u64) << self.snd_wscale;
+        }
         // Linux tcp_ecn_rcv_ecn_echo: ECE counts once ECN is negotiated. The
         // reduction is from the flight this ACK found (the window the marks
         // came from), as a loss's is from the flight when it is detected.
@@ -683,14 +805,13 @@ impl Sender {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            // RTT: timestamps (RFC 7323 RTTM) when negotiated, else Karn's rule.
-            let sample = if self.ts_ok && h.has_ts && h.tsecr > 0 {
-                Some(now.saturating_sub(SimTime(h.tsecr)))
-            } else {
-                acked.karn_sent.map(|t| now - t)
-            };
+            // RTT: timestamps (RFC 7323 RTTM) when negotiated, else Karn's
+            // rule, or ns-2's one timed segment: the estimator chooses.
+            let ts_rtt = (self.ts_ok && h.has_ts && h.tsecr > 0)
+                .then(|| now.saturating_sub(SimTime(h.tsecr)));
+            let sample = self.rtt.on_ack(h.ack, acked.karn_sent, ts_rtt, now);
             if let Some(r) = sample {
-                self.sample_rtt(r);
+                self.note_rtt(r);
             }
             self.sync_tp();
             delivered += acked.newly_delivered;
@@ -788,7 +909,9 @@ impl Sender {
             {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
-            if self.data_end != u64::MAX && self.snd_una > self.data_end {
+            // The FIN takes the sequence number after the data (none for ns-2).
+            let last = self.data_end.saturating_add(!self.one_way() as u64);
+            if self.data_end != u64::MAX && self.snd_una >= last {
                 self.state = SenderState::Done;
                 self.done_at = Some(now);
                 self.rto_deadline = None;
@@ -895,6 +1018,8 @@ impl Sender {
             return;
         }
         self.stats.fast_retransmits += 1;
+        // ns-2 reset_rtx_timer in dupack_action: the timed segment is forgotten.
+        self.rtt.cancel_timing();
         self.tp.in_flight = self.flight_size();
         if self.tp.ca_state == CaState::Cwr {
             // RFC 3168 6.1.2, Linux tcp_enter_recovery within a cwnd reduction:
@@ -963,6 +1088,10 @@ impl Sender {
     /// FlightSize for the `ssthresh` hook: the pipe (or the outstanding
     /// segments, if more) with SACK, everything outstanding without (RFC 5681).
     fn flight_size(&self) -> u32 {
+        if self.one_way() {
+            // ns-2 slowdown(): ssthresh from window() = min(cwnd_, window_).
+            return self.send_window();
+        }
         if self.uses_sack() {
             self.sb
                 .in_flight()
@@ -1078,7 +1207,14 @@ impl Sender {
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.sync_tp();
         self.stats.timeouts += 1;
+        // ns-2 reset_rtx_timer: the timed segment is forgotten (Karn).
+        self.rtt.cancel_timing();
         if self.state == SenderState::SynSent {
+            if self.one_way() {
+                // ns-2 timeout(): slowdown(CLOSE_SSTHRESH_HALF) halves window() = 1
+                // to 0, floored at 2.
+                self.tp.ssthresh = 2;
+            }
             self.rtt.back_off();
             self.syn_retransmitted = true;
             self.send_syn(now, out);
@@ -1088,7 +1224,12 @@ impl Sender {
             return;
         }
         // RFC 5681 (4) on the first timeout of a segment; held on later backoffs.
-        if self.rtt.backoffs() == 0 {
+        // ns-2 halves window() on every timeout (cwnd is 1 on the second: ssthresh 2).
+        if self.one_way() {
+            self.tp.in_flight = self.flight_size();
+            self.mark_undo();
+            self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+        } else if self.rtt.backoffs() == 0 {
             self.tp.in_flight = self.sb.in_flight();
             if !self.uses_sack() {
                 self.tp.in_flight = self.sb.len() as u32;

@@ -1083,3 +1083,324 @@ fn a_loss_in_the_window_of_an_ece_is_repaired_without_a_second_reduction() {
     assert_eq!(data_seqs(&out), vec![2]);
     assert_eq!((s.stats.fast_retransmits, s.stats.ecn_reductions), (1, 1));
 }
+
+// ---------------------------------------------------------------- ns-2 agents
+//
+// Expected sequences traced by hand from ns-2 2.28's tcp/tcp.cc and
+// tcp/tcp-sink.cc with the defaults of tcl/lib/ns-default.tcl (see the `ns2`
+// profile's sources): packet numbers here are segments of 1460 bytes.
+
+const NS2_MSS: u64 = 1460;
+
+fn ns2_cfg() -> TcpConfig {
+    let mut c = profile("ns2").unwrap().config;
+    c.mss = NS2_MSS as u32; // mascolo2006's 1500-byte packets
+    c
+}
+
+fn ns2_seg(i: u64) -> u64 {
+    1 + i * NS2_MSS
+}
+
+fn ns2_seqs(out: &[TcpHeader]) -> Vec<u64> {
+    out.iter()
+        .filter(|h| h.payload > 0)
+        .map(|h| (h.seq - 1) / NS2_MSS)
+        .collect()
+}
+
+/// A plain ns-2 ACK (no window, no SACK) of everything below segment `i`.
+fn ns2_ack(i: u64) -> TcpHeader {
+    TcpHeader {
+        flags: ACK,
+        seq: 1,
+        ack: ns2_seg(i),
+        ns2_sizes: true,
+        ..Default::default()
+    }
+}
+
+/// Through the 40-byte packet 0: sent at 0, its ACK back at `rtt`.
+fn ns2_open(c: &TcpConfig, rtt: SimTime) -> (Sender, Receiver, Vec<TcpHeader>) {
+    let mut s = sender(c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(SimTime(rtt.0 / 2), &out[0], &mut back);
+    out.clear();
+    s.on_segment(rtt, &back[0], &mut out);
+    (s, r, out)
+}
+
+#[test]
+fn ns2_syn_is_a_40_byte_packet_and_its_ack_opens_windowinit() {
+    // tcp.cc output(): packet 0 with syn_ is tcpip_base_hdr_size_ = 40 bytes and
+    // no data; set_initial_window(): cwnd_ = 1 (syn_ && delay_growth_); nothing
+    // else leaves until its ACK, which sets cwnd_ = windowInit_ = 2: packets 1
+    // and 2 (here segments 0 and 1), each 1460 + 40 = 1500 bytes.
+    let c = ns2_cfg();
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    assert_eq!(out.len(), 1);
+    let syn = out[0];
+    assert_eq!((syn.payload, syn.wire_size()), (0, 40));
+    assert!(syn.mss == 0 && syn.wscale.is_none() && !syn.sack_perm && !syn.has_ts);
+    // TCPSink acknowledges packet 0 with a plain 40-byte ACK.
+    let mut back = vec![];
+    r.on_segment(ms(50), &syn, &mut back);
+    assert_eq!(back.len(), 1);
+    assert!(!back[0].has(SYN) && back[0].has(ACK));
+    assert_eq!((back[0].ack, back[0].wire_size()), (1, 40));
+    out.clear();
+    s.on_segment(ms(100), &back[0], &mut out);
+    assert_eq!(s.state(), SenderState::Established);
+    assert!(s.sack_ok() && !s.ts_ok()); // Sack1, timestamps_ false: configured, not negotiated
+    assert_eq!(s.mss(), 1460);
+    assert_eq!(s.tp.cwnd, 2);
+    assert_eq!(s.tp.ssthresh, 20); // reset(): ssthresh_ = window_
+    assert_eq!(ns2_seqs(&out), vec![0, 1]);
+    assert!(out
+        .iter()
+        .all(|h| h.wire_size() == 1500 && !h.has(SYN) && !h.has(FIN)));
+}
+
+#[test]
+fn ns2_without_syn_sends_data_at_the_start_time() {
+    // syn_ false (ns-2 before 2001/05/17) and windowInit_ 1 (before 2001/05/26):
+    // one 1500-byte data packet at the start time, no SYN.
+    let mut c = ns2_cfg();
+    c.handshake = crate::profile::Handshake::None;
+    c.initial_window = 1;
+    let mut s = sender(&c, "tahoe");
+    let mut out = vec![];
+    s.start(ms(5000), &mut out);
+    assert_eq!(s.state(), SenderState::Established);
+    assert_eq!(out.len(), 1);
+    assert_eq!(ns2_seqs(&out), vec![0]);
+    assert_eq!(out[0].wire_size(), 1500);
+    assert!(!out[0].has(SYN));
+    // The timer runs from the start with rtxcur_init_ = 6 s.
+    assert_eq!(s.rto_deadline(), Some(ms(11_000)));
+    // The sink takes it without a handshake and acknowledges it.
+    let mut r = Receiver::new(c.clone());
+    let mut back = vec![];
+    r.on_segment(ms(5050), &out[0], &mut back);
+    assert_eq!((back.len(), back[0].ack), (1, ns2_seg(1)));
+    assert_eq!(r.stats.delivered, 1460);
+}
+
+#[test]
+fn ns2_sink_acks_every_packet_and_delack_sink_every_second() {
+    // TCPSink: one 40-byte ACK per data packet (delack 0).
+    let c = ns2_cfg();
+    let (_, mut r, data) = ns2_open(&c, ms(100));
+    let mut acks = vec![];
+    for (k, d) in data.iter().enumerate() {
+        r.on_segment(ms(150 + k as u64), d, &mut acks);
+    }
+    assert_eq!(
+        acks.iter()
+            .map(|a| (a.ack, a.wire_size()))
+            .collect::<Vec<_>>(),
+        vec![(ns2_seg(1), 40), (ns2_seg(2), 40)]
+    );
+    // DelAckSink (interval_ 100 ms): the first in-order packet waits, the second
+    // is acknowledged at once with it; a lone packet waits interval_.
+    let mut c = ns2_cfg();
+    c.delack_timeout = ms(100);
+    let (mut s, mut r, data) = ns2_open(&c, ms(100));
+    let mut acks = vec![];
+    r.on_segment(ms(150), &data[0], &mut acks);
+    assert!(acks.is_empty());
+    assert_eq!(r.next_deadline(), Some(ms(250)));
+    r.on_segment(ms(151), &data[1], &mut acks);
+    assert_eq!(
+        acks.iter().map(|a| a.ack).collect::<Vec<_>>(),
+        vec![ns2_seg(2)]
+    );
+    let mut out = vec![];
+    s.on_segment(ms(201), &acks[0], &mut out);
+    // cwnd 2 -> 3 (one ACK, +1 in slow start): segments 2, 3, 4 leave.
+    assert_eq!(ns2_seqs(&out), vec![2, 3, 4]);
+    acks.clear();
+    r.on_segment(ms(250), &out[0], &mut acks);
+    r.on_segment(ms(251), &out[1], &mut acks);
+    r.on_segment(ms(252), &out[2], &mut acks);
+    assert_eq!(acks.len(), 1);
+    r.on_timer(ms(352), &mut acks);
+    assert_eq!(
+        acks.iter().map(|a| a.ack).collect::<Vec<_>>(),
+        vec![ns2_seg(4), ns2_seg(5)]
+    );
+}
+
+#[test]
+fn ns2_first_rto_is_rtxcur_init_and_a_lost_syn_leaves_ssthresh_2() {
+    // rtt_init(): t_rtxcur_ = rtxcur_init_ = 6 s (ns-2 2.28). rtt_timeout() =
+    // max(6, minrto_ 0.2) * t_backoff_: the SYN's timer fires at 6 s, the next at
+    // 6 + 12 = 18 s. timeout(): slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)
+    // halves window() = 1 to 0, floored at 2. The retransmitted packet 0 is not
+    // timed (only seqno > maxseq_ is), so its ACK gives no sample and t_backoff_
+    // stays 2; cwnd_ = windowInit_ 2 on that ACK (delay_growth_).
+    let c = ns2_cfg();
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    assert_eq!(s.rto_deadline(), Some(ms(6000)));
+    out.clear();
+    s.on_timer(ms(6000), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].wire_size(), 40);
+    assert_eq!(s.rto_deadline(), Some(ms(18_000)));
+    assert_eq!(s.tp.ssthresh, 2);
+    let mut back = vec![];
+    r.on_segment(ms(6050), &out[0], &mut back);
+    out.clear();
+    s.on_segment(ms(6100), &back[0], &mut out);
+    assert_eq!(s.take_rtt_sample(), None);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (2, 2));
+    assert_eq!(ns2_seqs(&out), vec![0, 1]);
+    // Timer restarted by the first data packet: 2 * 6 s (backoff held).
+    assert_eq!(s.rto_deadline(), Some(ms(6100 + 12_000)));
+}
+
+#[test]
+fn ns2_rto_after_samples_in_ticks_and_one_timed_segment_per_window() {
+    // tcpTick_ 10 ms, boot_time_ 0. Packet 0 sent at 0, ACKed at 105 ms:
+    // t_rtt_ = floor(105/10) - floor(0/10) = 10 ticks; first sample:
+    // t_srtt_ = 10 << 3 = 80, t_rttvar_ = 10 << 1 = 20;
+    // t_rtxcur_ = ((20 << 3) + 80) >> 3 = 30 ticks = 300 ms > minrto_ 200 ms.
+    let c = ns2_cfg();
+    let (mut s, _, out) = ns2_open(&c, ms(105));
+    assert_eq!(s.take_rtt_sample(), Some(ms(105)));
+    assert_eq!(s.rtt().rto(), ms(300));
+    assert_eq!(ns2_seqs(&out), vec![0, 1]);
+    // Segment 0 (sent at 105 ms) is the timed one (rtt_seq_); segment 1 is not.
+    // ACK of 0 at 260 ms: t_rtt_ = 26 - 10 = 16; delta = 16 - (80 >> 3) = 6,
+    // t_srtt_ = 86; |delta| - (20 >> 2) = 1, t_rttvar_ = 21;
+    // t_rtxcur_ = ((21 << 3) + 86) >> 3 = 254 >> 3 = 31 ticks = 310 ms.
+    let mut out = vec![];
+    s.on_segment(ms(260), &ns2_ack(1), &mut out);
+    assert_eq!(s.take_rtt_sample(), Some(ms(155)));
+    assert_eq!(s.rtt().rto(), ms(310));
+    assert_eq!(s.rto_deadline(), Some(ms(260 + 310)));
+    // Slow start: cwnd 3; segments 2 and 3 leave at 260 ms, 2 becomes the timed one.
+    assert_eq!(ns2_seqs(&out), vec![2, 3]);
+    // ACK of 1 (untimed) at 261 ms: no sample, RTO unchanged.
+    out.clear();
+    s.on_segment(ms(261), &ns2_ack(2), &mut out);
+    assert_eq!(s.take_rtt_sample(), None);
+    assert_eq!(s.rtt().rto(), ms(310));
+    // ACK of 2 at 400 ms: t_rtt_ = 40 - 26 = 14; delta = 14 - (86 >> 3 = 10) = 4,
+    // t_srtt_ = 90; 4 - (21 >> 2 = 5) = -1, t_rttvar_ = 20;
+    // t_rtxcur_ = ((20 << 3) + 90) >> 3 = 250 >> 3 = 31 ticks = 310 ms.
+    out.clear();
+    s.on_segment(ms(400), &ns2_ack(3), &mut out);
+    assert_eq!(s.take_rtt_sample(), Some(ms(140)));
+    assert_eq!(s.rtt().rto(), ms(310));
+}
+
+#[test]
+fn ns2_window_limits_sending_and_cwnd_grows_past_it() {
+    // window_ 3: at most window() = min(cwnd_, 3) packets outstanding (send_much:
+    // t_seqno_ <= highest_ack_ + window()); ssthresh_ starts at window_ (reset()).
+    let mut c = ns2_cfg();
+    c.window = 3;
+    let (mut s, _, out) = ns2_open(&c, ms(100));
+    assert_eq!(s.tp.ssthresh, 3);
+    assert_eq!(ns2_seqs(&out), vec![0, 1]);
+    // To isolate the growth rule, ssthresh_ above the window: opencwnd's slow
+    // start adds 1 per new ACK whether or not cwnd limits sending
+    // (control_increase_ 0), so cwnd runs 3, 4, ..., 10 while one new packet
+    // leaves per ACK and 3 stay outstanding.
+    s.tp.ssthresh = 100;
+    let mut t = 200;
+    let mut sent = vec![];
+    let mut cwnds = vec![];
+    for i in 1..=8 {
+        let mut out = vec![];
+        s.on_segment(ms(t), &ns2_ack(i), &mut out);
+        sent.push(ns2_seqs(&out));
+        cwnds.push(s.tp.cwnd);
+        assert!(s.outstanding_bytes() <= 3 * NS2_MSS);
+        t += 10;
+    }
+    assert_eq!(
+        sent,
+        vec![
+            vec![2, 3],
+            vec![4],
+            vec![5],
+            vec![6],
+            vec![7],
+            vec![8],
+            vec![9],
+            vec![10]
+        ]
+    );
+    assert_eq!(cwnds, vec![3, 4, 5, 6, 7, 8, 9, 10]);
+    // With cwnd_limited_growth (Linux tcp_is_cwnd_limited) the window grows
+    // only while cwnd is the limit or, in slow start, below twice the packets
+    // in flight (3): 3 (limited), 4 and 5 (3 * 2 > cwnd), then 6 and no further.
+    let mut c = ns2_cfg();
+    c.window = 3;
+    c.cwnd_limited_growth = true;
+    let (mut s, _, _) = ns2_open(&c, ms(100));
+    s.tp.ssthresh = 100;
+    for i in 1..=8 {
+        s.on_segment(ms(200 + 10 * i), &ns2_ack(i), &mut vec![]);
+    }
+    assert_eq!(s.tp.cwnd, 6);
+}
+
+#[test]
+fn ns2_maxcwnd_caps_the_window() {
+    // maxcwnd_ 4 (window_ 100): slow start from 2 stops at 4 however many ACKs come.
+    let mut c = ns2_cfg();
+    c.window = 100;
+    c.max_cwnd = 4;
+    let (mut s, _, _) = ns2_open(&c, ms(100));
+    let mut out = vec![];
+    for i in 1..=10 {
+        s.on_segment(ms(200 + i), &ns2_ack(i), &mut out);
+    }
+    assert_eq!(s.tp.cwnd, 4);
+    // 4 outstanding after the tenth ACK: segments 10..13.
+    assert_eq!(s.outstanding_bytes(), 4 * NS2_MSS);
+}
+
+#[test]
+fn ns2_finite_transfer_ends_without_a_fin() {
+    // ns-2 agents send no FIN: the transfer is done when its last packet is ACKed.
+    let c = ns2_cfg();
+    let mut s = Sender::new(
+        c.clone(),
+        cc::make("newreno", &CcParams::new()).unwrap(),
+        Some(2 * NS2_MSS),
+    );
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(ms(50), &out[0], &mut back);
+    out.clear();
+    s.on_segment(ms(100), &back[0], &mut out);
+    assert_eq!(ns2_seqs(&out), vec![0, 1]);
+    assert!(out.iter().all(|h| !h.has(FIN)));
+    back.clear();
+    for d in &out {
+        r.on_segment(ms(150), d, &mut back);
+    }
+    let mut more = vec![];
+    for a in &back {
+        s.on_segment(ms(200), a, &mut more);
+    }
+    assert!(more.is_empty());
+    assert_eq!(s.state(), SenderState::Done);
+    assert_eq!(s.done_at, Some(ms(200)));
+    assert_eq!(r.stats.delivered, 2 * NS2_MSS);
+}

@@ -1,0 +1,151 @@
+//! The `ns2` profile end to end: scenarios whose hosts are ns-2 one-way agents
+//! (ns-2 2.28 `Agent/TCP` + `TCPSink`). Expected values are worked by hand from
+//! the link rates and ns-2's packet sizes (packetSize_ 1460 + 40 = 1500-byte
+//! data packets, 40-byte ACKs and `syn_` packet), not from a previous run.
+
+use tcplab_model::{parse_scenario, run, RunResult};
+
+fn sim(text: &str) -> RunResult {
+    let sc = parse_scenario(text, "ns2.toml").unwrap_or_else(|e| panic!("{e}"));
+    run(&sc, None)
+}
+
+/// a -> b over one 8 Mb/s, 10 ms link each way (1500 bytes take 1.5 ms, 40 bytes
+/// 0.04 ms); both hosts on the ns2 profile with 1460-byte packets; the flow
+/// starts at 1 s; `extra` goes into host a.
+fn one_link(extra: &str, duration: &str, window: u32) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[[host]]
+name = "a"
+profile = "ns2"
+mss = 1460
+window = {window}
+{extra}
+[[host]]
+name = "b"
+profile = "ns2"
+mss = 1460
+[[link]]
+between = ["a", "b"]
+rate = "8Mbps"
+delay = "10ms"
+queue = {{ packets = 1000 }}
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+start = "1s"
+"#
+    )
+}
+
+#[test]
+fn without_syn_the_first_data_packet_leaves_at_the_flow_start() {
+    // handshake none, windowInit_ 1: packet 1 leaves at 1 s; it arrives at
+    // 1 + 1.5 + 10 ms, its 40-byte ACK is back at 1.0115 + 0.04 + 10 ms =
+    // 1.02154 s: one RTT sample of 21.54 ms, measured from the start time. The
+    // two packets cwnd 2 then sends arrive after 1.03 s.
+    let r = sim(&one_link(
+        "handshake = \"none\"\ninitial_window = 1",
+        "1.03s",
+        20,
+    ));
+    let f = &r.flows[0];
+    assert_eq!(f.rtt_samples, 1);
+    assert!((f.rtt_mean_s - 0.02154).abs() < 1e-9, "{}", f.rtt_mean_s);
+    assert_eq!(f.bytes_delivered, 1460);
+    assert_eq!(f.profile, "ns2");
+}
+
+#[test]
+fn with_syn_a_40_byte_packet_goes_first_and_data_follows_its_ack() {
+    // ns-2 2.28 defaults (syn_, delay_growth_): the 40-byte packet 0 leaves at
+    // 1 s and is ACKed at 1 + 2 * (0.04 + 10) ms = 1.02008 s (the one sample:
+    // 20.08 ms); windowInit_ 2 packets leave then and arrive from 1.03158 s:
+    // nothing is delivered by 1.03 s, 2 * 1460 bytes by 1.034 s.
+    let r = sim(&one_link("", "1.03s", 20));
+    let f = &r.flows[0];
+    assert_eq!(f.rtt_samples, 1);
+    assert!((f.rtt_mean_s - 0.02008).abs() < 1e-9, "{}", f.rtt_mean_s);
+    assert_eq!(f.bytes_delivered, 0);
+    let r = sim(&one_link("", "1.034s", 20));
+    assert_eq!(r.flows[0].bytes_delivered, 2 * 1460);
+}
+
+#[test]
+fn packets_are_1500_bytes_and_acks_40_on_the_wire() {
+    // window_ 40 packets over a 8 Mb/s, 20 ms RTT path (BDP 13.3 packets): no
+    // loss in a 1000-packet queue, the link busy from the first seconds. Every
+    // data packet is 1460 + 40 bytes and every packet gets one 40-byte ACK, so
+    // forward wire bytes / goodput = 1500 / 1460 and reverse / forward = 40 / 1500
+    // (up to the packets in flight at the window's edges).
+    let text = one_link("", "30s", 40).replace(
+        "duration = \"30s\"",
+        "duration = \"30s\"\n[measure]\nstart = \"5s\"",
+    );
+    let r = sim(&text);
+    let f = &r.flows[0];
+    assert_eq!(f.segs_retrans, 0);
+    assert_eq!(f.timeouts, 0);
+    let fwd = r.links.iter().find(|l| l.from == "a").unwrap();
+    let rev = r.links.iter().find(|l| l.from == "b").unwrap();
+    let ratio = fwd.throughput_bps / f.goodput_bps;
+    assert!((ratio - 1500.0 / 1460.0).abs() < 1e-3, "{ratio}");
+    let acks = rev.throughput_bps / fwd.throughput_bps;
+    assert!((acks - 40.0 / 1500.0).abs() < 1e-4, "{acks}");
+    // The sender fills the link: goodput = 8 Mb/s * 1460 / 1500.
+    assert!((f.goodput_bps / (8e6 * 1460.0 / 1500.0) - 1.0).abs() < 1e-3);
+}
+
+#[test]
+fn an_ns2_sender_needs_an_ns2_receiver() {
+    let text = one_link("", "10s", 20).replace(
+        "name = \"b\"\nprofile = \"ns2\"",
+        "name = \"b\"\nprofile = \"rfc\"",
+    );
+    let e = parse_scenario(&text, "bad.toml").unwrap_err().to_string();
+    for part in [
+        "bad.toml",
+        "flow[0].to",
+        "\"b\"",
+        "an ns-2 one-way agent (handshake ns2-syn)",
+        "a kernel stack (handshake tcp)",
+    ] {
+        assert!(e.contains(part), "{part:?} not in {e}");
+    }
+}
+
+#[test]
+fn bad_ns2_settings_are_clear_errors() {
+    for (extra, field, says) in [
+        ("handshake = \"syn\"", "host[0].handshake", "allowed: tcp"),
+        (
+            "rto_estimator = \"bsd\"",
+            "host[0].rto_estimator",
+            "allowed: rfc6298, ns2",
+        ),
+        ("tcp_tick = \"0s\"", "host[0].tcp_tick", "must be positive"),
+        (
+            "initial_rto = \"0s\"",
+            "host[0].initial_rto",
+            "must be positive",
+        ),
+        (
+            "max_rto = \"100ms\"",
+            "host[0].max_rto",
+            "not be below min_rto",
+        ),
+        (
+            "max_cwnd = 1",
+            "host[0].max_cwnd",
+            "initial window (2 segments)",
+        ),
+    ] {
+        let e = parse_scenario(&one_link(extra, "10s", 20), "bad.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(field) && e.contains(says), "{extra}: {e}");
+    }
+}
