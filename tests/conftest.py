@@ -90,7 +90,8 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "qdisc": ["droptail", "droptail"],
         },
         "phases": {
-            "flow": [0, 0, 1, 1],
+            "flow": ["alpha", "alpha", "beta", "beta"],
+            "flow_index": [0, 0, 1, 1],
             "phase": [0, 1, 0, 1],
             "start_s": [2.0, 6.0, 2.0, 6.0],
             "end_s": [6.0, 10.0, 6.0, 10.0],

@@ -184,3 +184,43 @@ def test_results_without_flows_or_traces_still_write(tmp_path: Path) -> None:
         "links.parquet",
         "summary.json",
     }
+
+
+PHASED_SCENARIO = """
+duration = "2s"
+[measure]
+phases = ["1s"]
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "5ms"
+[[flow]]
+name = "download"
+from = "a"
+to = "b"
+[[flow]]
+name = "upload"
+from = "b"
+to = "a"
+"""
+
+
+def test_phases_parquet_names_each_flow_as_the_flows_table_does(tmp_path: Path) -> None:
+    """Regression: phases.parquet gave flows by index (0, 1) where the other
+    tables give their names."""
+    import tcplab
+
+    tcplab.run(PHASED_SCENARIO).write(tmp_path)
+    phases = pl.read_parquet(tmp_path / "phases.parquet")
+    assert phases.select("flow", "flow_index", "phase").rows() == [
+        ("download", 0, 0),
+        ("download", 0, 1),
+        ("upload", 1, 0),
+        ("upload", 1, 1),
+    ]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [p["flow"] for p in summary["phases"]] == ["download"] * 2 + ["upload"] * 2

@@ -458,17 +458,14 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
         _add_figure(report, fig, f"{what_trace} of each flow over time, {what}.")
         added += 1
     phases = run_dir / "phases.parquet"
-    flows = run_dir / "flows.parquet"
-    if phases.exists() and flows.exists():
+    if phases.exists():
         ph = pl.read_parquet(phases)
-        names = pl.read_parquet(flows)["name"]
         if ph.height and ph["phase"].n_unique() > 1:
-            ph = ph.with_columns(flow_name=names.gather(ph["flow"]))
             fig = figures.time_series(
                 ph,
                 "start_s",
                 "goodput_bps",
-                "flow_name",
+                "flow",
                 x_end="end_s",
                 scale=1e-6,
                 xlabel="time (s)",

@@ -105,7 +105,8 @@ class Results:
 
     @property
     def phases(self) -> pl.DataFrame:
-        """One row per (flow, phase); ``flow`` indexes the flows table."""
+        """One row per (flow, phase): ``flow`` is the flow's name, ``flow_index``
+        its row in the flows table."""
         return self._optional_frame("phases")
 
     @property

@@ -169,8 +169,10 @@ pub struct GeneratorResult {
 /// One flow over one phase of the measurement window.
 #[derive(Clone, Debug, Default)]
 pub struct PhaseResult {
-    /// Flow index (row of the flows table).
-    pub flow: u32,
+    /// Flow name (as in the flows table).
+    pub flow: String,
+    /// Flow index (row of the flows table, from 0).
+    pub flow_index: u32,
     /// Phase index, 0 from the start of the measurement window.
     pub phase: u32,
     /// Phase start, seconds.

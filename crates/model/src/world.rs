@@ -573,12 +573,13 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     w.net.sync_before(end);
     w.phase(u32::MAX);
     let mut phases = Vec::new();
-    for (i, f) in w.flows.iter().take(sc.flows.len()).enumerate() {
+    for (i, (spec, f)) in sc.flows.iter().zip(&w.flows).enumerate() {
         for (k, pair) in f.snaps.windows(2).enumerate() {
             let ((d0, s0), (d1, s1)) = (pair[0], pair[1]);
             let (t0, t1) = (sc.phases[k], sc.phases[k + 1]);
             phases.push(PhaseResult {
-                flow: i as u32,
+                flow: spec.name.clone(),
+                flow_index: i as u32,
                 phase: k as u32,
                 start_s: t0.as_secs_f64(),
                 end_s: t1.as_secs_f64(),

@@ -233,6 +233,7 @@ fn phases_to_py<'py>(py: Python<'py>, rows: &[PhaseResult]) -> PyResult<Bound<'p
         rows,
         PhaseResult {
             flow,
+            flow_index,
             phase,
             start_s,
             end_s,
