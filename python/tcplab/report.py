@@ -473,6 +473,29 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
             )
             _add_figure(report, fig, f"Goodput of each flow per measurement phase, {what}.")
             added += 1
+    link_phases = run_dir / "link_phases.parquet"
+    if link_phases.exists():
+        lp = pl.read_parquet(link_phases)
+        if lp.height and lp["phase"].n_unique() > 1:
+            peak = lp.group_by("link", maintain_order=True).agg(pl.col("utilisation").max())
+            used = peak.filter(pl.col("utilisation") > 0)["link"].to_list()
+            idle = peak.filter(pl.col("utilisation") == 0)["link"].to_list()
+            if used:
+                fig = figures.time_series(
+                    lp.filter(pl.col("link").is_in(used)),
+                    "start_s",
+                    "utilisation",
+                    "link",
+                    x_end="end_s",
+                    scale=100.0,
+                    xlabel="time (s)",
+                    ylabel="utilisation (%)",
+                )
+                note = f" Links idle throughout: {', '.join(idle)}." if idle else ""
+                _add_figure(
+                    report, fig, f"Utilisation of each link per measurement phase, {what}.{note}"
+                )
+                added += 1
     return added
 
 

@@ -25,7 +25,7 @@ SUMMARY_FILE = "summary.json"
 FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
 # Tables written only when the run has rows for them.
-OPTIONAL_TABLES = ("phases", "generators", "transfers")
+OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers")
 TRACE_PREFIX = "trace_"
 TRACE_SUFFIX = ".parquet"
 
@@ -46,6 +46,7 @@ class Results:
     - ``meta``: facts about the run (scenario name, seed, events, wall time...).
     - ``flows``, ``links``: polars DataFrames, one row per flow / simplex link.
     - ``phases``: one row per (flow, phase) of the measurement window.
+    - ``link_phases``: one row per (simplex link, phase) of the measurement window.
     - ``generators``: one row per traffic generator (offered load, arrivals).
     - ``transfers``: one row per connection a generator started (size,
       response time, retransmissions). Empty tables when the scenario has none.
@@ -110,6 +111,12 @@ class Results:
         return self._optional_frame("phases")
 
     @property
+    def link_phases(self) -> pl.DataFrame:
+        """One row per (simplex link, phase): ``link`` is the link's name,
+        ``link_index`` its row in the links table."""
+        return self._optional_frame("link_phases")
+
+    @property
     def generators(self) -> pl.DataFrame:
         """One row per traffic generator: offered load, arrivals, completions."""
         return self._optional_frame("generators")
@@ -123,7 +130,8 @@ class Results:
         return any(len(col) > 0 for col in self._optional[name].values())
 
     def records(self, table: str) -> list[dict[str, Any]]:
-        """Any table (flows, links, phases, generators, transfers) as a list of dicts."""
+        """Any table (flows, links, phases, link_phases, generators, transfers)
+        as a list of dicts."""
         if table == "flows":
             return self.flow_records()
         if table == "links":
@@ -169,7 +177,7 @@ class Results:
             "links": [_finite(r) for r in self.link_records()],
         }
         # Transfers can be tens of thousands of rows: Parquet only.
-        for name in ("phases", "generators"):
+        for name in ("phases", "link_phases", "generators"):
             rows = self.records(name)
             if rows:
                 out[name] = [_finite(r) for r in rows]

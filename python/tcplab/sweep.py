@@ -59,7 +59,7 @@ MANIFEST = "sweep.json"
 RUNS = "runs"
 FAILED = "failed"
 RUN_FILE = "run.json"
-TABLES = ("flows", "links", "phases", "generators", "transfers")
+TABLES = ("flows", "links", "phases", "link_phases", "generators", "transfers")
 U64 = 2**64
 
 
@@ -888,6 +888,7 @@ _ROW_KEYS = {
     "links": ["name"],
     "generators": ["name"],
     "phases": ["flow", "phase"],
+    "link_phases": ["link", "phase"],
     "transfers": ["generator"],
 }
 
