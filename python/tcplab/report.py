@@ -554,7 +554,9 @@ def _scenario_name(text: str, default: str) -> str:
 
 
 def _point_label(coords: Mapping[str, Any], axes: Sequence[str]) -> str:
-    return " / ".join(str(coords.get(a)) for a in axes) if axes else "all"
+    from tcplab.sweep import coord_label
+
+    return " / ".join(str(coord_label(coords.get(a))) for a in axes) if axes else "all"
 
 
 def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
@@ -576,7 +578,16 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
     import polars as pl
 
     from tcplab import figures
-    from tcplab.sweep import FAILED, MANIFEST, RUNS, _runs, failures, read_table, summarize
+    from tcplab.sweep import (
+        FAILED,
+        MANIFEST,
+        RUNS,
+        _runs,
+        coord_label,
+        failures,
+        read_table,
+        summarize,
+    )
 
     out = Path(out_dir)
     if not (out / MANIFEST).is_file():
@@ -627,7 +638,10 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
             pl.DataFrame(
                 {
                     "axis": axes,
-                    "values": [", ".join(map(str, v)) for _, v in manifest["axes"]],
+                    # A table value by its label, as in the other tables.
+                    "values": [
+                        ", ".join(str(coord_label(x)) for x in v) for _, v in manifest["axes"]
+                    ],
                 }
             ),
             "Axes: scenario fields and the values swept.",
@@ -641,7 +655,7 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
     for pt in sorted(coords_of):
         mine = [p for p in runs if p["point"] == pt]
         row: dict[str, Any] = {"point": pt}
-        row.update({a: str(coords_of[pt].get(a)) for a in axes})
+        row.update({a: str(coord_label(coords_of[pt].get(a))) for a in axes})
         row["finished runs"] = len(mine)
         row["failed runs"] = sum(1 for f in failed if f.get("point") == pt)
         row["wall s (sum)"] = sum(float(p.get("wall_s", 0.0)) for p in mine)
