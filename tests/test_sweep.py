@@ -353,3 +353,22 @@ def test_summary_leaves_out_missing_values(tmp_path: Path) -> None:
     assert row["rtt_mean_s_std"] == pytest.approx(math.sqrt(2))
     assert row["rtt_mean_s_ci95"] == pytest.approx(12.706)
     assert row["goodput_bps_std"] == 0.0
+
+
+def test_read_table_takes_a_trace_by_name_or_by_file_name(tmp_path: Path) -> None:
+    """Regression: read_table(out, "trace_cwnd") was an empty table (it looked
+    for trace_trace_cwnd.parquet) although every run wrote trace_cwnd.parquet."""
+    out = sweep.run_sweep(
+        load(scenario(tmp_path, 'repetitions = 2\n[trace]\ncwnd = true')), tmp_path / "o", jobs=1
+    )
+    per_run = sorted((out / sweep.RUNS).glob("*/trace_cwnd.parquet"))
+    assert len(per_run) == 2
+    rows = sum(pl.read_parquet(p).height for p in per_run)
+    assert rows > 100
+    by_file = sweep.read_table(out, "trace_cwnd")
+    assert by_file.height == rows
+    assert by_file.equals(sweep.read_table(out, "cwnd"))
+    assert pl.read_parquet(out / "trace_cwnd.parquet").equals(by_file)
+    with pytest.raises(ValueError, match="no table 'trace_nope'"):
+        sweep.read_table(out, "trace_nope")
+

@@ -28,6 +28,8 @@ LINKS_FILE = "links.parquet"
 OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers")
 TRACE_PREFIX = "trace_"
 TRACE_SUFFIX = ".parquet"
+# The traces a scenario can ask for (`[trace]`).
+TRACES = ("cwnd", "rtt", "queue")
 
 # The column of each trace that indexes a summary table, and the name column
 # joined from it: (index column, summary table, new column).

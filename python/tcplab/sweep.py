@@ -830,16 +830,32 @@ def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.
     return df.select([*cols, pl.all()])
 
 
+def _table_base(table: str) -> str:
+    """The file name, less ``.parquet``, of a table named as in ``TABLES``, as
+    a trace (``cwnd``) or as its file (``trace_cwnd``); ValueError for others."""
+    from tcplab.results import TRACE_PREFIX, TRACES
+
+    if table in TABLES:
+        return table
+    trace = table[len(TRACE_PREFIX) :] if table.startswith(TRACE_PREFIX) else table
+    if trace in TRACES:
+        return f"{TRACE_PREFIX}{trace}"
+    allowed = [*TABLES, *TRACES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]
+    raise ValueError(f"no table {table!r}; allowed: {', '.join(allowed)}")
+
+
 def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
-    """One table of a sweep (flows, links, phases, generators, transfers, or a
-    trace: cwnd, rtt, queue) over every finished run, tidy: one row per run and
-    flow (or link...), with the run, point, coordinates, rep and seed first."""
+    """One table of a sweep (flows, links, phases, link_phases, generators,
+    transfers, or a trace: cwnd, rtt, queue, also named as its file,
+    trace_cwnd...) over every finished run, tidy: one row per run and flow (or
+    link...), with the run, point, coordinates, rep and seed first. A table no
+    run has is empty (no columns); a name that is no table is a ValueError."""
     import polars as pl
 
+    fname = f"{_table_base(table)}.parquet"
     outp = Path(out)
     manifest = json.loads((outp / MANIFEST).read_text(encoding="utf-8"))
     axes = [a for a, _ in manifest["axes"]]
-    fname = f"{table}.parquet" if table in TABLES else f"trace_{table}.parquet"
     frames = [
         _tidy(pl.read_parquet(d / fname), prov, axes)
         for d, prov in _runs(outp)
