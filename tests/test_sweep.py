@@ -372,3 +372,32 @@ def test_read_table_takes_a_trace_by_name_or_by_file_name(tmp_path: Path) -> Non
     with pytest.raises(ValueError, match="no table 'trace_nope'"):
         sweep.read_table(out, "trace_nope")
 
+
+def test_collect_keeps_only_the_tables_of_this_sweep(tmp_path: Path) -> None:
+    """A sweep written over an earlier one leaves none of the earlier tables,
+    traces or CSV copies; and a trace only some runs have (not the first) is
+    collected from them."""
+    first = load(scenario(tmp_path, "[trace]\nrtt = true\nqueue = true", name="a.toml"))
+    out = sweep.run_sweep(first, tmp_path / "o", jobs=1)
+    sweep.collect(out, csv=True)
+    assert (out / "trace_rtt.parquet").exists()
+    assert (out / "trace_rtt.csv").exists()
+    assert (out / "flows.csv").exists()
+    # Now the same directory for a sweep whose runs trace cwnd at one point only.
+    extra = '[sweep]\n"trace.cwnd" = [false, true]'
+    second = load(scenario(tmp_path, extra, name="b.toml"))
+    sweep.run_sweep(second, out, jobs=1)
+    names = sorted(p.name for p in out.iterdir() if p.is_file())
+    assert names == [
+        "flows.parquet",
+        "link_phases.parquet",
+        "links.parquet",
+        "phases.parquet",
+        "sweep.json",
+        "trace_cwnd.parquet",
+    ]
+    traced = [d for d in (out / sweep.RUNS).iterdir() if (d / "trace_cwnd.parquet").exists()]
+    assert len(traced) == 1
+    cwnd = pl.read_parquet(out / "trace_cwnd.parquet")
+    assert cwnd.height == pl.read_parquet(traced[0] / "trace_cwnd.parquet").height
+    assert cwnd["trace.cwnd"].unique().to_list() == [True]

@@ -867,26 +867,29 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
 
 
 def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
-    """Write the sweep's tidy tables (and CSV copies on request); returns them."""
-    from tcplab.results import _write_atomic
+    """Write the sweep's tidy tables, every table and trace any finished run
+    has, and return them. With ``csv`` each gets a CSV copy; without, CSV
+    copies are removed, so that none is older than its table. A table no run
+    has (left by an earlier sweep in the directory) is removed."""
+    from tcplab.results import TRACE_PREFIX, TRACES, _write_atomic
 
     outp = Path(out)
     written = []
-    names = list(TABLES)
-    for d, _ in _runs(outp):
-        names += [p.name[len("trace_") : -len(".parquet")] for p in d.glob("trace_*.parquet")]
-        break
-    for name in names:
-        df = read_table(outp, name)
-        base = name if name in TABLES else f"trace_{name}"
+    for base in [*TABLES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]:
+        df = read_table(outp, base)
+        parquet, copy_ = outp / f"{base}.parquet", outp / f"{base}.csv"
         if df.height == 0:
+            parquet.unlink(missing_ok=True)
+            copy_.unlink(missing_ok=True)
             continue
-        _write_atomic(outp / f"{base}.parquet", df.write_parquet)
-        written.append(outp / f"{base}.parquet")
+        _write_atomic(parquet, df.write_parquet)
+        written.append(parquet)
         if csv:
             nested = [c for c, t in df.schema.items() if t.is_nested()]
-            _write_atomic(outp / f"{base}.csv", df.drop(nested).write_csv)
-            written.append(outp / f"{base}.csv")
+            _write_atomic(copy_, df.drop(nested).write_csv)
+            written.append(copy_)
+        else:
+            copy_.unlink(missing_ok=True)
     return written
 
 
