@@ -372,9 +372,20 @@ def test_cli_report_of_a_single_run(tmp_path: Path, capsys: pytest.CaptureFixtur
         "Links",
         "Traces",
         "Response times",
+        "Scenario",
         "Provenance",
     ]
     assert len(page.tags("img")) == 6  # goodput, utilisation, queue, cwnd, response, CDF
+    # The scenario text as run, exactly (the page's text is unescaped).
+    assert (tmp_path / "one" / "scenario.toml").read_text(encoding="utf-8") == SCENARIO
+    assert SCENARIO in page_text(page.text["pre"])
+    assert "# A &lt;tiny&gt; study &amp; &#34;its&#34; report" in html
+    # A directory written before scenario.toml was stored: the report says so.
+    (tmp_path / "one" / "scenario.toml").unlink()
+    assert cli(["report", str(tmp_path / "one")]) == 0
+    old = Page((tmp_path / "one" / "report.html").read_text(encoding="utf-8"))
+    assert "Scenario" not in old.text["h2"]
+    assert any("holds no scenario text" in p for p in old.text["p"])
     flows = pl.read_parquet(tmp_path / "one" / "flows.parquet")
     table = next(t for t in page.tables if t.rows and "goodput (Mb/s)" in t.rows[0]).records()
     assert [r["name"] for r in table] == flows["name"].to_list()

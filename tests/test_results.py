@@ -252,3 +252,18 @@ def test_link_phases_parquet_has_every_link_and_phase_adding_up_to_the_window(
     )
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert len(summary["link_phases"]) == lp.height
+
+
+def test_write_keeps_the_scenario_text_and_removes_a_stale_one(
+    raw: dict[str, Any], tmp_path: Path
+) -> None:
+    import tcplab
+
+    res = tcplab.run(PHASED_SCENARIO)
+    assert res.scenario == PHASED_SCENARIO
+    res.write(tmp_path)
+    assert (tmp_path / "scenario.toml").read_text(encoding="utf-8") == PHASED_SCENARIO
+    # Results built without the text (from the core's dict alone) store none,
+    # and leave no scenario of an earlier run beside their tables.
+    Results(raw).write(tmp_path)
+    assert not (tmp_path / "scenario.toml").exists()

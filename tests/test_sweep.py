@@ -401,3 +401,19 @@ def test_collect_keeps_only_the_tables_of_this_sweep(tmp_path: Path) -> None:
     cwnd = pl.read_parquet(out / "trace_cwnd.parquet")
     assert cwnd.height == pl.read_parquet(traced[0] / "trace_cwnd.parquet").height
     assert cwnd["trace.cwnd"].unique().to_list() == [True]
+
+
+def test_each_run_directory_keeps_the_scenario_it_ran(tmp_path: Path) -> None:
+    """The point's own scenario (axes applied, [sweep] left out), which runs
+    alone to the same results."""
+    import tcplab
+
+    out = sweep.run_sweep(load(scenario(tmp_path, GRID)), tmp_path / "o", jobs=2)
+    for d, prov in sweep._runs(out):
+        text = (d / "scenario.toml").read_text(encoding="utf-8")
+        assert "[sweep]" not in text
+        assert f'cc = "{prov["coords"]["host[a].cc"]}"' in text
+        again = tcplab.run(text, seed=prov["seed"])
+        assert again.flows["goodput_bps"].to_list() == pl.read_parquet(d / "flows.parquet")[
+            "goodput_bps"
+        ].to_list()

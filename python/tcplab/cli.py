@@ -67,7 +67,7 @@ def _load(scenario: str) -> tuple[str, str]:
 def _run(scenario: str, seed: int | None) -> tcplab.Results:
     text, path = _load(scenario)
     try:
-        return tcplab.Results(_core.run(text, path, seed))
+        return tcplab.Results(_core.run(text, path, seed), scenario=text)
     except _core.ScenarioError as e:
         raise UserError(str(e)) from e
 

@@ -855,14 +855,15 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
     sweep's ``runs/<id>/``) to ``path`` (default ``run_dir/report.html``).
 
     It holds the run's facts, bars and tables of its flows and links, its
-    traces and phases, response times if it generated transfers, and its
-    provenance. The scenario text is not stored in a run directory, so it is
-    not shown; a sweep's run directory adds its coordinates and scenario hash.
+    traces and phases, response times if it generated transfers, its scenario
+    text (``scenario.toml``; directories written before it was stored have
+    none) and its provenance; a sweep's run directory adds its coordinates and
+    scenario hash.
     """
     import polars as pl
 
     from tcplab import figures
-    from tcplab.results import SUMMARY_FILE
+    from tcplab.results import SCENARIO_FILE, SUMMARY_FILE
 
     d = Path(run_dir)
     if not (d / SUMMARY_FILE).is_file():
@@ -876,9 +877,17 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
         f"Run: {meta.get('name', d.name)}",
         f"{d}: seed {meta.get('seed')}, {meta.get('duration_s')} simulated s",
     )
+    scenario_file = d / SCENARIO_FILE
+    try:
+        scenario = scenario_file.read_text(encoding="utf-8") if scenario_file.is_file() else None
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{scenario_file}: cannot be read: {e}") from e
     report.add_section(
         "Overview",
-        "The scenario text is not stored in a run's directory; the facts below identify the run.",
+        "The facts below identify the run; its scenario text is in the Scenario section."
+        if scenario is not None
+        else "This run's directory holds no scenario text (it was written before "
+        f"tcplab stored {SCENARIO_FILE}); the facts below identify the run.",
     )
     facts = {
         "scenario name": meta.get("name"),
@@ -935,6 +944,13 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
             report.add_table(_values_display(gens, ["name"], GENERATOR_METRICS))
         if transfers is not None and transfers.height:
             _transfer_figures(report, {str(meta.get("name", "run")): transfers})
+    if scenario is not None:
+        report.add_section(
+            "Scenario",
+            f"The scenario text as run ({SCENARIO_FILE}); the seed used is "
+            f"{meta.get('seed')} (a --seed given to tcplab run overrides the file's).",
+        )
+        report.add_code(scenario)
     report.add_section("Provenance")
     report.add_provenance(_run_provenance(d))
     return report.write(path if path is not None else d / REPORT_FILE)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["Results", "column_rows"]
 
 SUMMARY_FILE = "summary.json"
+SCENARIO_FILE = "scenario.toml"
 FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
 # Tables written only when the run has rows for them.
@@ -55,11 +56,14 @@ class Results:
     - ``traces``: trace name (``cwnd``, ``rtt``, ``queue``) -> polars
       DataFrame, for the traces the scenario asked for. Flow traces carry a
       ``flow_name`` column and the queue trace a ``link_name`` column.
+    - ``scenario``: the scenario text that ran, when known (``tcplab.run``
+      and sweeps give it); ``write`` stores it as ``scenario.toml``.
     """
 
-    def __init__(self, raw: RunDict | Mapping[str, Any]) -> None:
+    def __init__(self, raw: RunDict | Mapping[str, Any], scenario: str | None = None) -> None:
         raw = cast("RunDict", raw)
         self.meta: Meta = raw["meta"]
+        self.scenario = scenario
         self._flow_columns: dict[str, list[Any]] = dict(raw["flows"])
         self._link_columns: dict[str, list[Any]] = dict(raw["links"])
         self._optional: dict[str, dict[str, list[Any]]] = {
@@ -186,15 +190,16 @@ class Results:
         return out
 
     def write(self, directory: str | os.PathLike[str]) -> Path:
-        """Write ``flows.parquet``, ``links.parquet``, one
-        ``trace_<name>.parquet`` per trace and ``summary.json`` into
-        ``directory`` (created if needed) and return its path.
+        """Write ``flows.parquet``, ``links.parquet``, the other tables the
+        run has rows for, one ``trace_<name>.parquet`` per trace, the
+        scenario text as ``scenario.toml`` (when known) and ``summary.json``
+        into ``directory`` (created if needed) and return its path.
 
         Each file is written under a temporary name in the same directory and
         then renamed over the old one, so a reader never sees a half-written
-        file. ``summary.json`` is written last. Trace files left by an earlier
-        run that this run did not produce are removed, so that the directory
-        describes one run.
+        file. ``summary.json`` is written last. Files left by an earlier run
+        that this run did not produce (tables, traces, a scenario) are
+        removed, so that the directory describes one run.
         """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -214,6 +219,11 @@ class Results:
         for stale in out.glob(f"{TRACE_PREFIX}*{TRACE_SUFFIX}"):
             if stale.name not in written:
                 stale.unlink()
+        scenario = self.scenario
+        if scenario is not None:
+            _write_atomic(out / SCENARIO_FILE, lambda p: p.write_text(scenario, encoding="utf-8"))
+        else:
+            (out / SCENARIO_FILE).unlink(missing_ok=True)
         text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
         _write_atomic(out / SUMMARY_FILE, lambda p: p.write_text(text, encoding="utf-8"))
         return out

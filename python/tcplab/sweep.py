@@ -479,7 +479,7 @@ def _write_run(out: Path, sw: Sweep, task: RunTask, result: Mapping[str, Any]) -
     tmp = runs / f".tmp-{task.run_id}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        Results(result["raw"]).write(tmp)
+        Results(result["raw"], scenario=task.text).write(tmp)
         (tmp / RUN_FILE).write_text(
             json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8"
         )
