@@ -109,7 +109,7 @@ def test_run_returns_the_columns_the_fake_has() -> None:
     assert list(real["meta"]) == list(fake["meta"])
     assert list(real["flows"]) == list(fake["flows"])
     assert list(real["links"]) == list(fake["links"])
-    for table in ("phases", "generators", "transfers"):
+    for table in ("phases", "link_phases", "generators", "transfers"):
         assert list(real[table]) == list(fake[table])  # type: ignore[literal-required]
     traces: dict[str, Any] = dict(real["traces"])
     for name, columns in traces.items():

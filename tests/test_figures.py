@@ -234,6 +234,56 @@ def test_response_vs_size_median_has_no_error_bars_and_a_bad_stat_is_refused() -
 # --------------------------------------------------------------- heat map
 
 
+def visible_tick_labels(fig: Figure, axis: str) -> list[tuple[str, Any]]:
+    """(text, window extent) of the major and minor tick labels drawn on an axis."""
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    lo, hi = sorted(a.get_view_interval())
+    out = []
+    for tick in [*a.get_major_ticks(), *a.get_minor_ticks()]:
+        label = tick.label1
+        if label.get_visible() and label.get_text() and lo <= tick.get_loc() <= hi:
+            out.append((label.get_text(), label.get_window_extent()))
+    return out
+
+
+@pytest.mark.parametrize("decades", [0.2, 0.39, 0.55, 0.95, 1.5, 2.5, 5.0])
+def test_log_axis_tick_labels_never_overlap(decades: float) -> None:
+    """Regression: over a view of under a decade the size axis labelled the
+    minor ticks 2, 3, 4 (and 6) x 10^6, which printed on top of each other.
+    Labels drawn at the default size must be pairwise disjoint, and there must
+    be at least two on each axis to read a scale from."""
+    n = 6
+    lo = 1.2e6
+    sizes = [lo * 10 ** (decades * k / n) for k in range(n + 1)]
+    binned = pl.DataFrame(
+        {
+            "size_lo": sizes[:-1],
+            "size_hi": sizes[1:],
+            "mean_s": [0.4 * 10 ** (decades * k / n) for k in range(n)],
+            "ci95_s": [NAN] * n,
+        }
+    )
+    fig = figures.response_vs_size({"a": binned})
+    cdf = figures.cdf({"a": [0.4 * 10 ** (decades * k / n) for k in range(n + 1)]}, log_x=True)
+    for f, axis in ((fig, "x"), (fig, "y"), (cdf, "x")):
+        labels = visible_tick_labels(f, axis)
+        assert len(labels) >= 2, (axis, decades, [t for t, _ in labels])
+        for i, (t1, b1) in enumerate(labels):
+            for t2, b2 in labels[i + 1 :]:
+                assert not b1.overlaps(b2), (axis, decades, t1, t2)
+
+
+def test_log_tick_labels_are_plain_digits_or_powers_of_ten() -> None:
+    assert figures.log_tick_label(0.001) == "0.001"
+    assert figures.log_tick_label(0.05) == "0.05"
+    assert figures.log_tick_label(500.0) == "500"
+    assert figures.log_tick_label(1000.0) == "$10^{3}$"
+    assert figures.log_tick_label(2e6) == "$2\\times10^{6}$"
+    assert figures.log_tick_label(5e-4) == "$5\\times10^{-4}$"
+
+
 def test_heatmap_cells_hold_the_values() -> None:
     df = pl.DataFrame(
         {
@@ -319,3 +369,19 @@ assert dict(dict.items(matplotlib.rcParams)) == before, "rcParams changed"
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_log_axis_minor_and_major_labels_share_a_line() -> None:
+    """Minor ticks are shorter than major ones: their labels (2x10^6) are
+    padded so that they line up with the powers of ten (10^6)."""
+    sizes = [1.2e6 * 10 ** (1.5 * k / 6) for k in range(7)]
+    binned = pl.DataFrame(
+        {"size_lo": sizes[:-1], "size_hi": sizes[1:], "mean_s": [1.0] * 6, "ci95_s": [NAN] * 6}
+    )
+    fig = figures.response_vs_size({"a": binned})
+    labels = visible_tick_labels(fig, "x")
+    tops = {round(box.y1, 1) for _, box in labels if "10" in _}
+    texts = [t for t, _ in labels]
+    assert any("times" in t for t in texts), texts
+    assert any("times" not in t for t in texts), texts
+    assert len(tops) == 1, labels

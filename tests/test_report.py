@@ -334,6 +334,30 @@ def test_cli_report(study: Study, tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "no finished runs" in capsys.readouterr().err
 
 
+def test_a_table_valued_axis_is_shown_by_its_label(tmp_path: Path) -> None:
+    """Regression: the Axes and Points tables showed a swept table value as a
+    raw dict ({'label': '64KiB', 'sndbuf': '64KiB'})."""
+    p = tmp_path / "t.toml"
+    p.write_text(
+        SCENARIO.replace("repetitions = 2", "repetitions = 1")
+        + """
+[sweep]
+"host[a]" = [
+    { label = "64KiB", sndbuf = "64KiB" },
+    { label = "1MiB", sndbuf = "1MiB" },
+]
+""",
+        encoding="utf-8",
+    )
+    sw = sweep.load_sweep(p.read_text(encoding="utf-8"), str(p))
+    html = sweep_report(sweep.run_sweep(sw, tmp_path / "out", jobs=1)).read_text(encoding="utf-8")
+    page = Page(html)
+    assert page.table("Axes").records() == [{"axis": "host[a]", "values": "64KiB, 1MiB"}]
+    assert [r["host[a]"] for r in page.table("Points").records()] == ["64KiB", "1MiB"]
+    assert not re.search(r"\{(&#39;|&#x27;|')label", html), "no raw dict anywhere"
+    assert "(point 0: 64KiB, repetition 0" in html
+
+
 def test_cli_report_of_a_single_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = tmp_path / "one.toml"
     p.write_text(SCENARIO, encoding="utf-8")
@@ -348,9 +372,20 @@ def test_cli_report_of_a_single_run(tmp_path: Path, capsys: pytest.CaptureFixtur
         "Links",
         "Traces",
         "Response times",
+        "Scenario",
         "Provenance",
     ]
     assert len(page.tags("img")) == 6  # goodput, utilisation, queue, cwnd, response, CDF
+    # The scenario text as run, exactly (the page's text is unescaped).
+    assert (tmp_path / "one" / "scenario.toml").read_text(encoding="utf-8") == SCENARIO
+    assert SCENARIO in page_text(page.text["pre"])
+    assert "# A &lt;tiny&gt; study &amp; &#34;its&#34; report" in html
+    # A directory written before scenario.toml was stored: the report says so.
+    (tmp_path / "one" / "scenario.toml").unlink()
+    assert cli(["report", str(tmp_path / "one")]) == 0
+    old = Page((tmp_path / "one" / "report.html").read_text(encoding="utf-8"))
+    assert "Scenario" not in old.text["h2"]
+    assert any("holds no scenario text" in p for p in old.text["p"])
     flows = pl.read_parquet(tmp_path / "one" / "flows.parquet")
     table = next(t for t in page.tables if t.rows and "goodput (Mb/s)" in t.rows[0]).records()
     assert [r["name"] for r in table] == flows["name"].to_list()

@@ -21,6 +21,7 @@ EXPECTED_FILES = {
     "flows.parquet",
     "links.parquet",
     "phases.parquet",
+    "link_phases.parquet",
     "generators.parquet",
     "transfers.parquet",
     "trace_cwnd.parquet",
@@ -63,7 +64,7 @@ def test_trace_columns_keep_their_types(raw: dict[str, Any]) -> None:
 def test_summary_turns_nan_into_none(raw: dict[str, Any]) -> None:
     summary = Results(raw).summary()
     # The transfers table can be long: Parquet only, not the JSON summary.
-    assert set(summary) == {"meta", "flows", "links", "phases", "generators"}
+    assert set(summary) == {"meta", "flows", "links", "phases", "link_phases", "generators"}
     assert summary["flows"][1]["goodput_bps"] is None
     assert summary["flows"][0]["goodput_bps"] == 4.5e6
     json.dumps(summary, allow_nan=False)
@@ -173,7 +174,7 @@ def test_results_without_flows_or_traces_still_write(tmp_path: Path) -> None:
     raw["flows"] = {"name": []}
     raw["links"] = {}
     raw["traces"] = {}
-    for table in ("phases", "generators", "transfers"):
+    for table in ("phases", "link_phases", "generators", "transfers"):
         raw[table] = {}
     res = Results(raw)
     assert res.flows.height == 0
@@ -184,3 +185,85 @@ def test_results_without_flows_or_traces_still_write(tmp_path: Path) -> None:
         "links.parquet",
         "summary.json",
     }
+
+
+PHASED_SCENARIO = """
+duration = "2s"
+[measure]
+phases = ["1s"]
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "5ms"
+[[flow]]
+name = "download"
+from = "a"
+to = "b"
+[[flow]]
+name = "upload"
+from = "b"
+to = "a"
+"""
+
+
+def test_phases_parquet_names_each_flow_as_the_flows_table_does(tmp_path: Path) -> None:
+    """Regression: phases.parquet gave flows by index (0, 1) where the other
+    tables give their names."""
+    import tcplab
+
+    tcplab.run(PHASED_SCENARIO).write(tmp_path)
+    phases = pl.read_parquet(tmp_path / "phases.parquet")
+    assert phases.select("flow", "flow_index", "phase").rows() == [
+        ("download", 0, 0),
+        ("download", 0, 1),
+        ("upload", 1, 0),
+        ("upload", 1, 1),
+    ]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [p["flow"] for p in summary["phases"]] == ["download"] * 2 + ["upload"] * 2
+
+
+def test_link_phases_parquet_has_every_link_and_phase_adding_up_to_the_window(
+    tmp_path: Path,
+) -> None:
+    import tcplab
+
+    res = tcplab.run(PHASED_SCENARIO)
+    res.write(tmp_path)
+    lp = pl.read_parquet(tmp_path / "link_phases.parquet")
+    links = pl.read_parquet(tmp_path / "links.parquet")
+    assert lp.select("link", "link_index", "phase").rows() == [
+        (name, i, k) for i, name in enumerate(links["name"]) for k in (0, 1)
+    ]
+    # Counts add up to the window's; phases of 1 s each in a 2 s window.
+    sums = lp.group_by("link", maintain_order=True).agg(
+        pl.col("pkts_sent", "drops").sum(), (pl.col("utilisation").sum() / 2).alias("u")
+    )
+    assert sums["pkts_sent"].to_list() == links["pkts_sent"].to_list()
+    assert sums["drops"].to_list() == links["drops"].to_list()
+    assert sums["u"].to_list() == pytest.approx(links["utilisation"].to_list(), rel=1e-12)
+    phases = res.phases
+    assert phases["retrans_prob"].to_list() == pytest.approx(
+        (phases["segs_retrans"] / phases["segs_sent"]).to_list()
+    )
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert len(summary["link_phases"]) == lp.height
+
+
+def test_write_keeps_the_scenario_text_and_removes_a_stale_one(
+    raw: dict[str, Any], tmp_path: Path
+) -> None:
+    import tcplab
+
+    res = tcplab.run(PHASED_SCENARIO)
+    assert res.scenario == PHASED_SCENARIO
+    res.write(tmp_path)
+    assert (tmp_path / "scenario.toml").read_text(encoding="utf-8") == PHASED_SCENARIO
+    # Results built without the text (from the core's dict alone) store none,
+    # and leave no scenario of an earlier run beside their tables.
+    Results(raw).write(tmp_path)
+    assert not (tmp_path / "scenario.toml").exists()

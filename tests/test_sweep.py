@@ -448,3 +448,67 @@ def test_summary_leaves_out_missing_values(tmp_path: Path) -> None:
     assert row["rtt_mean_s_std"] == pytest.approx(math.sqrt(2))
     assert row["rtt_mean_s_ci95"] == pytest.approx(12.706)
     assert row["goodput_bps_std"] == 0.0
+
+
+def test_read_table_takes_a_trace_by_name_or_by_file_name(tmp_path: Path) -> None:
+    """Regression: read_table(out, "trace_cwnd") was an empty table (it looked
+    for trace_trace_cwnd.parquet) although every run wrote trace_cwnd.parquet."""
+    out = sweep.run_sweep(
+        load(scenario(tmp_path, 'repetitions = 2\n[trace]\ncwnd = true')), tmp_path / "o", jobs=1
+    )
+    per_run = sorted((out / sweep.RUNS).glob("*/trace_cwnd.parquet"))
+    assert len(per_run) == 2
+    rows = sum(pl.read_parquet(p).height for p in per_run)
+    assert rows > 100
+    by_file = sweep.read_table(out, "trace_cwnd")
+    assert by_file.height == rows
+    assert by_file.equals(sweep.read_table(out, "cwnd"))
+    assert pl.read_parquet(out / "trace_cwnd.parquet").equals(by_file)
+    with pytest.raises(ValueError, match="no table 'trace_nope'"):
+        sweep.read_table(out, "trace_nope")
+
+
+def test_collect_keeps_only_the_tables_of_this_sweep(tmp_path: Path) -> None:
+    """A sweep written over an earlier one leaves none of the earlier tables,
+    traces or CSV copies; and a trace only some runs have (not the first) is
+    collected from them."""
+    first = load(scenario(tmp_path, "[trace]\nrtt = true\nqueue = true", name="a.toml"))
+    out = sweep.run_sweep(first, tmp_path / "o", jobs=1)
+    sweep.collect(out, csv=True)
+    assert (out / "trace_rtt.parquet").exists()
+    assert (out / "trace_rtt.csv").exists()
+    assert (out / "flows.csv").exists()
+    # Now the same directory for a sweep whose runs trace cwnd at one point only.
+    extra = '[sweep]\n"trace.cwnd" = [false, true]'
+    second = load(scenario(tmp_path, extra, name="b.toml"))
+    sweep.run_sweep(second, out, jobs=1)
+    names = sorted(p.name for p in out.iterdir() if p.is_file())
+    assert names == [
+        "flows.parquet",
+        "link_phases.parquet",
+        "links.parquet",
+        "phases.parquet",
+        "sweep.json",
+        "trace_cwnd.parquet",
+    ]
+    traced = [d for d in (out / sweep.RUNS).iterdir() if (d / "trace_cwnd.parquet").exists()]
+    assert len(traced) == 1
+    cwnd = pl.read_parquet(out / "trace_cwnd.parquet")
+    assert cwnd.height == pl.read_parquet(traced[0] / "trace_cwnd.parquet").height
+    assert cwnd["trace.cwnd"].unique().to_list() == [True]
+
+
+def test_each_run_directory_keeps_the_scenario_it_ran(tmp_path: Path) -> None:
+    """The point's own scenario (axes applied, [sweep] left out), which runs
+    alone to the same results."""
+    import tcplab
+
+    out = sweep.run_sweep(load(scenario(tmp_path, GRID)), tmp_path / "o", jobs=2)
+    for d, prov in sweep._runs(out):
+        text = (d / "scenario.toml").read_text(encoding="utf-8")
+        assert "[sweep]" not in text
+        assert f'cc = "{prov["coords"]["host[a].cc"]}"' in text
+        again = tcplab.run(text, seed=prov["seed"])
+        assert again.flows["goodput_bps"].to_list() == pl.read_parquet(d / "flows.parquet")[
+            "goodput_bps"
+        ].to_list()

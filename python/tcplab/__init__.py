@@ -68,7 +68,7 @@ def run(scenario: Scenario, seed: int | None = None) -> Results:
     """
     seed = _check_seed(seed)
     text, path = read_scenario(scenario)
-    return Results(_core.run(text, path, seed))
+    return Results(_core.run(text, path, seed), scenario=text)
 
 
 def validate(scenario: Scenario) -> ScenarioInfo:

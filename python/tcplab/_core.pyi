@@ -67,6 +67,8 @@ class RunDict(TypedDict):
     """Column name -> one value per simplex link (the fields of LinkResult)."""
     phases: dict[str, list[Any]]
     """Column name -> one value per (flow, phase) (the fields of PhaseResult)."""
+    link_phases: dict[str, list[Any]]
+    """Column name -> one value per (simplex link, phase) (LinkPhaseResult)."""
     generators: dict[str, list[Any]]
     """Column name -> one value per traffic generator (GeneratorResult)."""
     transfers: dict[str, list[Any]]

@@ -67,7 +67,7 @@ def _load(scenario: str) -> tuple[str, str]:
 def _run(scenario: str, seed: int | None) -> tcplab.Results:
     text, path = _load(scenario)
     try:
-        return tcplab.Results(_core.run(text, path, seed))
+        return tcplab.Results(_core.run(text, path, seed), scenario=text)
     except _core.ScenarioError as e:
         raise UserError(str(e)) from e
 
@@ -600,7 +600,7 @@ def _interrupted(out: Path, what: str) -> None:
 @click.argument("directory", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option(
     "--table",
-    type=click.Choice(["flows", "links", "phases", "generators", "transfers"]),
+    type=click.Choice(["flows", "links", "phases", "link_phases", "generators", "transfers"]),
     default="flows",
     show_default=True,
 )
@@ -625,7 +625,8 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
     default = {
         "flows": ["goodput_bps", "rtt_mean_s", "segs_retrans", "timeouts"],
         "links": ["utilisation", "mean_queue_pkts", "drops"],
-        "phases": ["goodput_bps"],
+        "phases": ["goodput_bps", "retrans_prob"],
+        "link_phases": ["utilisation", "throughput_bps", "drops"],
         "generators": ["offered_load", "completed"],
         "transfers": ["fct_s"],
     }[table]

@@ -141,6 +141,57 @@ def _check_columns(df: pl.DataFrame, *cols: str | None) -> None:
         raise KeyError(f"no column {missing[0]!r}; have: {', '.join(df.columns)}")
 
 
+MINOR_LABELS = ((0.4, (2, 3, 4, 5, 6, 7, 8, 9)), (1.0, (2, 3, 5)), (2.0, (2, 5)))
+"""Which minor ticks of a log axis get a label: over a view of fewer than 0.4
+decade all, of fewer than 1 decade those at 2, 3 and 5 times a power of ten,
+of fewer than 2 decades at 2 and 5, over a wider one none (the powers of ten
+are always labelled)."""
+
+
+def log_tick_label(value: float) -> str:
+    """A log-axis tick label: plain digits from 0.001 to 999 (``0.02``,
+    ``500``), else ``mx10^k`` in mathtext (``10^6``, ``2x10^6``)."""
+    if not value > 0 or not math.isfinite(value):
+        return ""
+    exp = math.floor(math.log10(value) + 1e-9)
+    if -3 <= exp <= 2:
+        return f"{value:g}"
+    mant = round(value / 10.0**exp)
+    return f"$10^{{{exp}}}$" if mant == 1 else f"${mant}\\times10^{{{exp}}}$"
+
+
+def _log_axis(axis: Any) -> None:
+    """Tick labels of a log ``axis`` (``ax.xaxis``, ``ax.yaxis``) that do not
+    crowd: powers of ten always, minor ticks as ``MINOR_LABELS`` says.
+    (matplotlib's default labels the minor ticks at 2, 3, 4 and 6 over a view
+    of under a decade: long labels such as 3x10^6 and 4x10^6 run into each
+    other.)"""
+    import matplotlib as mpl
+    from matplotlib.ticker import FuncFormatter
+
+    # Minor ticks are shorter: pad their labels by the difference, so that
+    # 2x10^6 sits on the same line as 10^6.
+    key = "xtick" if axis.axis_name == "x" else "ytick"
+    rc: Any = mpl.rcParams  # keys built from the axis name
+    pad = rc[f"{key}.major.pad"] + rc[f"{key}.major.size"] - rc[f"{key}.minor.size"]
+    axis.set_tick_params(which="minor", pad=pad)
+
+    def major(value: float, _pos: int | None = None) -> str:
+        return log_tick_label(value)
+
+    def minor(value: float, _pos: int | None = None) -> str:
+        lo, hi = sorted(axis.get_view_interval())
+        if not lo > 0 or not value > 0:
+            return ""
+        span = math.log10(hi / lo)
+        labelled = next((m for decades, m in MINOR_LABELS if span < decades), ())
+        mant = value / 10.0 ** math.floor(math.log10(value) + 1e-9)
+        return log_tick_label(value) if round(mant) in labelled else ""
+
+    axis.set_major_formatter(FuncFormatter(major))
+    axis.set_minor_formatter(FuncFormatter(minor))
+
+
 def _decorate(ax: Axes, xlabel: str | None, ylabel: str | None, title: str | None) -> None:
     if xlabel:
         ax.set_xlabel(xlabel)
@@ -342,6 +393,7 @@ def cdf(
             )
         if log_x:
             ax.set_xscale("log")
+            _log_axis(ax.xaxis)
         ax.set_ylim(0.0, 1.02)
         _decorate(ax, xlabel, ylabel, title)
         _legend(ax)
@@ -403,6 +455,8 @@ def response_vs_size(
                     )
         ax.set_xscale("log")
         ax.set_yscale("log")
+        _log_axis(ax.xaxis)
+        _log_axis(ax.yaxis)
         ax.grid(True, which="minor", axis="both", linewidth=0.3)
         label_stat = {"mean": "mean ± 95 % CI", "median": "median", "p95": "95th percentile"}
         _decorate(ax, xlabel, f"{ylabel}, {label_stat[stat]}", title)

@@ -458,17 +458,14 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
         _add_figure(report, fig, f"{what_trace} of each flow over time, {what}.")
         added += 1
     phases = run_dir / "phases.parquet"
-    flows = run_dir / "flows.parquet"
-    if phases.exists() and flows.exists():
+    if phases.exists():
         ph = pl.read_parquet(phases)
-        names = pl.read_parquet(flows)["name"]
         if ph.height and ph["phase"].n_unique() > 1:
-            ph = ph.with_columns(flow_name=names.gather(ph["flow"]))
             fig = figures.time_series(
                 ph,
                 "start_s",
                 "goodput_bps",
-                "flow_name",
+                "flow",
                 x_end="end_s",
                 scale=1e-6,
                 xlabel="time (s)",
@@ -476,6 +473,29 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
             )
             _add_figure(report, fig, f"Goodput of each flow per measurement phase, {what}.")
             added += 1
+    link_phases = run_dir / "link_phases.parquet"
+    if link_phases.exists():
+        lp = pl.read_parquet(link_phases)
+        if lp.height and lp["phase"].n_unique() > 1:
+            peak = lp.group_by("link", maintain_order=True).agg(pl.col("utilisation").max())
+            used = peak.filter(pl.col("utilisation") > 0)["link"].to_list()
+            idle = peak.filter(pl.col("utilisation") == 0)["link"].to_list()
+            if used:
+                fig = figures.time_series(
+                    lp.filter(pl.col("link").is_in(used)),
+                    "start_s",
+                    "utilisation",
+                    "link",
+                    x_end="end_s",
+                    scale=100.0,
+                    xlabel="time (s)",
+                    ylabel="utilisation (%)",
+                )
+                note = f" Links idle throughout: {', '.join(idle)}." if idle else ""
+                _add_figure(
+                    report, fig, f"Utilisation of each link per measurement phase, {what}.{note}"
+                )
+                added += 1
     return added
 
 
@@ -534,7 +554,9 @@ def _scenario_name(text: str, default: str) -> str:
 
 
 def _point_label(coords: Mapping[str, Any], axes: Sequence[str]) -> str:
-    return " / ".join(str(coords.get(a)) for a in axes) if axes else "all"
+    from tcplab.sweep import coord_label
+
+    return " / ".join(str(coord_label(coords.get(a))) for a in axes) if axes else "all"
 
 
 def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
@@ -556,7 +578,16 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
     import polars as pl
 
     from tcplab import figures
-    from tcplab.sweep import FAILED, MANIFEST, RUNS, _runs, failures, read_table, summarize
+    from tcplab.sweep import (
+        FAILED,
+        MANIFEST,
+        RUNS,
+        _runs,
+        coord_label,
+        failures,
+        read_table,
+        summarize,
+    )
 
     out = Path(out_dir)
     if not (out / MANIFEST).is_file():
@@ -607,7 +638,10 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
             pl.DataFrame(
                 {
                     "axis": axes,
-                    "values": [", ".join(map(str, v)) for _, v in manifest["axes"]],
+                    # A table value by its label, as in the other tables.
+                    "values": [
+                        ", ".join(str(coord_label(x)) for x in v) for _, v in manifest["axes"]
+                    ],
                 }
             ),
             "Axes: scenario fields and the values swept.",
@@ -621,7 +655,7 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
     for pt in sorted(coords_of):
         mine = [p for p in runs if p["point"] == pt]
         row: dict[str, Any] = {"point": pt}
-        row.update({a: str(coords_of[pt].get(a)) for a in axes})
+        row.update({a: str(coord_label(coords_of[pt].get(a))) for a in axes})
         row["finished runs"] = len(mine)
         row["failed runs"] = sum(1 for f in failed if f.get("point") == pt)
         row["wall s (sum)"] = sum(float(p.get("wall_s", 0.0)) for p in mine)
@@ -821,14 +855,15 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
     sweep's ``runs/<id>/``) to ``path`` (default ``run_dir/report.html``).
 
     It holds the run's facts, bars and tables of its flows and links, its
-    traces and phases, response times if it generated transfers, and its
-    provenance. The scenario text is not stored in a run directory, so it is
-    not shown; a sweep's run directory adds its coordinates and scenario hash.
+    traces and phases, response times if it generated transfers, its scenario
+    text (``scenario.toml``; directories written before it was stored have
+    none) and its provenance; a sweep's run directory adds its coordinates and
+    scenario hash.
     """
     import polars as pl
 
     from tcplab import figures
-    from tcplab.results import SUMMARY_FILE
+    from tcplab.results import SCENARIO_FILE, SUMMARY_FILE
 
     d = Path(run_dir)
     if not (d / SUMMARY_FILE).is_file():
@@ -842,9 +877,17 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
         f"Run: {meta.get('name', d.name)}",
         f"{d}: seed {meta.get('seed')}, {meta.get('duration_s')} simulated s",
     )
+    scenario_file = d / SCENARIO_FILE
+    try:
+        scenario = scenario_file.read_text(encoding="utf-8") if scenario_file.is_file() else None
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{scenario_file}: cannot be read: {e}") from e
     report.add_section(
         "Overview",
-        "The scenario text is not stored in a run's directory; the facts below identify the run.",
+        "The facts below identify the run; its scenario text is in the Scenario section."
+        if scenario is not None
+        else "This run's directory holds no scenario text (it was written before "
+        f"tcplab stored {SCENARIO_FILE}); the facts below identify the run.",
     )
     facts = {
         "scenario name": meta.get("name"),
@@ -901,6 +944,13 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
             report.add_table(_values_display(gens, ["name"], GENERATOR_METRICS))
         if transfers is not None and transfers.height:
             _transfer_figures(report, {str(meta.get("name", "run")): transfers})
+    if scenario is not None:
+        report.add_section(
+            "Scenario",
+            f"The scenario text as run ({SCENARIO_FILE}); the seed used is "
+            f"{meta.get('seed')} (a --seed given to tcplab run overrides the file's).",
+        )
+        report.add_code(scenario)
     report.add_section("Provenance")
     report.add_provenance(_run_provenance(d))
     return report.write(path if path is not None else d / REPORT_FILE)

@@ -22,12 +22,15 @@ if TYPE_CHECKING:
 __all__ = ["Results", "column_rows"]
 
 SUMMARY_FILE = "summary.json"
+SCENARIO_FILE = "scenario.toml"
 FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
 # Tables written only when the run has rows for them.
-OPTIONAL_TABLES = ("phases", "generators", "transfers")
+OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers")
 TRACE_PREFIX = "trace_"
 TRACE_SUFFIX = ".parquet"
+# The traces a scenario can ask for (`[trace]`).
+TRACES = ("cwnd", "rtt", "queue")
 
 # The column of each trace that indexes a summary table, and the name column
 # joined from it: (index column, summary table, new column).
@@ -46,17 +49,21 @@ class Results:
     - ``meta``: facts about the run (scenario name, seed, events, wall time...).
     - ``flows``, ``links``: polars DataFrames, one row per flow / simplex link.
     - ``phases``: one row per (flow, phase) of the measurement window.
+    - ``link_phases``: one row per (simplex link, phase) of the measurement window.
     - ``generators``: one row per traffic generator (offered load, arrivals).
     - ``transfers``: one row per connection a generator started (size,
       response time, retransmissions). Empty tables when the scenario has none.
     - ``traces``: trace name (``cwnd``, ``rtt``, ``queue``) -> polars
       DataFrame, for the traces the scenario asked for. Flow traces carry a
       ``flow_name`` column and the queue trace a ``link_name`` column.
+    - ``scenario``: the scenario text that ran, when known (``tcplab.run``
+      and sweeps give it); ``write`` stores it as ``scenario.toml``.
     """
 
-    def __init__(self, raw: RunDict | Mapping[str, Any]) -> None:
+    def __init__(self, raw: RunDict | Mapping[str, Any], scenario: str | None = None) -> None:
         raw = cast("RunDict", raw)
         self.meta: Meta = raw["meta"]
+        self.scenario = scenario
         self._flow_columns: dict[str, list[Any]] = dict(raw["flows"])
         self._link_columns: dict[str, list[Any]] = dict(raw["links"])
         self._optional: dict[str, dict[str, list[Any]]] = {
@@ -105,8 +112,15 @@ class Results:
 
     @property
     def phases(self) -> pl.DataFrame:
-        """One row per (flow, phase); ``flow`` indexes the flows table."""
+        """One row per (flow, phase): ``flow`` is the flow's name, ``flow_index``
+        its row in the flows table."""
         return self._optional_frame("phases")
+
+    @property
+    def link_phases(self) -> pl.DataFrame:
+        """One row per (simplex link, phase): ``link`` is the link's name,
+        ``link_index`` its row in the links table."""
+        return self._optional_frame("link_phases")
 
     @property
     def generators(self) -> pl.DataFrame:
@@ -122,7 +136,8 @@ class Results:
         return any(len(col) > 0 for col in self._optional[name].values())
 
     def records(self, table: str) -> list[dict[str, Any]]:
-        """Any table (flows, links, phases, generators, transfers) as a list of dicts."""
+        """Any table (flows, links, phases, link_phases, generators, transfers)
+        as a list of dicts."""
         if table == "flows":
             return self.flow_records()
         if table == "links":
@@ -168,22 +183,23 @@ class Results:
             "links": [_finite(r) for r in self.link_records()],
         }
         # Transfers can be tens of thousands of rows: Parquet only.
-        for name in ("phases", "generators"):
+        for name in ("phases", "link_phases", "generators"):
             rows = self.records(name)
             if rows:
                 out[name] = [_finite(r) for r in rows]
         return out
 
     def write(self, directory: str | os.PathLike[str]) -> Path:
-        """Write ``flows.parquet``, ``links.parquet``, one
-        ``trace_<name>.parquet`` per trace and ``summary.json`` into
-        ``directory`` (created if needed) and return its path.
+        """Write ``flows.parquet``, ``links.parquet``, the other tables the
+        run has rows for, one ``trace_<name>.parquet`` per trace, the
+        scenario text as ``scenario.toml`` (when known) and ``summary.json``
+        into ``directory`` (created if needed) and return its path.
 
         Each file is written under a temporary name in the same directory and
         then renamed over the old one, so a reader never sees a half-written
-        file. ``summary.json`` is written last. Trace files left by an earlier
-        run that this run did not produce are removed, so that the directory
-        describes one run.
+        file. ``summary.json`` is written last. Files left by an earlier run
+        that this run did not produce (tables, traces, a scenario) are
+        removed, so that the directory describes one run.
         """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -203,6 +219,11 @@ class Results:
         for stale in out.glob(f"{TRACE_PREFIX}*{TRACE_SUFFIX}"):
             if stale.name not in written:
                 stale.unlink()
+        scenario = self.scenario
+        if scenario is not None:
+            _write_atomic(out / SCENARIO_FILE, lambda p: p.write_text(scenario, encoding="utf-8"))
+        else:
+            (out / SCENARIO_FILE).unlink(missing_ok=True)
         text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
         _write_atomic(out / SUMMARY_FILE, lambda p: p.write_text(text, encoding="utf-8"))
         return out

@@ -66,7 +66,7 @@ MANIFEST = "sweep.json"
 RUNS = "runs"
 FAILED = "failed"
 RUN_FILE = "run.json"
-TABLES = ("flows", "links", "phases", "generators", "transfers")
+TABLES = ("flows", "links", "phases", "link_phases", "generators", "transfers")
 U64 = 2**64
 
 
@@ -520,7 +520,7 @@ def _write_run(out: Path, sw: Sweep, task: RunTask, result: Mapping[str, Any]) -
     tmp = runs / f".tmp-{task.run_id}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        Results(result["raw"]).write(tmp)
+        Results(result["raw"], scenario=task.text).write(tmp)
         (tmp / RUN_FILE).write_text(
             json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8"
         )
@@ -871,16 +871,32 @@ def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.
     return df.select([*cols, pl.all()])
 
 
+def _table_base(table: str) -> str:
+    """The file name, less ``.parquet``, of a table named as in ``TABLES``, as
+    a trace (``cwnd``) or as its file (``trace_cwnd``); ValueError for others."""
+    from tcplab.results import TRACE_PREFIX, TRACES
+
+    if table in TABLES:
+        return table
+    trace = table[len(TRACE_PREFIX) :] if table.startswith(TRACE_PREFIX) else table
+    if trace in TRACES:
+        return f"{TRACE_PREFIX}{trace}"
+    allowed = [*TABLES, *TRACES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]
+    raise ValueError(f"no table {table!r}; allowed: {', '.join(allowed)}")
+
+
 def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
-    """One table of a sweep (flows, links, phases, generators, transfers, or a
-    trace: cwnd, rtt, queue) over every finished run, tidy: one row per run and
-    flow (or link...), with the run, point, coordinates, rep and seed first."""
+    """One table of a sweep (flows, links, phases, link_phases, generators,
+    transfers, or a trace: cwnd, rtt, queue, also named as its file,
+    trace_cwnd...) over every finished run, tidy: one row per run and flow (or
+    link...), with the run, point, coordinates, rep and seed first. A table no
+    run has is empty (no columns); a name that is no table is a ValueError."""
     import polars as pl
 
+    fname = f"{_table_base(table)}.parquet"
     outp = Path(out)
     manifest = json.loads((outp / MANIFEST).read_text(encoding="utf-8"))
     axes = [a for a, _ in manifest["axes"]]
-    fname = f"{table}.parquet" if table in TABLES else f"trace_{table}.parquet"
     frames = [
         _tidy(pl.read_parquet(d / fname), prov, axes)
         for d, prov in _runs(outp)
@@ -892,26 +908,29 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
 
 
 def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
-    """Write the sweep's tidy tables (and CSV copies on request); returns them."""
-    from tcplab.results import _write_atomic
+    """Write the sweep's tidy tables, every table and trace any finished run
+    has, and return them. With ``csv`` each gets a CSV copy; without, CSV
+    copies are removed, so that none is older than its table. A table no run
+    has (left by an earlier sweep in the directory) is removed."""
+    from tcplab.results import TRACE_PREFIX, TRACES, _write_atomic
 
     outp = Path(out)
     written = []
-    names = list(TABLES)
-    for d, _ in _runs(outp):
-        names += [p.name[len("trace_") : -len(".parquet")] for p in d.glob("trace_*.parquet")]
-        break
-    for name in names:
-        df = read_table(outp, name)
-        base = name if name in TABLES else f"trace_{name}"
+    for base in [*TABLES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]:
+        df = read_table(outp, base)
+        parquet, copy_ = outp / f"{base}.parquet", outp / f"{base}.csv"
         if df.height == 0:
+            parquet.unlink(missing_ok=True)
+            copy_.unlink(missing_ok=True)
             continue
-        _write_atomic(outp / f"{base}.parquet", df.write_parquet)
-        written.append(outp / f"{base}.parquet")
+        _write_atomic(parquet, df.write_parquet)
+        written.append(parquet)
         if csv:
             nested = [c for c, t in df.schema.items() if t.is_nested()]
-            _write_atomic(outp / f"{base}.csv", df.drop(nested).write_csv)
-            written.append(outp / f"{base}.csv")
+            _write_atomic(copy_, df.drop(nested).write_csv)
+            written.append(copy_)
+        else:
+            copy_.unlink(missing_ok=True)
     return written
 
 
@@ -929,6 +948,7 @@ _ROW_KEYS = {
     "links": ["name"],
     "generators": ["name"],
     "phases": ["flow", "phase"],
+    "link_phases": ["link", "phase"],
     "transfers": ["generator"],
 }
 

@@ -169,8 +169,10 @@ pub struct GeneratorResult {
 /// One flow over one phase of the measurement window.
 #[derive(Clone, Debug, Default)]
 pub struct PhaseResult {
-    /// Flow index (row of the flows table).
-    pub flow: u32,
+    /// Flow name (as in the flows table).
+    pub flow: String,
+    /// Flow index (row of the flows table, from 0).
+    pub flow_index: u32,
     /// Phase index, 0 from the start of the measurement window.
     pub phase: u32,
     /// Phase start, seconds.
@@ -179,12 +181,53 @@ pub struct PhaseResult {
     pub end_s: f64,
     /// Application bytes delivered in the phase * 8 / its length.
     pub goodput_bps: f64,
-    /// Data segments sent in the phase.
+    /// Application bytes delivered in order to the receiver in the phase.
+    pub bytes_delivered: u64,
+    /// Data segments sent in the phase (first transmissions and retransmissions).
     pub segs_sent: u64,
     /// Data segments retransmitted in the phase.
     pub segs_retrans: u64,
+    /// Retransmission probability: `segs_retrans / segs_sent` of the phase, the
+    /// fraction of the data segments the sender put on the wire in the phase that
+    /// were retransmissions; NaN when it sent none.
+    pub retrans_prob: f64,
     /// Retransmission timeouts in the phase.
     pub timeouts: u64,
+}
+
+/// One simplex link over one phase of the measurement window: the links
+/// table's window columns, restricted to the phase.
+#[derive(Clone, Debug, Default)]
+pub struct LinkPhaseResult {
+    /// Link name, `from->to` (as in the links table): one direction.
+    pub link: String,
+    /// Link index (row of the links table, from 0).
+    pub link_index: u32,
+    /// Phase index, 0 from the start of the measurement window.
+    pub phase: u32,
+    /// Phase start, seconds.
+    pub start_s: f64,
+    /// Phase end, seconds.
+    pub end_s: f64,
+    /// Fraction of the phase the transmitter was busy (framing included); a
+    /// transmission across a boundary counts in each phase for its part in it.
+    pub utilisation: f64,
+    /// IP bytes whose serialisation started in the phase * 8 / its length.
+    pub throughput_bps: f64,
+    /// IP bytes whose serialisation started in the phase.
+    pub bytes_sent: u64,
+    /// Packets whose serialisation started in the phase.
+    pub pkts_sent: u64,
+    /// Packets dropped by the queue in the phase.
+    pub drops: u64,
+    /// Packets the queue marked CE instead of dropping, in the phase.
+    pub marks: u64,
+    /// Packets lost on the wire in the phase.
+    pub lost: u64,
+    /// Time-averaged queue length over the phase, packets.
+    pub mean_queue_pkts: f64,
+    /// Mean queueing delay of the packets sent in the phase, seconds (NaN if none).
+    pub mean_sojourn_s: f64,
 }
 
 /// Sampled congestion state of every flow.
@@ -250,6 +293,8 @@ pub struct RunResult {
     pub links: Vec<LinkResult>,
     /// One row per flow and phase of the measurement window.
     pub phases: Vec<PhaseResult>,
+    /// One row per simplex link and phase of the measurement window.
+    pub link_phases: Vec<LinkPhaseResult>,
     /// One row per traffic generator.
     pub generators: Vec<GeneratorResult>,
     /// One row per connection started by a generator.

@@ -178,6 +178,16 @@ impl FlowState {
     }
 }
 
+/// A link's counters at a phase boundary.
+#[derive(Clone, Copy, Debug)]
+struct LinkSnap {
+    stats: tcplab_net::LinkStats,
+    /// Busy time before the boundary (the current transmission cut at it).
+    busy_ns: u64,
+    /// Queue-length integral up to the boundary.
+    queue_pkt_ns: u128,
+}
+
 struct GenState {
     rng: RngStream,
     arrivals: u64,
@@ -192,7 +202,8 @@ struct World {
     packets: u64,
     window: (SimTime, SimTime),
     in_window: bool,
-    link_at_window: Vec<(tcplab_net::LinkStats, u128)>,
+    /// Every link's counters at each phase boundary passed, boundary by boundary.
+    link_snaps: Vec<LinkSnap>,
     traces: Traces,
     trace_interval: SimTime,
     /// Connection id -> flow slot (or RETIRED).
@@ -381,14 +392,14 @@ impl World {
         for f in self.flows.iter_mut().filter(|f| f.origin == Origin::Static) {
             f.snaps.push((f.receiver.stats.delivered, f.sender.stats));
         }
+        self.link_snaps
+            .extend(self.net.links().iter().map(|l| LinkSnap {
+                stats: l.stats,
+                busy_ns: l.busy_ns_at(now),
+                queue_pkt_ns: l.queue_pkt_ns_at(now),
+            }));
         if k == 0 {
             self.in_window = true;
-            self.link_at_window = self
-                .net
-                .links()
-                .iter()
-                .map(|l| (l.stats, l.queue_pkt_ns_at(now)))
-                .collect();
         }
     }
 
@@ -470,6 +481,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
             }
         }),
     };
+    let link_snaps = Vec::with_capacity(sc.phases.len() * net.links().len());
     let mut w = World {
         sched: Scheduler::with_capacity(1 << 14),
         timer_at: vec![None; 2 * flows.len()],
@@ -479,7 +491,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         packets: 0,
         window: (sc.measure_start, sc.measure_end),
         in_window: false,
-        link_at_window: Vec::new(),
+        link_snaps,
         traces,
         trace_interval: sc.trace.interval,
         conn_slot: (0..sc.flows.len() as u32).collect(),
@@ -580,20 +592,42 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     w.net.sync_before(end);
     w.phase(u32::MAX);
     let mut phases = Vec::new();
-    for (i, f) in w.flows.iter().take(sc.flows.len()).enumerate() {
+    for (i, (spec, f)) in sc.flows.iter().zip(&w.flows).enumerate() {
         for (k, pair) in f.snaps.windows(2).enumerate() {
             let ((d0, s0), (d1, s1)) = (pair[0], pair[1]);
             let (t0, t1) = (sc.phases[k], sc.phases[k + 1]);
+            let (sent, retrans) = (
+                s1.segs_sent - s0.segs_sent,
+                s1.segs_retrans - s0.segs_retrans,
+            );
             phases.push(PhaseResult {
-                flow: i as u32,
+                flow: spec.name.clone(),
+                flow_index: i as u32,
                 phase: k as u32,
                 start_s: t0.as_secs_f64(),
                 end_s: t1.as_secs_f64(),
                 goodput_bps: (d1 - d0) as f64 * 8.0 / (t1 - t0).as_secs_f64(),
-                segs_sent: s1.segs_sent - s0.segs_sent,
-                segs_retrans: s1.segs_retrans - s0.segs_retrans,
+                bytes_delivered: d1 - d0,
+                segs_sent: sent,
+                segs_retrans: retrans,
+                retrans_prob: if sent == 0 {
+                    f64::NAN
+                } else {
+                    retrans as f64 / sent as f64
+                },
                 timeouts: s1.timeouts - s0.timeouts,
             });
+        }
+    }
+    let n_links = w.net.links().len();
+    let snaps_of = |l: usize| w.link_snaps.iter().skip(l).step_by(n_links.max(1));
+    let mut link_phases = Vec::with_capacity(n_links * (sc.phases.len() - 1));
+    for (l, link) in w.net.links().iter().enumerate() {
+        let name = link_name(sc, link);
+        let snaps: Vec<&LinkSnap> = snaps_of(l).collect();
+        for (k, pair) in snaps.windows(2).enumerate() {
+            let (t0, t1) = (sc.phases[k], sc.phases[k + 1]);
+            link_phases.push(link_delta(pair[0], pair[1], t0, t1).into_phase(&name, l, k));
         }
     }
     // Generated connections still open at the end.
@@ -655,38 +689,30 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             fct_s: fct,
         });
     }
-    let win_ns = (sc.measure_end - sc.measure_start).0 as f64;
     let links = w
         .net
         .links()
         .iter()
-        .zip(&w.link_at_window)
-        .map(|(l, (s0, q0))| {
-            let s = l.stats;
+        .enumerate()
+        .map(|(i, l)| {
+            let first = &w.link_snaps[i];
+            let last = &w.link_snaps[w.link_snaps.len() - n_links + i];
+            let d = link_delta(first, last, sc.measure_start, end);
             LinkResult {
-                name: format!(
-                    "{}->{}",
-                    sc.nodes[l.cfg.from as usize], sc.nodes[l.cfg.to as usize]
-                ),
+                name: link_name(sc, l),
                 from: sc.nodes[l.cfg.from as usize].clone(),
                 to: sc.nodes[l.cfg.to as usize].clone(),
                 rate_bps: l.cfg.rate_bps,
                 delay_s: l.cfg.delay.as_secs_f64(),
-                utilisation: ((s.busy_ns - s0.busy_ns) as f64 / win_ns).min(1.0),
-                throughput_bps: (s.sent_bytes - s0.sent_bytes) as f64 * 8.0 / win,
-                pkts_sent: s.sent_pkts - s0.sent_pkts,
-                drops: s.dropped_pkts - s0.dropped_pkts,
-                marks: s.marked_pkts - s0.marked_pkts,
-                lost: s.lost_pkts - s0.lost_pkts,
-                mean_queue_pkts: (l.queue_pkt_ns_at(end) - q0) as f64 / win_ns,
-                mean_sojourn_s: if s.sent_pkts > s0.sent_pkts {
-                    (s.sojourn_ns - s0.sojourn_ns) as f64
-                        / 1e9
-                        / (s.sent_pkts - s0.sent_pkts) as f64
-                } else {
-                    f64::NAN
-                },
-                max_sojourn_s: s.sojourn_max_ns as f64 / 1e9,
+                utilisation: d.utilisation,
+                throughput_bps: d.throughput_bps,
+                pkts_sent: d.pkts_sent,
+                drops: d.drops,
+                marks: d.marks,
+                lost: d.lost,
+                mean_queue_pkts: d.mean_queue_pkts,
+                mean_sojourn_s: d.mean_sojourn_s,
+                max_sojourn_s: l.stats.sojourn_max_ns as f64 / 1e9,
                 qdisc: l.qdisc.name().to_string(),
             }
         })
@@ -706,6 +732,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         flows,
         links,
         phases,
+        link_phases,
         generators,
         transfers: w.transfers,
         traces: w.traces,
@@ -720,6 +747,74 @@ fn set_tick_phase(sc: &Scenario, f: &mut FlowState, seed: u64) {
         let tick = cfg.clock_granularity.0.max(1);
         let mut rng = RngStream::new(seed, TICK_STREAM + f.conn as u64);
         f.sender.set_tick_phase(SimTime(rng.below(tick)));
+    }
+}
+
+/// `from->to`: a simplex link's name in the tables.
+fn link_name(sc: &Scenario, l: &tcplab_net::Link) -> String {
+    format!(
+        "{}->{}",
+        sc.nodes[l.cfg.from as usize], sc.nodes[l.cfg.to as usize]
+    )
+}
+
+/// A link's window or phase columns: its counters between two boundaries.
+struct LinkDelta {
+    start_s: f64,
+    end_s: f64,
+    utilisation: f64,
+    throughput_bps: f64,
+    bytes_sent: u64,
+    pkts_sent: u64,
+    drops: u64,
+    marks: u64,
+    lost: u64,
+    mean_queue_pkts: f64,
+    mean_sojourn_s: f64,
+}
+
+fn link_delta(a: &LinkSnap, b: &LinkSnap, t0: SimTime, t1: SimTime) -> LinkDelta {
+    let (s0, s1) = (&a.stats, &b.stats);
+    let ns = (t1 - t0).0 as f64;
+    let pkts_sent = s1.sent_pkts - s0.sent_pkts;
+    let bytes_sent = s1.sent_bytes - s0.sent_bytes;
+    LinkDelta {
+        start_s: t0.as_secs_f64(),
+        end_s: t1.as_secs_f64(),
+        utilisation: (b.busy_ns - a.busy_ns) as f64 / ns,
+        throughput_bps: bytes_sent as f64 * 8.0 / (ns / 1e9),
+        bytes_sent,
+        pkts_sent,
+        drops: s1.dropped_pkts - s0.dropped_pkts,
+        marks: s1.marked_pkts - s0.marked_pkts,
+        lost: s1.lost_pkts - s0.lost_pkts,
+        mean_queue_pkts: (b.queue_pkt_ns - a.queue_pkt_ns) as f64 / ns,
+        mean_sojourn_s: if pkts_sent > 0 {
+            (s1.sojourn_ns - s0.sojourn_ns) as f64 / 1e9 / pkts_sent as f64
+        } else {
+            f64::NAN
+        },
+    }
+}
+
+impl LinkDelta {
+    fn into_phase(self, name: &str, link: usize, phase: usize) -> LinkPhaseResult {
+        LinkPhaseResult {
+            link: name.to_string(),
+            link_index: link as u32,
+            phase: phase as u32,
+            start_s: self.start_s,
+            end_s: self.end_s,
+            utilisation: self.utilisation,
+            throughput_bps: self.throughput_bps,
+            bytes_sent: self.bytes_sent,
+            pkts_sent: self.pkts_sent,
+            drops: self.drops,
+            marks: self.marks,
+            lost: self.lost,
+            mean_queue_pkts: self.mean_queue_pkts,
+            mean_sojourn_s: self.mean_sojourn_s,
+        }
     }
 }
 

@@ -188,7 +188,7 @@ stop = "5s"
     let f = &r.flows[0];
     assert!(f.completed, "{f:?}");
     assert!(f.fct_s > 5.0 && f.fct_s < 10.0, "{}", f.fct_s);
-    let p: Vec<_> = r.phases.iter().filter(|p| p.flow == 0).collect();
+    let p: Vec<_> = r.phases.iter().filter(|p| p.flow_index == 0).collect();
     assert_eq!(p.len(), 3);
     assert_eq!((p[0].start_s, p[0].end_s), (0.0, 5.0));
     assert_eq!((p[2].start_s, p[2].end_s), (10.0, 20.0));
@@ -206,6 +206,54 @@ stop = "5s"
         "{}",
         p[0].goodput_bps
     );
+}
+
+#[test]
+fn phases_name_their_flow_as_the_flows_table_does() {
+    // Regression: the phases table gave the flow's index where every other table
+    // gives its name. Two named flows and a default-named one, two phases each:
+    // rows flow by flow, phase by phase.
+    let r = sim(r#"
+duration = "2s"
+[measure]
+phases = ["1s"]
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "5ms"
+[[flow]]
+name = "download"
+from = "a"
+to = "b"
+[[flow]]
+name = "upload"
+from = "b"
+to = "a"
+[[flow]]
+from = "a"
+to = "b"
+"#);
+    let got: Vec<(&str, u32, u32)> = r
+        .phases
+        .iter()
+        .map(|p| (p.flow.as_str(), p.flow_index, p.phase))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("download", 0, 0),
+            ("download", 0, 1),
+            ("upload", 1, 0),
+            ("upload", 1, 1),
+            ("a->b#2", 2, 0),
+            ("a->b#2", 2, 1),
+        ]
+    );
+    assert_eq!(r.flows[2].name, "a->b#2");
 }
 
 #[test]

@@ -315,6 +315,23 @@ impl Link {
         self.stats.queue_pkt_ns += dt * self.qdisc.len_packets() as u128;
         self.last_q_change = now;
     }
+    /// Nanoseconds the transmitter was busy before `now`, after
+    /// [`crate::Network::sync_before`]`(now)`: [`LinkStats::busy_ns`] counts a
+    /// transmission whole when it starts; this leaves out the part of the
+    /// current one at or after `now`, so that busy time splits exactly at a
+    /// phase boundary.
+    pub fn busy_ns_at(&self, now: SimTime) -> u64 {
+        let end = if self.fifo.is_some() {
+            // The last transmission started sits just before the waiting packets.
+            match (self.wire.len() - self.waiting as usize).checked_sub(1) {
+                Some(i) => self.wire[i].at - self.cfg.delay,
+                None => return self.stats.busy_ns,
+            }
+        } else {
+            self.busy_until
+        };
+        self.stats.busy_ns - end.0.saturating_sub(now.0)
+    }
     /// Queue-length integral brought up to `now` (for time averages), after
     /// [`crate::Network::sync_before`]`(now)`.
     pub fn queue_pkt_ns_at(&self, now: SimTime) -> u128 {

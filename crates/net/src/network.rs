@@ -637,7 +637,7 @@ mod tests {
 
     /// The counters, with the queue-length integral read at `t` (its stored
     /// part is kept differently by the two kinds of queue).
-    fn counters(net: &Network<u32>, t: SimTime) -> Vec<(crate::LinkStats, u128, u64)> {
+    fn counters(net: &Network<u32>, t: SimTime) -> Vec<(crate::LinkStats, u128, u64, u64)> {
         net.links()
             .iter()
             .map(|l| {
@@ -645,9 +645,41 @@ mod tests {
                     queue_pkt_ns: 0,
                     ..l.stats
                 };
-                (st, l.queue_pkt_ns_at(t), l.held_packets())
+                (st, l.queue_pkt_ns_at(t), l.held_packets(), l.busy_ns_at(t))
             })
             .collect()
+    }
+
+    #[test]
+    fn busy_time_before_an_instant_leaves_out_the_rest_of_the_current_transmission() {
+        // Three 1500 B packets at once on 10 Mb/s: serialisations 0-1.2, 1.2-2.4
+        // and 2.4-3.6 ms. Before 1.8 ms the transmitter was busy 1.8 ms; before
+        // 2.4 ms, 2.4 ms; before 5 ms, all 3.6 ms. Both kinds of queue.
+        for event_driven in [false, true] {
+            let mut net = two_hosts(10_000_000, 42, 100);
+            if event_driven {
+                net.links[0].fifo = None;
+            }
+            let mut s: Scheduler<Ev> = Scheduler::new();
+            for i in 0..3 {
+                let id = net.alloc(pkt(i, 1500));
+                net.send(0, id, &mut s);
+            }
+            for (t_us, busy_us) in [(0, 0), (1800, 1800), (2400, 2400), (5000, 3600)] {
+                let t = SimTime(t_us * 1000);
+                s.run_until(t, |s, _, Ev::Net(e)| {
+                    if let Some((_, id)) = net.handle(e, s) {
+                        net.pool.free(id);
+                    }
+                });
+                net.sync_before(t);
+                assert_eq!(
+                    net.link(0).busy_ns_at(t),
+                    busy_us * 1000,
+                    "at {t_us} us, event_driven {event_driven}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -12,8 +12,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcplab_model::{
-    Catalog, CatalogEntry, CwndTrace, FlowResult, GeneratorResult, LinkResult, Meta, PhaseResult,
-    QueueTrace, RttTrace, RunResult, Traces, TransferResult,
+    Catalog, CatalogEntry, CwndTrace, FlowResult, GeneratorResult, LinkPhaseResult, LinkResult,
+    Meta, PhaseResult, QueueTrace, RttTrace, RunResult, Traces, TransferResult,
 };
 
 create_exception!(
@@ -101,6 +101,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
         flows,
         links,
         phases,
+        link_phases,
         generators,
         transfers,
         traces,
@@ -110,6 +111,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
     out.set_item("flows", flows_to_py(py, &flows)?)?;
     out.set_item("links", links_to_py(py, &links)?)?;
     out.set_item("phases", phases_to_py(py, &phases)?)?;
+    out.set_item("link_phases", link_phases_to_py(py, &link_phases)?)?;
     out.set_item("generators", generators_to_py(py, &generators)?)?;
     out.set_item("transfers", transfers_to_py(py, &transfers)?)?;
     out.set_item("traces", traces_to_py(py, traces)?)?;
@@ -233,13 +235,42 @@ fn phases_to_py<'py>(py: Python<'py>, rows: &[PhaseResult]) -> PyResult<Bound<'p
         rows,
         PhaseResult {
             flow,
+            flow_index,
             phase,
             start_s,
             end_s,
             goodput_bps,
+            bytes_delivered,
             segs_sent,
             segs_retrans,
+            retrans_prob,
             timeouts,
+        }
+    ))
+}
+
+fn link_phases_to_py<'py>(
+    py: Python<'py>,
+    rows: &[LinkPhaseResult],
+) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        LinkPhaseResult {
+            link,
+            link_index,
+            phase,
+            start_s,
+            end_s,
+            utilisation,
+            throughput_bps,
+            bytes_sent,
+            pkts_sent,
+            drops,
+            marks,
+            lost,
+            mean_queue_pkts,
+            mean_sojourn_s,
         }
     ))
 }
