@@ -83,9 +83,12 @@ def test_scenario_c_follows_its_schedule(quick: Path) -> None:
 
 
 def test_timeouts_table_is_shaped_like_tables_one_and_two(quick: Path) -> None:
-    t = m.timeouts_table(m.phases(quick / "A"), m.AB_PHASES)
+    a = m.phases(quick / "A")
+    names = m.phase_names(a, m.AB_REVERSE)
+    assert names == ["0-49.95 s", "49.95-99.9 s (reverse on)", "99.9-150 s"]
+    t = m.timeouts_table(a, names)
     assert t.height == len(m.VARIANTS) * len(m.PROFILES)
-    assert t.width == 2 + len(m.RTTS) * len(m.AB_PHASES)
+    assert t.width == 2 + len(m.RTTS) * len(names)
 
 
 def test_the_traced_runs_are_the_first_repetitions_of_their_points(quick: Path) -> None:

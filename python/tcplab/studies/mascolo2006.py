@@ -40,9 +40,9 @@ VARIANT, RTT, PROFILE = "defaults.host", "link[0]", "defaults.host.profile"
 VARIANTS = ("SACK", "HSTCP", "H-TCP", "BIC", "STCP", "Westwood+", "FAST", "CUBIC")
 PROFILES = ("ns2", "linux")
 RTTS = ("RTT 40 ms", "RTT 160 ms")
-#: Phases of scenarios A and B, and of scenario C.
-AB_PHASES = ("0-333 s", "333-666 s (reverse on)", "666-1000 s")
-C_PHASES = ("0-250 s", "250-333 s", "333-666 s (reverse on)", "666-750 s", "750-1000 s")
+#: The phase in which C and D send: scenarios A and B (0-333-666-1000 s), C
+#: (0-250-333-666-750-1000 s).
+AB_REVERSE, C_REVERSE = 1, 2
 
 PAPER = Citation(
     authors="Saverio Mascolo and Francesco Vacirca",
@@ -96,6 +96,18 @@ def phases(out: Path) -> pl.DataFrame:
     if "retrans_prob" not in df.columns:
         df = df.with_columns((pl.col("segs_retrans") / pl.col("segs_sent")).alias("retrans_prob"))
     return df.with_columns((pl.col("goodput_bps") / 1e6).alias("goodput_mbps"))
+
+
+def phase_names(df: pl.DataFrame, reverse: int) -> list[str]:
+    """The phases' names from their bounds in ``df`` ("333-666 s"), the one
+    with reverse traffic marked."""
+    import polars as pl
+
+    b = df.group_by("phase").agg(pl.col("start_s").first(), pl.col("end_s").first()).sort("phase")
+    return [
+        f"{s:g}-{e:g} s" + (" (reverse on)" if p == reverse else "")
+        for p, s, e in b.select("phase", "start_s", "end_s").iter_rows()
+    ]
 
 
 def _ci(col: str) -> list[pl.Expr]:
@@ -184,10 +196,10 @@ def fairness(df: pl.DataFrame) -> pl.DataFrame:
         (g("A", 4) / g("E", 4)).alias("A/E last 250 s"),
     )
     cols = [c for c in per_run.columns if c not in ("variant", "profile", "rep")]
-    out = per_run.group_by(["variant", "profile"], maintain_order=True).agg(
-        [e for c in cols for e in _ci(c) if not e.meta.output_name().endswith("_std")]
+    exprs = [e for c in cols for e in _ci(c) if e.meta.output_name().endswith(("_mean", "_ci95"))]
+    return per_run.group_by(["variant", "profile"], maintain_order=True).agg(
+        [*exprs, pl.len().alias("n")]
     )
-    return out
 
 
 # -------------------------------------------------------------------- figures
@@ -223,7 +235,8 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
         rep.add_text(f"Scenario {scen}: no finished run.")
         return
     g = phase_means(df, ("variant", "rtt", "profile", "flow", "phase"), "goodput_mbps")
-    g = _ordered(g.with_columns(_phase_label(AB_PHASES)), "variant", VARIANTS)
+    names = phase_names(df, AB_REVERSE)
+    g = _ordered(g.with_columns(_phase_label(names)), "variant", VARIANTS)
     for profile in PROFILES:
         for rtt in RTTS:
             for flow in ("A", "B"):
@@ -253,7 +266,7 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
                 )
     pooled = _pooled(df, ("A", "B"), ("variant", "rtt", "profile"))
     r = phase_means(pooled, ("variant", "rtt", "profile", "phase"), "retrans_prob")
-    r = _ordered(r.with_columns(_phase_label(AB_PHASES)), "variant", VARIANTS)
+    r = _ordered(r.with_columns(_phase_label(names)), "variant", VARIANTS)
     for profile in PROFILES:
         for rtt in RTTS:
             d = r.filter((pl.col("profile") == profile) & (pl.col("rtt") == rtt))
@@ -279,7 +292,7 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
                 "mean and 95 % CI over the runs.",
             )
     rep.add_table(
-        _ordered(timeouts_table(df, AB_PHASES), "variant", VARIANTS),
+        _ordered(timeouts_table(df, names), "variant", VARIANTS),
         f"The paper's Table {table}: timeouts of A and B together per phase, scenario "
         f"{scen}; mean (std) over the runs. The linux rows are not in the paper.",
     )
@@ -413,7 +426,7 @@ def _c_section(rep: Report, out: Path) -> None:
     )
     side = (
         g.with_columns(
-            _phase_label(C_PHASES),
+            _phase_label(phase_names(df, C_REVERSE)),
         )
         .with_columns(
             pl.format(
@@ -446,9 +459,8 @@ def _report(out: Path, quick: bool) -> Path:
         "the paper does not have, on the linux profile.",
     )
     phase_note = (
-        "Phases: " + ", ".join(AB_PHASES)
-        if not quick
-        else "Phases (quick: times scaled by 0.15): 0-50 s, 50-100 s (reverse on), 100-150 s"
+        "Three phases: before, during and after the reverse traffic (0-333, 333-666, "
+        "666-1000 s" + (", scaled by 0.15 in this quick version)." if quick else ").")
     )
     rep.add_section("Scenario A: reverse traffic, no web traffic", phase_note)
     _ab_section(rep, out, "A", (2, 3), "I")
