@@ -83,7 +83,8 @@ def reproduce(
         if part.single:
             # One run with the file's own seed (a sweep's runs get derived seeds).
             t0 = time.perf_counter()
-            res = Results(_core.run(sw.task(0, 0).text, path, None))
+            task = sw.task(0, 0)
+            res = Results(_core.run(task.text, path, None), scenario=task.text)
             res.write(outp / part.name)
             if on_progress is not None:
                 on_progress(

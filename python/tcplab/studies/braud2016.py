@@ -189,6 +189,8 @@ def _braud_report(out: Path, quick: bool) -> Path:
             x="time_s",
             y="pkts",
             by="link_name",
+            separate=True,
+            xlabel="time (s)",
             ylabel="queued packets",
             title="The pendulum: New Reno / New Reno, uplink buffer 250",
         )
@@ -229,6 +231,5 @@ STUDY = Study(
         ),
     ),
     report=_braud_report,
-    quick_note="2 runs of 150 s per variant pair in experiment 1, 1 run of 200 s in "
-    "experiment 2",
+    quick_note="2 runs of 150 s per variant pair in experiment 1, 1 run of 200 s in experiment 2",
 )

@@ -342,7 +342,10 @@ def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by
             if k in tr.columns
         }
     )
-    tr = tr.filter(pl.col("flow_name").is_in(list(flows)))
+    # The legend says "flow": the trace's flow_name, not its index.
+    tr = (
+        tr.filter(pl.col("flow_name").is_in(list(flows))).drop("flow").rename({"flow_name": "flow"})
+    )
     for variant in VARIANTS:
         for profile in PROFILES:
             for rtt in RTTS if by_rtt else (None,):
@@ -356,7 +359,7 @@ def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by
                     d,
                     x="time_s",
                     y="cwnd",
-                    by="flow_name",
+                    by="flow",
                     xlabel="time (s)",
                     ylabel="cwnd (segments)",
                     title=f"cwnd: {where}",
