@@ -40,10 +40,14 @@
 //! sourced value: set alpha per path (each flow keeps alpha packets queued, so
 //! the bottleneck buffer must hold the sum).
 //! - ns-2 module 1.1.3 (hbatmit/ns2.35, tcp/tcp-fast.cc): the constructor sets
-//!   `alpha_(0)`, `beta_(0)`, `gamma_(0.5)`, and the tcl/lib/ns-default.tcl
-//!   versions read set nothing for Agent/TCP/Fast; Caltech's example scripts for the module
-//!   (Choe & Wydrowski, 2003-04) set `alpha_` 800, 1000 or 10000 with
-//!   `window_` 1e5 to 1e6.
+//!   `alpha_(0)`, `beta_(0)`, `gamma_(0.5)`, but the defaults the module's
+//!   installation adds to tcl/lib/ns-default.tcl (hbatmit/ns2.35 commit f4d41e2,
+//!   "installed from cubinlab.ee.unimelb.edu.au/ns2fasttcp") override them:
+//!   `alpha_ 100`, `beta_ 100`, `gamma_ 0.5`, `cwnd_update_period_ 0.01`,
+//!   `mi_threshold_ 0.00075`. Its test scripts (tcl/test/fast-test*.tcl) set
+//!   `alpha_` 10, 100, 200, 800, 1000 or 10000; Caltech's example scripts
+//!   (Choe & Wydrowski, 2003-04) 800, 1000 or 10000 with `window_` 1e5 to 1e6.
+//!   tcplab's default (200) predates this reading; mascolo2006 sets 100.
 //! - UDT's FAST example (notpeter/udt, app/cc.h, class CFAST, citing the
 //!   INFOCOM paper and draft-jwl-tcp-fast-01) hard-codes alpha = 200, with
 //!   gamma 1/2, an update every 2 RTTs and the 2w bound.
