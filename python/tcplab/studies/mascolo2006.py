@@ -223,20 +223,67 @@ def _phase_label(names: Sequence[str]) -> pl.Expr:
     )
 
 
+def _paper(ref: str, profile: str) -> str:
+    """ "The paper's Figure 2", or the same on another profile than the paper's."""
+    return f"The paper's {ref}" + (
+        "" if profile == "ns2" else f" on the {profile} profile (not in the paper)"
+    )
+
+
+def _variant_bars(
+    rep: Report,
+    d: pl.DataFrame,
+    *,
+    series: str,
+    value: str,
+    ylabel: str,
+    title: str,
+    caption: str,
+    scale: float = 1.0,
+) -> None:
+    """Bars of ``value``_mean ± ``value``_ci95 per variant and ``series``."""
+    from tcplab import figures
+
+    fig = figures.grouped_bars(
+        d,
+        group="variant",
+        series=series,
+        value=f"{value}_mean",
+        err=f"{value}_ci95",
+        scale=scale,
+        xlabel="variant",
+        ylabel=ylabel,
+        title=title,
+    )
+    rep.add_figure(fig, caption)
+
+
+def _pm(col: str, digits: int, scale: float = 1.0) -> pl.Expr:
+    """ "mean ± ci95" of ``col`` as text."""
+    import polars as pl
+
+    return pl.format(
+        "{} ± {}",
+        (pl.col(f"{col}_mean") * scale).round(digits),
+        (pl.col(f"{col}_ci95") * scale).round(digits),
+    )
+
+
 def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table: str) -> None:
     """Goodput (Figure figs[0]), retransmission probability (figs[1]) and
     timeouts (Table ``table``) of scenario ``scen`` (A or B)."""
     import polars as pl
 
-    from tcplab import figures
-
     df = phases(out / scen)
     if df.height == 0:
         rep.add_text(f"Scenario {scen}: no finished run.")
         return
-    g = phase_means(df, ("variant", "rtt", "profile", "flow", "phase"), "goodput_mbps")
     names = phase_names(df, AB_REVERSE)
+    g = phase_means(df, ("variant", "rtt", "profile", "flow", "phase"), "goodput_mbps")
     g = _ordered(g.with_columns(_phase_label(names)), "variant", VARIANTS)
+    pooled = _pooled(df, ("A", "B"), ("variant", "rtt", "profile"))
+    r = phase_means(pooled, ("variant", "rtt", "profile", "phase"), "retrans_prob")
+    r = _ordered(r.with_columns(_phase_label(names)), "variant", VARIANTS)
     for profile in PROFILES:
         for rtt in RTTS:
             for flow in ("A", "B"):
@@ -245,52 +292,33 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
                     & (pl.col("rtt") == rtt)
                     & (pl.col("flow") == flow)
                 )
-                if d.height == 0:
-                    continue
-                fig = figures.grouped_bars(
-                    d,
-                    group="variant",
-                    series="phase_name",
-                    value="goodput_mbps_mean",
-                    err="goodput_mbps_ci95",
-                    xlabel="variant",
-                    ylabel="goodput (Mb/s)",
-                    title=f"Scenario {scen}, {rtt}, flow {flow}, {profile} profile",
-                )
-                rep.add_figure(
-                    fig,
-                    f"The paper's Figure {figs[0]}"
-                    + ("" if profile == "ns2" else f" on the {profile} profile (not in the paper)")
-                    + f": goodput of {flow} in each phase, scenario {scen}, {rtt}; mean and "
-                    f"95 % CI over {int(d['n'].max())} runs.",  # type: ignore[arg-type]
-                )
-    pooled = _pooled(df, ("A", "B"), ("variant", "rtt", "profile"))
-    r = phase_means(pooled, ("variant", "rtt", "profile", "phase"), "retrans_prob")
-    r = _ordered(r.with_columns(_phase_label(names)), "variant", VARIANTS)
-    for profile in PROFILES:
+                if d.height > 0:
+                    _variant_bars(
+                        rep,
+                        d,
+                        series="phase_name",
+                        value="goodput_mbps",
+                        ylabel="goodput (Mb/s)",
+                        title=f"Scenario {scen}, {rtt}, flow {flow}, {profile} profile",
+                        caption=f"{_paper(f'Figure {figs[0]}', profile)}: goodput of {flow} in "
+                        f"each phase, scenario {scen}, {rtt}; mean and 95 % CI over "
+                        f"{int(d['n'].max())} runs.",  # type: ignore[arg-type]
+                    )
         for rtt in RTTS:
             d = r.filter((pl.col("profile") == profile) & (pl.col("rtt") == rtt))
-            if d.height == 0:
-                continue
-            fig = figures.grouped_bars(
-                d,
-                group="variant",
-                series="phase_name",
-                value="retrans_prob_mean",
-                err="retrans_prob_ci95",
-                scale=100.0,
-                xlabel="variant",
-                ylabel="retransmitted / sent (%)",
-                title=f"Scenario {scen}, {rtt}, {profile} profile",
-            )
-            rep.add_figure(
-                fig,
-                f"The paper's Figure {figs[1]}"
-                + ("" if profile == "ns2" else f" on the {profile} profile (not in the paper)")
-                + f": retransmission probability of A and B together (segments "
-                f"retransmitted / segments sent in the phase), scenario {scen}, {rtt}; "
-                "mean and 95 % CI over the runs.",
-            )
+            if d.height > 0:
+                _variant_bars(
+                    rep,
+                    d,
+                    series="phase_name",
+                    value="retrans_prob",
+                    ylabel="retransmitted / sent (%)",
+                    title=f"Scenario {scen}, {rtt}, {profile} profile",
+                    caption=f"{_paper(f'Figure {figs[1]}', profile)}: retransmission "
+                    "probability of A and B together (segments retransmitted / segments "
+                    f"sent in the phase), scenario {scen}, {rtt}; mean and 95 % CI over the runs.",
+                    scale=100.0,
+                )
     rep.add_table(
         _ordered(timeouts_table(df, names), "variant", VARIANTS),
         f"The paper's Table {table}: timeouts of A and B together per phase, scenario "
@@ -298,9 +326,7 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
     )
     # Every figure's numbers, ns2 and linux side by side.
     side = g.with_columns(
-        pl.format(
-            "{} ± {}", pl.col("goodput_mbps_mean").round(1), pl.col("goodput_mbps_ci95").round(1)
-        ).alias("cell"),
+        _pm("goodput_mbps", 1).alias("cell"),
         (pl.col("flow") + ", " + pl.col("phase_name") + ", " + pl.col("profile")).alias("column"),
     ).pivot(on="column", index=["rtt", "variant"], values="cell")
     rep.add_table(
@@ -309,11 +335,7 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
         "numbers of the goodput figures, ns2 and linux side by side.",
     )
     side_r = r.with_columns(
-        pl.format(
-            "{} ± {}",
-            (pl.col("retrans_prob_mean") * 100).round(3),
-            (pl.col("retrans_prob_ci95") * 100).round(3),
-        ).alias("cell"),
+        _pm("retrans_prob", 3, 100.0).alias("cell"),
         (pl.col("phase_name") + ", " + pl.col("profile")).alias("column"),
     ).pivot(on="column", index=["rtt", "variant"], values="cell")
     rep.add_table(
@@ -370,8 +392,6 @@ def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by
 def _c_section(rep: Report, out: Path) -> None:
     import polars as pl
 
-    from tcplab import figures
-
     df = phases(out / "C")
     if df.height == 0:
         rep.add_text("Scenario C: no finished run.")
@@ -389,36 +409,24 @@ def _c_section(rep: Report, out: Path) -> None:
                 & (pl.col("phase") == phase)
                 & pl.col("flow").is_in(list(flows))
             )
-            if d.height == 0:
-                continue
-            fig = figures.grouped_bars(
-                d,
-                group="variant",
-                series="flow",
-                value="goodput_mbps_mean",
-                err="goodput_mbps_ci95",
-                xlabel="variant",
-                ylabel="goodput (Mb/s)",
-                title=f"Scenario C, {span}, {profile} profile",
-            )
-            rep.add_figure(
-                fig,
-                f"The paper's Figure {fig_no}"
-                + ("" if profile == "ns2" else f" on the {profile} profile (not in the paper)")
-                + f": goodput of {', '.join(flows)} in {span}; A, B (and C, D) have an RTT "
-                "of 80 ms, E and F of 40 ms; mean and 95 % CI over the runs.",
-            )
+            if d.height > 0:
+                _variant_bars(
+                    rep,
+                    d,
+                    series="flow",
+                    value="goodput_mbps",
+                    ylabel="goodput (Mb/s)",
+                    title=f"Scenario C, {span}, {profile} profile",
+                    caption=f"{_paper(f'Figure {fig_no}', profile)}: goodput of "
+                    f"{', '.join(flows)} in {span}; A, B (and C, D) have an RTT of 80 ms, "
+                    "E and F of 40 ms; mean and 95 % CI over the runs.",
+                )
     fair = _ordered(fairness(df), "variant", VARIANTS)
     cols = [c[: -len("_mean")] for c in fair.columns if c.endswith("_mean")]
     cells = fair.select(
         "variant",
         "profile",
-        *[
-            pl.format("{} ± {}", pl.col(f"{c}_mean").round(2), pl.col(f"{c}_ci95").round(2)).alias(
-                c
-            )
-            for c in cols
-        ],
+        *[_pm(c, 2).alias(c) for c in cols],
         "n",
     )
     rep.add_table(
@@ -432,11 +440,7 @@ def _c_section(rep: Report, out: Path) -> None:
             _phase_label(phase_names(df, C_REVERSE)),
         )
         .with_columns(
-            pl.format(
-                "{} ± {}",
-                pl.col("goodput_mbps_mean").round(1),
-                pl.col("goodput_mbps_ci95").round(1),
-            ).alias("cell"),
+            _pm("goodput_mbps", 1).alias("cell"),
             (pl.col("flow") + ", " + pl.col("profile")).alias("column"),
         )
         .pivot(on="column", index=["phase_name", "variant"], values="cell")
