@@ -366,7 +366,10 @@ def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by
     )
     # The legend says "flow": the trace's flow_name, not its index.
     tr = (
-        tr.filter(pl.col("flow_name").is_in(list(flows))).drop("flow").rename({"flow_name": "flow"})
+        tr.filter(pl.col("flow_name").is_in(list(flows)))
+        .drop("flow")
+        .rename({"flow_name": "flow"})
+        .sort(["flow", "time_s"])  # the legend in the flows' order
     )
     for variant in VARIANTS:
         for profile in PROFILES:
