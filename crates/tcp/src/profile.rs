@@ -425,7 +425,8 @@ pub fn profiles() -> Vec<Profile> {
                     ns-2 before 2001/05 has windowInit_ 1 (initial_window = 1) and syn_ false \
                     (handshake = \"none\": data at the start time), as barakat1999's ns-2 of \
                     1999 must have; ns-2 2.30-2.35 have rtxcur_init_ 3 s (initial_rto), \
-                    maxrto_ 60 s (max_rto), numdupacksFrac_ -1 and precisionReduce_ true. \
+                    maxrto_ 60 s (max_rto), numdupacksFrac_ -1 (dupthresh_frac = 0; so \
+                    has ns-2 before 2002/10/18) and precisionReduce_ true. \
                     ns-2's limited slow start applies to controllers whose ns-2 agent \
                     grows cwnd in opencwnd (reno, newreno, tahoe, highspeed, westwood); \
                     there the increase replaces the controller's (ns-2 takes the larger: \

@@ -38,6 +38,12 @@
 //! ssthresh halves that window (`slowdown`), so a second timeout in a row sets
 //! ssthresh to 2 (cwnd is 1 then) where RFC 5681 keeps it.
 //!
+//! ns-2 2.28 rules behind switches of the `ns2` profile (off elsewhere):
+//! `dupthresh_frac` (Sack1's numdupacks(cwnd_), see `dupthresh`), `ns2_lss`
+//! (opencwnd's limited slow start, see `ns2_lss_ack`) and `ns2_decrease`
+//! (slowdown's halving, see `loss_ssthresh`); they read ns-2's
+//! `first_decrease_` and `last_cwnd_action_`, kept here for every connection.
+//!
 //! No I/O: time is passed in and segments are appended to an output vector.
 //! Sequence numbers start at 0 (the SYN); data starts at 1.
 
