@@ -190,6 +190,21 @@ pub fn catalog() -> Catalog {
                         s("RFC 3742 limited slow start above this window (0 = off)"),
                     ),
                     (
+                        s("ns2_lss"),
+                        c.ns2_lss.to_string(),
+                        s("limited slow start as ns-2's opencwnd (in congestion avoidance until the first fast retransmit and after timeouts) instead of RFC 3742"),
+                    ),
+                    (
+                        s("dupthresh_frac"),
+                        c.dupthresh_frac.to_string(),
+                        s("ns-2 numdupacksFrac_: with SACK, max(3, cwnd / this) duplicate ACKs start a recovery (0 = off)"),
+                    ),
+                    (
+                        s("ns2_decrease"),
+                        c.ns2_decrease.to_string(),
+                        s("ns-2 slowdown: ssthresh = window/2 on the first decrease, in slow start and on timeouts, whatever the controller"),
+                    ),
+                    (
                         s("undo"),
                         s(c.undo.name()),
                         s("undo spurious reductions: none, rto, all"),

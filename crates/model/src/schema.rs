@@ -133,6 +133,9 @@ host_settings! {
     sndbuf: Size,
     rcvbuf: Size,
     max_ssthresh: u32,
+    ns2_lss: bool,
+    dupthresh_frac: i64,
+    ns2_decrease: bool,
     ss_ack_limit: u32,
     undo: String,
     handshake: String,
@@ -1673,6 +1676,21 @@ fn resolve_host(
             ));
         }
         c.max_ssthresh = v;
+    }
+    if let Some(v) = h.ns2_lss {
+        c.ns2_lss = v;
+    }
+    if let Some(v) = h.dupthresh_frac {
+        c.dupthresh_frac = u32::try_from(v).map_err(|_| {
+            cx.err(
+                &f("dupthresh_frac"),
+                v,
+                "must be 0 (off; ns-2 writes -1 for off) or a positive divisor of cwnd",
+            )
+        })?;
+    }
+    if let Some(v) = h.ns2_decrease {
+        c.ns2_decrease = v;
     }
     if let Some(v) = h.ss_ack_limit {
         c.ss_ack_limit = v;

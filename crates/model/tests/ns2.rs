@@ -142,10 +142,40 @@ fn bad_ns2_settings_are_clear_errors() {
             "host[0].max_cwnd",
             "initial window (2 segments)",
         ),
+        (
+            "dupthresh_frac = -1",
+            "host[0].dupthresh_frac",
+            "must be 0 (off; ns-2 writes -1 for off)",
+        ),
+        ("ns2_lss = 1", "host[0].ns2_lss", "boolean"),
     ] {
         let e = parse_scenario(&one_link(extra, "10s", 20), "bad.toml")
             .unwrap_err()
             .to_string();
         assert!(e.contains(field) && e.contains(says), "{extra}: {e}");
     }
+}
+
+#[test]
+fn the_ns2_rules_are_host_settings() {
+    // The ns2 profile turns the three ns-2 2.28 rules on; a host may turn each
+    // off (and another profile's host on), and `tcplab list` shows them.
+    let sc = parse_scenario(&one_link("", "10s", 20), "ns2.toml").unwrap();
+    let c = &sc.hosts[0].tcp;
+    assert_eq!(
+        (c.dupthresh_frac, c.ns2_lss, c.ns2_decrease),
+        (100, true, true)
+    );
+    let extra = "dupthresh_frac = 0\nns2_lss = false\nns2_decrease = false";
+    let sc = parse_scenario(&one_link(extra, "10s", 20), "ns2.toml").unwrap();
+    let c = &sc.hosts[0].tcp;
+    assert_eq!(
+        (c.dupthresh_frac, c.ns2_lss, c.ns2_decrease),
+        (0, false, false)
+    );
+    let c = &sc.hosts[1].tcp;
+    assert_eq!(
+        (c.dupthresh_frac, c.ns2_lss, c.ns2_decrease),
+        (100, true, true)
+    );
 }

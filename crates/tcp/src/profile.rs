@@ -132,8 +132,24 @@ pub struct TcpConfig {
     pub rcvbuf: u64,
     /// Duplicate ACK threshold.
     pub dupthresh: u32,
-    /// RFC 3742 limited slow start above this window, segments (0 = off).
+    /// ns-2's `numdupacksFrac_` (tcp.cc `numdupacks`, used by tcp-sack1.cc
+    /// `recv`): with SACK recovery the threshold is max(`dupthresh`,
+    /// floor(cwnd) / this); 0 = off.
+    pub dupthresh_frac: u32,
+    /// Limited slow start above this window, segments (0 = off): RFC 3742 in
+    /// slow start, or ns-2's rule with `ns2_lss`.
     pub max_ssthresh: u32,
+    /// Limited slow start as ns-2's `opencwnd` (tcp.cc, `max_ssthresh_`)
+    /// instead of RFC 3742: ssthresh starts at min(window, max_ssthresh),
+    /// slow start is unlimited, and in congestion avoidance, before the first
+    /// fast retransmit and after every timeout until the next, each new ACK
+    /// adds 1/floor(cwnd / (max_ssthresh/2)) segment (controllers whose ns-2
+    /// agent grows cwnd in `opencwnd`, see `CongestionControl::ns2_opencwnd`).
+    pub ns2_lss: bool,
+    /// ns-2's `slowdown` (tcp.cc): the first decrease of a connection, a
+    /// decrease in slow start and every timeout set ssthresh to half the
+    /// window, whatever the controller's own decrease.
+    pub ns2_decrease: bool,
     /// Slow start adds at most this many segments per ACK, however many it
     /// acknowledges (RFC 5681 §3.1: 1; RFC 3465 ABC: L = 2; 0 = no limit, as
     /// Linux's `tcp_slow_start`).
@@ -226,7 +242,10 @@ fn base() -> TcpConfig {
         sndbuf: 4 << 20,
         rcvbuf: 4 << 20,
         dupthresh: 3,
+        dupthresh_frac: 0,
         max_ssthresh: 0,
+        ns2_lss: false,
+        ns2_decrease: false,
         ss_ack_limit: 1,
         undo: Undo::None,
         default_cc: "newreno",
@@ -358,6 +377,9 @@ pub fn profiles() -> Vec<Profile> {
                 window: 20,
                 max_cwnd: 0,
                 cwnd_limited_growth: false,
+                dupthresh_frac: 100,
+                ns2_lss: true,
+                ns2_decrease: true,
                 ..base()
             },
             sources: "ns-2 2.28 (Feb 2005; values read in ns-2.29's tcl/lib/ns-default.tcl, whose \
@@ -381,17 +403,43 @@ pub fn profiles() -> Vec<Profile> {
                       slow start, increase_num_/cwnd per ACK after (wnd_option_ 1), on every \
                       new ACK whether cwnd-limited or not (control_increase_ 0); slowdown \
                       halves window() (decrease_num_ 0.5, precisionReduce_ false: integer \
-                      halving, at least 2); numdupacks_ 3",
+                      halving, at least 2); numdupacks_ 3; numdupacksFrac_ 100 (added \
+                      2002/10/18, -1 from 2006/09/27): Sack1 recv() fast-retransmits on \
+                      the duplicate ACK number numdupacks(cwnd_) = max(numdupacks_, \
+                      int(cwnd_)/numdupacksFrac_) (tcp.cc numdupacks, tcp-sack1.cc recv; \
+                      Agent/TCP, Reno and Newreno count to numdupacks_ only); limited slow \
+                      start with max_ssthresh_ (ns2_lss): reset() starts ssthresh_ at \
+                      min(window_, max_ssthresh_), opencwnd() adds 1 per ACK below \
+                      ssthresh_ and, above it with windowOption_ 1 or 8, max(increment, \
+                      1/int(cwnd_/(max_ssthresh_/2))) while last_cwnd_action_ is 0 or \
+                      CWND_ACTION_TIMEOUT (limited_slow_start; dupack_action sets \
+                      CWND_ACTION_DUPACK, timeout() CWND_ACTION_TIMEOUT); slowdown() \
+                      (ns2_decrease): ssthresh_ = int(window()/2) on the first decrease \
+                      (first_decrease_), in slow start (cwnd_ < ssthresh_) and after a \
+                      timeout (last_cwnd_action_ set before slowdown), the variant's \
+                      decrease (decrease_num_, HSTCP's decrease_param with windowOption_ 8) \
+                      otherwise",
             notes: "Older ns-2 differs (set per host to reproduce it): ns-2 2.1b8a (2001) and \
                     earlier have tcpTick_ 0.1 (tcp_tick = \"100ms\"), minrto_ 1 s (added \
                     2001/05/10; before it only the 2-tick floor: min_rto = \"0s\"); \
                     ns-2 before 2001/05 has windowInit_ 1 (initial_window = 1) and syn_ false \
                     (handshake = \"none\": data at the start time), as barakat1999's ns-2 of \
                     1999 must have; ns-2 2.30-2.35 have rtxcur_init_ 3 s (initial_rto), \
-                    maxrto_ 60 s (max_rto), numdupacksFrac_ -1 and precisionReduce_ true. \
-                    Not modelled: Sack1's own recovery (its pipe_ and partial-ACK rules; RFC 6675 \
-                    recovery stands in), numdupacksFrac_ 100 of 2.28-2.29 (Sack1 needs \
-                    max(3, cwnd/100) duplicate ACKs), singledup_ 1 (limited transmit on the \
+                    maxrto_ 60 s (max_rto), numdupacksFrac_ -1 (dupthresh_frac = 0; so \
+                    has ns-2 before 2002/10/18) and precisionReduce_ true. \
+                    ns-2's limited slow start applies to controllers whose ns-2 agent \
+                    grows cwnd in opencwnd (reno, newreno, tahoe, highspeed, westwood); \
+                    there the increase replaces the controller's (ns-2 takes the larger: \
+                    the same for Reno's 1/cwnd, and for HSTCP below 31000 segments, where \
+                    its a(w) < 50); in ns-2 2.28 int(cwnd_/(max_ssthresh_/2)) is 0 below \
+                    max_ssthresh_/2 and the increment 1/0 makes cwnd_ infinite (window_ \
+                    alone limits; ns-2 2.35 tests round > 0): here, as in 2.35, the \
+                    ordinary increase applies there. The decrease rule applies to every \
+                    controller; of the variants only Reno's and HSTCP's agents are in \
+                    ns-2 2.28 (FAST's module also calls slowdown; Westwood+ sets ssthresh \
+                    from its estimate after it, as here). Not modelled: Sack1's own \
+                    recovery (its pipe_ and partial-ACK rules; RFC 6675 recovery stands \
+                    in, with dupthresh_frac only for the first retransmission), singledup_ 1 (limited transmit on the \
                     first two duplicate ACKs; off in ns-2 of 1999), the float cwnd (cwnd_ += \
                     1/cwnd_ per ACK; here an integer counter adds one segment per cwnd ACKs, \
                     which agrees to first order), ns-2's ECN; boot_time_ is drawn per flow \

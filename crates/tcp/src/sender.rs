@@ -38,10 +38,18 @@
 //! ssthresh halves that window (`slowdown`), so a second timeout in a row sets
 //! ssthresh to 2 (cwnd is 1 then) where RFC 5681 keeps it.
 //!
+//! ns-2 2.28 rules behind switches of the `ns2` profile (off elsewhere):
+//! `dupthresh_frac` (Sack1's numdupacks(cwnd_), see `dupthresh`), `ns2_lss`
+//! (opencwnd's limited slow start, see `ns2_lss_ack`) and `ns2_decrease`
+//! (slowdown's halving, see `loss_ssthresh`); they read ns-2's
+//! `first_decrease_` and `last_cwnd_action_`, kept here for every connection.
+//!
 //! No I/O: time is passed in and segments are appended to an output vector.
 //! Sequence numbers start at 0 (the SYN); data starts at 1.
 
-use crate::cc::{AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample};
+use crate::cc::{
+    ns2_limited_slow_start, AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample,
+};
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
 use crate::rtt::RttEstimator;
@@ -61,6 +69,17 @@ pub enum SenderState {
     Established,
     /// All data and the FIN acknowledged.
     Done,
+}
+
+/// ns-2's `last_cwnd_action_` (tcp.cc), as far as the `ns2` rules read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ns2Action {
+    /// 0: no window reduction yet.
+    None,
+    /// `CWND_ACTION_DUPACK`: the last reduction was a fast retransmit.
+    Dupack,
+    /// `CWND_ACTION_TIMEOUT`: the last reduction was a timeout.
+    Timeout,
 }
 
 /// Counters of one sender.
@@ -130,6 +149,10 @@ pub struct Sender {
     /// snd_max at the last window reduction (Linux `high_seq`): CWR lasts, and
     /// ECE is not acted on, until snd_una passes it.
     high_seq: u64,
+    /// ns-2 `first_decrease_`: no window reduction yet (`ns2_decrease`).
+    first_decrease: bool,
+    /// ns-2 `last_cwnd_action_` (`ns2_lss`, `ns2_decrease`).
+    ns2_action: Ns2Action,
     /// Counters.
     pub stats: SenderStats,
     /// When the FIN was acknowledged.
@@ -168,6 +191,13 @@ impl Sender {
                 if cfg.max_cwnd > 0 {
                     // ns-2 opencwnd(): cwnd never above maxcwnd_.
                     tp.cwnd_clamp = cfg.max_cwnd;
+                }
+                if cfg.ns2_lss && cfg.max_ssthresh > 0 {
+                    // ns-2 2.28 tcp.cc reset(): ssthresh_ = min(window_,
+                    // max_ssthresh_); opencwnd()'s slow start is unlimited (its
+                    // limit is in congestion avoidance, see on_ack).
+                    tp.ssthresh = tp.ssthresh.min(cfg.max_ssthresh);
+                    tp.max_ssthresh = 0;
                 }
                 tp
             },
@@ -213,6 +243,8 @@ impl Sender {
             ecn_ok: false,
             cwr_pending: false,
             high_seq: 0,
+            first_decrease: true,
+            ns2_action: Ns2Action::None,
             stats: SenderStats::default(),
             done_at: None,
         }
@@ -295,6 +327,18 @@ impl Sender {
         match self.cfg.window {
             0 => self.tp.cwnd,
             w => self.tp.cwnd.min(w),
+        }
+    }
+
+    /// Duplicate ACKs (and, with SACK, segments SACKed above a hole) that
+    /// start a recovery: `dupthresh`, or with `dupthresh_frac` and SACK
+    /// recovery ns-2 2.28's numdupacks(cwnd_) = max(numdupacks_,
+    /// int(cwnd_)/numdupacksFrac_) (tcp.cc `numdupacks`, called by
+    /// tcp-sack1.cc `recv` only; Agent/TCP, Reno and Newreno use numdupacks_).
+    fn dupthresh(&self) -> u32 {
+        match self.cfg.dupthresh_frac {
+            f if f > 0 && self.uses_sack() => self.cfg.dupthresh.max(self.tp.cwnd / f),
+            _ => self.cfg.dupthresh,
         }
     }
 
@@ -717,9 +761,10 @@ impl Sender {
         self.tp.min_rtt = self.rtt.min_rtt().unwrap_or(SimTime::ZERO);
     }
 
-    /// RFC 6675 IsLost over the scoreboard; counts the segments newly marked.
-    fn mark_lost(&mut self) -> u32 {
-        let n = self.sb.mark_lost(self.cfg.dupthresh);
+    /// RFC 6675 IsLost over the scoreboard with DupThresh `thresh`; counts the
+    /// segments newly marked.
+    fn mark_lost(&mut self, thresh: u32) -> u32 {
+        let n = self.sb.mark_lost(thresh);
         self.tp.lost += n as u64;
         n
     }
@@ -795,7 +840,7 @@ impl Sender {
         // marked before the controller sees this ACK (as Linux's tcp_ack does).
         let mut newly_lost = 0;
         if sack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
-            newly_lost += self.mark_lost();
+            newly_lost += self.mark_lost(self.cfg.dupthresh);
         }
         let rate_based = self.cc.has_cong_control();
         let mut delivered = newly_sacked;
@@ -898,7 +943,7 @@ impl Sender {
             if ece && self.enter_cwr(ece_flight) {
                 grow = false;
             }
-            if grow && !rate_based {
+            if grow && !rate_based && !self.ns2_lss_ack() {
                 self.cc.cong_avoid(&mut self.tp, delivered);
             }
             // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
@@ -937,11 +982,12 @@ impl Sender {
                 self.dupacks += 1;
                 match self.tp.ca_state {
                     CaState::Open | CaState::Disorder | CaState::Cwr => {
+                        let thresh = self.dupthresh();
                         let head_lost = sack && {
-                            newly_lost += self.mark_lost();
+                            newly_lost += self.mark_lost(thresh);
                             self.sb.get(0).has(LOST)
                         };
-                        if self.dupacks == self.cfg.dupthresh || head_lost {
+                        if self.dupacks == thresh || head_lost {
                             self.enter_recovery(now, out);
                         } else if self.tp.ca_state != CaState::Cwr {
                             self.set_ca_state(CaState::Disorder);
@@ -1028,9 +1074,13 @@ impl Sender {
             self.undo_marker = false;
         } else {
             self.mark_undo();
-            self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+            self.tp.ssthresh = self.loss_ssthresh(false);
             self.note_reduction();
         }
+        // ns-2 dupack_action: last_cwnd_action_ = CWND_ACTION_DUPACK, and
+        // slowdown() clears first_decrease_.
+        self.ns2_action = Ns2Action::Dupack;
+        self.first_decrease = false;
         self.recover = self.snd_max;
         self.partial_acks = 0;
         self.rule3_from = self.snd_una;
@@ -1083,6 +1133,38 @@ impl Sender {
             self.retransmit(now, i, out);
         }
         self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// ssthresh after a loss: the controller's (`ssthresh` hook), or with
+    /// `ns2_decrease` ns-2 2.28's slowdown(CLOSE_SSTHRESH_HALF) (tcp.cc): half
+    /// of window(), integer, at least 2, on the first decrease of the
+    /// connection (`first_decrease_`), in slow start (cwnd_ < ssthresh_) and on
+    /// a timeout (timeout() sets last_cwnd_action_ = CWND_ACTION_TIMEOUT before
+    /// calling slowdown); the variant's decrease otherwise. The controller's
+    /// hook runs in every case, for its own bookkeeping (BIC's W_max, ...).
+    fn loss_ssthresh(&mut self, timeout: bool) -> u32 {
+        let own = self.cc.ssthresh(&self.tp).max(2);
+        if self.cfg.ns2_decrease && (timeout || self.first_decrease || self.tp.in_slow_start()) {
+            (self.send_window() / 2).max(2)
+        } else {
+            own
+        }
+    }
+
+    /// ns-2 2.28's limited slow start (tcp.cc `opencwnd`, windowOption_ 1 and
+    /// 8): in congestion avoidance, while last_cwnd_action_ is 0 or
+    /// CWND_ACTION_TIMEOUT and max_ssthresh_ > 0, a new ACK adds
+    /// max(increment, 1/int(cwnd_/(max_ssthresh_/2))). The second term is the
+    /// larger for Reno's 1/cwnd (and HSTCP's a(w)/w below 31000 segments), so it
+    /// replaces the controller's increase. Returns whether it applied.
+    fn ns2_lss_ack(&mut self) -> bool {
+        self.cfg.ns2_lss
+            && self.cfg.max_ssthresh > 0
+            && self.ns2_action != Ns2Action::Dupack
+            && self.tp.is_cwnd_limited
+            && !self.tp.in_slow_start()
+            && self.cc.ns2_opencwnd()
+            && ns2_limited_slow_start(&mut self.tp, self.cfg.max_ssthresh)
     }
 
     /// FlightSize for the `ssthresh` hook: the pipe (or the outstanding
@@ -1215,6 +1297,8 @@ impl Sender {
                 // to 0, floored at 2.
                 self.tp.ssthresh = 2;
             }
+            self.ns2_action = Ns2Action::Timeout;
+            self.first_decrease = false;
             self.rtt.back_off();
             self.syn_retransmitted = true;
             self.send_syn(now, out);
@@ -1228,15 +1312,19 @@ impl Sender {
         if self.one_way() {
             self.tp.in_flight = self.flight_size();
             self.mark_undo();
-            self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+            self.tp.ssthresh = self.loss_ssthresh(true);
         } else if self.rtt.backoffs() == 0 {
             self.tp.in_flight = self.sb.in_flight();
             if !self.uses_sack() {
                 self.tp.in_flight = self.sb.len() as u32;
             }
             self.mark_undo();
-            self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
+            self.tp.ssthresh = self.loss_ssthresh(true);
         }
+        // ns-2 timeout(): last_cwnd_action_ = CWND_ACTION_TIMEOUT (set before
+        // slowdown, which clears first_decrease_).
+        self.ns2_action = Ns2Action::Timeout;
+        self.first_decrease = false;
         self.tp.cwnd = 1;
         self.tp.cwnd_cnt = 0;
         // Linux tcp_enter_loss: mark the losses, then enter the Loss state.

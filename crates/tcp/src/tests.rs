@@ -1404,3 +1404,227 @@ fn ns2_finite_transfer_ends_without_a_fin() {
     assert_eq!(s.done_at, Some(ms(200)));
     assert_eq!(r.stats.delivered, 2 * NS2_MSS);
 }
+
+// ns-2 2.28 rules of the `ns2` profile that depend on the window: numdupacksFrac_,
+// limited slow start with max_ssthresh_, slowdown's halving. Values traced by hand
+// from tcp/tcp.cc and tcp/tcp-sack1.cc of ns-2.29 (the same TCP as 2.28).
+
+/// An ns-2 SACK ACK of everything below segment `i` with SACK blocks given
+/// as segment ranges [a, b).
+fn ns2_sack_ack(i: u64, blocks: &[(u64, u64)]) -> TcpHeader {
+    let mut h = ns2_ack(i);
+    for (k, &(a, b)) in blocks.iter().enumerate() {
+        h.sack[k] = (ns2_seg(a), ns2_seg(b));
+    }
+    h.nsack = blocks.len() as u8;
+    h
+}
+
+/// An ns-2 connection with `cc` and window_ 100000 (never the limit), opened
+/// at 100 ms; `f` adjusts the configuration first.
+fn ns2_open_cc(ccname: &str, f: impl FnOnce(&mut TcpConfig)) -> Sender {
+    let mut c = ns2_cfg();
+    c.window = 100_000;
+    f(&mut c);
+    let mut s = sender(&c, ccname);
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(ms(50), &out[0], &mut back);
+    s.on_segment(ms(100), &back[0], &mut vec![]);
+    s
+}
+
+/// The sender's clock plus 1 ms: ACKs arrive 1 ms apart, after any timer.
+fn ns2_next(s: &Sender) -> SimTime {
+    s.tp.now + ms(1)
+}
+
+/// One new ACK per segment, of segments `from` ..= `to` (ACK i + 1 for segment i).
+fn ns2_ack_each(s: &mut Sender, from: u64, to: u64) {
+    for i in from..=to {
+        s.on_segment(ns2_next(s), &ns2_ack(i + 1), &mut vec![]);
+    }
+}
+
+/// `n` duplicate ACKs of segment `lost`, each SACKing one more segment above it.
+fn ns2_dupacks(s: &mut Sender, lost: u64, n: u64, out: &mut Vec<TcpHeader>) {
+    for k in 1..=n {
+        let h = ns2_sack_ack(lost, &[(lost + 1, lost + 1 + k)]);
+        s.on_segment(ns2_next(s), &h, out);
+    }
+}
+
+#[test]
+fn ns2_sack1_waits_for_cwnd_over_100_duplicate_acks() {
+    // ns-2 2.28: numdupacksFrac_ 100 (ns-default.tcl, "Added 2002/10/18", -1
+    // only from 2006/09/27); Sack1TcpAgent::recv fast-retransmits when
+    // ++dupacks_ == numdupacks(cwnd_) = max(numdupacks_ 3, int(cwnd_)/100).
+    // Slow start from 2 to cwnd 1200 takes 1198 ACKs (segments 0..=1197);
+    // then 1200 segments (1198..=2397) are out. Segment 1198 is lost: at
+    // cwnd 1200 the threshold is max(3, 1200/100) = 12 duplicate ACKs.
+    let mut s = ns2_open_cc("newreno", |_| {});
+    ns2_ack_each(&mut s, 0, 1197);
+    assert_eq!(s.tp.cwnd, 1200);
+    assert_eq!(s.outstanding_bytes(), 1200 * NS2_MSS);
+    let mut out = vec![];
+    ns2_dupacks(&mut s, 1198, 11, &mut out);
+    assert_eq!(s.stats.fast_retransmits, 0);
+    assert_eq!(s.ca_state(), CaState::Disorder);
+    // (RFC 6675's pipe lets new segments out as SACKs arrive; Sack1 sends
+    // none before the retransmission: its recovery is not modelled.)
+    assert!(ns2_seqs(&out).iter().all(|&i| i >= 2398));
+    assert_eq!(s.stats.segs_retrans, 0);
+    out.clear();
+    let t = ns2_next(&s);
+    s.on_segment(t, &ns2_sack_ack(1198, &[(1199, 1199 + 12)]), &mut out);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(ns2_seqs(&out)[0], 1198);
+    // Agent/TCP/Newreno (no SACK) counts to numdupacks_ 3 whatever cwnd.
+    let mut s = ns2_open_cc("newreno", |c| {
+        c.sack = false;
+        c.recovery = Recovery::NewReno;
+    });
+    ns2_ack_each(&mut s, 0, 1197);
+    ns2_dupacks(&mut s, 1198, 3, &mut vec![]);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // Off (dupthresh_frac 0, as every other profile): 3 duplicate ACKs.
+    let mut s = ns2_open_cc("newreno", |c| c.dupthresh_frac = 0);
+    ns2_ack_each(&mut s, 0, 1197);
+    ns2_dupacks(&mut s, 1198, 3, &mut vec![]);
+    assert_eq!(s.stats.fast_retransmits, 1);
+}
+
+#[test]
+fn ns2_limited_slow_start_runs_in_congestion_avoidance_until_a_fast_retransmit_and_after_timeouts()
+{
+    // max_ssthresh_ 100: reset() sets ssthresh_ = min(window_ 100000, 100) = 100.
+    // opencwnd(): below ssthresh_ +1 per ACK: cwnd 2 -> 100 in 98 ACKs
+    // (segments 0..=97). Above it, last_cwnd_action_ 0: each ACK adds
+    // max(1/cwnd_, 1/int(cwnd_/50)): 1/2 up to cwnd 150 (100 ACKs), then 1/3
+    // up to 200 (150 ACKs): 200 after 250 more ACKs (segments 98..=347), 199
+    // after 249.
+    let mut s = ns2_open_cc("newreno", |c| c.max_ssthresh = 100);
+    assert_eq!(s.tp.ssthresh, 100);
+    ns2_ack_each(&mut s, 0, 97);
+    assert_eq!(s.tp.cwnd, 100);
+    ns2_ack_each(&mut s, 98, 197);
+    assert_eq!(s.tp.cwnd, 150);
+    ns2_ack_each(&mut s, 198, 346);
+    assert_eq!(s.tp.cwnd, 199);
+    ns2_ack_each(&mut s, 347, 347);
+    assert_eq!(s.tp.cwnd, 200);
+    // 200 segments (348..=547) out. A timeout: last_cwnd_action_ =
+    // CWND_ACTION_TIMEOUT, ssthresh_ = int(window()/2) = 100, cwnd_ = 1. Slow
+    // start to 100 in 99 ACKs (segments 348..=446), then limited slow start
+    // again: 100 ACKs at 1/2 give 150 (segments 447..=546).
+    let mut out = vec![];
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut out);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 100));
+    ns2_ack_each(&mut s, 348, 446);
+    assert_eq!(s.tp.cwnd, 100);
+    ns2_ack_each(&mut s, 447, 546);
+    assert_eq!(s.tp.cwnd, 150);
+    // RFC 3742 (ns2_lss off) limits slow start only: after the same timeout,
+    // slow start stops at ssthresh 100 and Reno adds 1 in those 100 ACKs.
+    let mut s = ns2_open_cc("newreno", |c| {
+        c.max_ssthresh = 100;
+        c.ns2_lss = false;
+    });
+    assert_eq!(s.tp.ssthresh, 100_000);
+    ns2_ack_each(&mut s, 0, 347);
+    assert_eq!(s.tp.cwnd, 200); // RFC 3742 in slow start: the same 250 ACKs
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut vec![]);
+    ns2_ack_each(&mut s, 348, 546);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (101, 100));
+}
+
+#[test]
+fn ns2_limited_slow_start_ends_at_the_first_fast_retransmit() {
+    // As above to cwnd 200 (segments 0..=347 ACKed, 348..=547 out). Segment
+    // 348 lost, 3 duplicate ACKs (numdupacks(200) = max(3, 2) = 3):
+    // dupack_action sets last_cwnd_action_ = CWND_ACTION_DUPACK; slowdown, the
+    // first decrease, halves: ssthresh_ = cwnd_ = 100. The ACK of everything
+    // ends the recovery; from then opencwnd adds 1/cwnd_ per ACK (no limited
+    // slow start): 101 ACKs from 100.0 give 101.005, cwnd 101 (the limited
+    // rule would give 150).
+    let mut s = ns2_open_cc("newreno", |c| c.max_ssthresh = 100);
+    ns2_ack_each(&mut s, 0, 347);
+    assert_eq!(s.tp.cwnd, 200);
+    ns2_dupacks(&mut s, 348, 3, &mut vec![]);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (100, 100));
+    // (RFC 6675 sent new segments on the SACKs; Sack1 would not have: the
+    // full ACK is of everything sent.)
+    let high = (s.snd_max - 1) / NS2_MSS;
+    s.on_segment(ns2_next(&s), &ns2_ack(high), &mut vec![]);
+    assert_eq!((s.ca_state(), s.tp.cwnd), (CaState::Open, 100));
+    ns2_ack_each(&mut s, high, high + 100);
+    assert_eq!(s.tp.cwnd, 101);
+}
+
+#[test]
+fn ns2_slowdown_halves_on_the_first_decrease_in_slow_start_and_on_timeouts() {
+    // slowdown(CLOSE_SSTHRESH_HALF) in ns-2 2.28: ssthresh_ = int(window()/2)
+    // if first_decrease_, slow start (cwnd_ < ssthresh_) or last_cwnd_action_
+    // == CWND_ACTION_TIMEOUT (timeout() sets it before calling slowdown); the
+    // variant's decrease otherwise. STCP's own: cwnd - cwnd/8 (Linux
+    // tcp_scalable, b = 1/8).
+    //
+    // Slow start from 2 to 200 (198 ACKs; ssthresh_ = window_ 100000), then a
+    // timeout: ssthresh = 200/2 = 100, where STCP's decrease gives 175.
+    let mut s = ns2_open_cc("scalable", |_| {});
+    ns2_ack_each(&mut s, 0, 197);
+    assert_eq!(s.tp.cwnd, 200);
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut vec![]);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 100));
+    // Slow start to 100 (99 ACKs, segments 198..=296), then STCP's increase,
+    // 1 per min(cwnd, 100) ACKs: 101 after 100 ACKs (297..=396), 101 out
+    // beyond segment 397 after the 101st. A fast retransmit now is not the first
+    // decrease, not in slow start, not a timeout: STCP's 101 - 101/8 = 89.
+    ns2_ack_each(&mut s, 198, 397);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (101, 100));
+    ns2_dupacks(&mut s, 398, 3, &mut vec![]);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.tp.ssthresh, 89);
+    // Another timeout halves again: window() = cwnd 89, ssthresh 44.
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut vec![]);
+    assert_eq!(s.tp.ssthresh, 44);
+
+    // The first decrease is a fast retransmit in slow start at cwnd 200:
+    // halved to 100 (first_decrease_, and cwnd_ < ssthresh_ 100000).
+    let mut s = ns2_open_cc("scalable", |_| {});
+    ns2_ack_each(&mut s, 0, 197);
+    ns2_dupacks(&mut s, 198, 3, &mut vec![]);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (100, 100));
+
+    // Without the rule (ns2_decrease false) the controller decides: 175 after
+    // the timeout at 200.
+    let mut s = ns2_open_cc("scalable", |c| c.ns2_decrease = false);
+    ns2_ack_each(&mut s, 0, 197);
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut vec![]);
+    assert_eq!(s.tp.ssthresh, 175);
+}
+
+#[test]
+fn rfc_profile_keeps_the_controllers_decrease_after_a_timeout() {
+    // The rfc profile (no ns-2 rules): STCP's ssthresh after a timeout at
+    // cwnd 200 is 200 - 200/8 = 175 (0.875 W), not W/2. Slow start from IW 2,
+    // one ACK per segment (+1 each): 198 ACKs to 200.
+    let c = cfg();
+    assert!(!c.ns2_decrease && !c.ns2_lss && c.dupthresh_frac == 0);
+    let (mut s, _, _) = established(&c, "scalable");
+    for i in 1..=198 {
+        s.on_segment(ms(100 + i), &ack(seg_start(i), &[], true, 0), &mut vec![]);
+    }
+    assert_eq!(s.tp.cwnd, 200);
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut vec![]);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 175));
+}

@@ -70,6 +70,27 @@ pub fn cong_avoid_ai(tp: &mut CcState, w: u32, acked: u32) {
     tp.cwnd = tp.cwnd.min(tp.cwnd_clamp);
 }
 
+/// ns-2's limited slow start in congestion avoidance (tcp.cc `opencwnd` with
+/// `limited_slow_start`, ns-2 2.28): one new ACK adds 1/round segment,
+/// round = int(cwnd / (max_ssthresh/2)), here as one segment per `round` ACKs
+/// (ns-2's float cwnd reaches the same integers when max_ssthresh is even).
+/// Returns false, changing nothing, when round is 0 (cwnd below
+/// max_ssthresh/2), where ns-2 2.28 divides by zero and ns-2 2.35 falls back to
+/// the ordinary increase.
+pub fn ns2_limited_slow_start(tp: &mut CcState, max_ssthresh: u32) -> bool {
+    // int(cwnd / (max_ssthresh / 2.0)) = floor(2 cwnd / max_ssthresh).
+    let round = (2 * tp.cwnd as u64 / max_ssthresh.max(1) as u64) as u32;
+    if round == 0 {
+        return false;
+    }
+    tp.cwnd_cnt += 1;
+    if tp.cwnd_cnt >= round {
+        tp.cwnd_cnt = 0;
+        tp.cwnd = (tp.cwnd + 1).min(tp.cwnd_clamp);
+    }
+    true
+}
+
 /// RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 segments).
 pub fn reno_ssthresh(tp: &CcState) -> u32 {
     (tp.in_flight / 2).max(2)
@@ -139,6 +160,21 @@ mod tests {
         tp.max_ssthresh = 100;
         slow_start(&mut tp, 10);
         assert_eq!(tp.cwnd, 60);
+    }
+
+    #[test]
+    fn ns2_limited_slow_start_adds_one_over_int_cwnd_over_half_max_ssthresh() {
+        // ns-2 2.28 limited_slow_start(cwnd, 100, 1/cwnd): round = int(cwnd/50).
+        // cwnd 120: round 2, +1/2 per ACK: 2 ACKs -> 121. cwnd 49: round 0,
+        // where ns-2 2.28 would add 1/0; here nothing, and false.
+        let mut tp = CcState::new(120, 1448);
+        assert!(ns2_limited_slow_start(&mut tp, 100));
+        assert_eq!((tp.cwnd, tp.cwnd_cnt), (120, 1));
+        assert!(ns2_limited_slow_start(&mut tp, 100));
+        assert_eq!((tp.cwnd, tp.cwnd_cnt), (121, 0));
+        let mut tp = CcState::new(49, 1448);
+        assert!(!ns2_limited_slow_start(&mut tp, 100));
+        assert_eq!((tp.cwnd, tp.cwnd_cnt), (49, 0));
     }
 
     #[test]

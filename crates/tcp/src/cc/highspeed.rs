@@ -146,6 +146,10 @@ impl CongestionControl for HighSpeed {
         tp.cwnd = tp.cwnd.min(tp.cwnd_clamp);
     }
 
+    // HSTCP is ns-2's windowOption_ 8 in opencwnd.
+    fn ns2_opencwnd(&self) -> bool {
+        true
+    }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         // Multiplicative decrease: w - b(w)·w, b(w) = md/256.
         let md = AIMD_VALS[self.ai].1 as u64;

@@ -24,7 +24,9 @@ mod tahoe;
 mod vegas;
 mod westwood;
 
-pub use helpers::{ca_acked, cong_avoid_ai, reno_cong_avoid, reno_ssthresh, slow_start};
+pub use helpers::{
+    ca_acked, cong_avoid_ai, ns2_limited_slow_start, reno_cong_avoid, reno_ssthresh, slow_start,
+};
 
 use crate::profile::Recovery;
 use std::collections::BTreeMap;
@@ -214,6 +216,12 @@ pub trait CongestionControl {
     /// A loss recovery the algorithm requires regardless of the host (Tahoe, Reno).
     fn recovery(&self) -> Option<Recovery> {
         None
+    }
+    /// Whether the variant's ns-2 agent grows its window in ns-2's
+    /// `TcpAgent::opencwnd` (tcp.cc, `windowOption_` 1 or 8), so that ns-2's
+    /// limited slow start applies to it on hosts with `ns2_lss`.
+    fn ns2_opencwnd(&self) -> bool {
+        false
     }
 }
 

@@ -15,6 +15,10 @@ impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
         "newreno"
     }
+    // Agent/TCP/Newreno and Sack1: opencwnd, windowOption_ 1.
+    fn ns2_opencwnd(&self) -> bool {
+        true
+    }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         reno_ssthresh(tp)
     }

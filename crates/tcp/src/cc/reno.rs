@@ -15,6 +15,10 @@ impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
         "reno"
     }
+    // Agent/TCP/Reno: opencwnd, windowOption_ 1.
+    fn ns2_opencwnd(&self) -> bool {
+        true
+    }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         reno_ssthresh(tp)
     }

@@ -16,6 +16,10 @@ impl CongestionControl for Tahoe {
     fn name(&self) -> &'static str {
         "tahoe"
     }
+    // Agent/TCP: opencwnd, windowOption_ 1.
+    fn ns2_opencwnd(&self) -> bool {
+        true
+    }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         reno_ssthresh(tp)
     }

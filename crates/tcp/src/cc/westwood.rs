@@ -177,6 +177,10 @@ impl CongestionControl for Westwood {
         self.delivered = tp.delivered;
     }
 
+    // Agent/TCP/WestwoodNR derives from Newreno and keeps its opencwnd.
+    fn ns2_opencwnd(&self) -> bool {
+        true
+    }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         reno_ssthresh(tp)
     }
