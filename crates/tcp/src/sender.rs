@@ -1055,7 +1055,14 @@ impl Sender {
         self.sync_tp();
         let kind = self.effective_recovery();
         // RFC 6582 (1) / RFC 6675: no new recovery for losses of the window already recovered.
-        if matches!(kind, Recovery::NewReno | Recovery::Sack) && self.snd_una < self.recover {
+        // Without SACK, duplicate ACKs for the recovery's own spurious retransmissions
+        // arrive with the cumulative ACK at `recover`: Linux (tcp_try_undo_recovery,
+        // "hold old state until something *above* high_seq is ACKed ... to prevent
+        // false fast retransmits") and ns-2 (bugfix_: highest_ack_ > recover_) start
+        // a new recovery only once data above `recover` is acknowledged.
+        let held = self.snd_una < self.recover
+            || (!self.uses_sack() && self.recover != 0 && self.snd_una == self.recover);
+        if matches!(kind, Recovery::NewReno | Recovery::Sack) && held {
             return;
         }
         // ns-2 (bugfix_): a new fast retransmit only once highest_ack_ > recover_,

@@ -243,6 +243,42 @@ fn three_duplicate_acks_trigger_exactly_one_fast_retransmit() {
 }
 
 #[test]
+fn without_sack_a_new_recovery_waits_for_an_ack_above_recover() {
+    // Linux tcp_try_undo_recovery ("hold old state until something *above*
+    // high_seq is ACKed ... to prevent false fast retransmits") and ns-2's
+    // bugfix_ (highest_ack_ > recover_): duplicate ACKs whose cumulative ACK is
+    // still `recover` (the highest byte sent at the last entry, plus one) may be
+    // for the recovery's own spurious retransmissions, and start nothing.
+    let c = no_sack_cfg();
+    let (mut s, _, _) = established(&c, "newreno");
+    let mut out = vec![];
+    for k in 0..3 {
+        s.on_segment(ms(200 + k), &ack(seg_start(2), &[], false, 0), &mut out);
+    }
+    // recover = snd_max when the third duplicate ACK arrives (RFC 6582 (1)).
+    let recover = s.snd_max;
+    s.on_segment(ms(203), &ack(seg_start(2), &[], false, 0), &mut out);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // Full ACK of everything outstanding at entry: Open, new data goes out beyond it.
+    out.clear();
+    s.on_segment(ms(300), &ack(recover, &[], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert!(s.snd_max > recover);
+    // Three (and more) duplicates of ACK = recover: no new fast retransmit.
+    for k in 0..5 {
+        s.on_segment(ms(301 + k), &ack(recover, &[], false, 0), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // One segment above recover acknowledged, then three duplicates of it: a new recovery.
+    let above = recover + MSS;
+    s.on_segment(ms(400), &ack(above, &[], false, 0), &mut out);
+    for k in 0..3 {
+        s.on_segment(ms(401 + k), &ack(above, &[], false, 0), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 2);
+}
+
+#[test]
 fn newreno_recovery_follows_rfc6582() {
     // Window of 10 segments 0..9 sent, segments 3 and 6 lost.
     let c = no_sack_cfg();
