@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["jain", "log_edges", "mean_ci", "nearest_rank", "response_times_by_size", "t95"]
+__all__ = [
+    "describe",
+    "jain",
+    "log_edges",
+    "mean_ci",
+    "nearest_rank",
+    "response_times_by_size",
+    "t95",
+]
 
 # Two-sided 95 % quantiles of Student's t, df = 1..30 (Abramowitz & Stegun,
 # table 26.10); beyond 30 the normal 1.96 is within 2 %.
@@ -55,6 +63,31 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float]:
         return m, math.nan
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
     return m, t95(n - 1) * math.sqrt(var / n)
+
+
+def describe(df: pl.DataFrame, keys: Sequence[str], cols: Sequence[str]) -> pl.DataFrame:
+    """Per group of ``keys`` (in order of first appearance): ``n`` (rows) and,
+    for each of ``cols``, ``<col>_mean``, ``<col>_std``, ``<col>_n`` (rows
+    with a value: NaN and nulls are left out) and ``<col>_ci95``, the
+    half-width of the mean's 95 % confidence interval (Student t; null below
+    two values). The statistics of ``mean_ci``, column-wise."""
+    import polars as pl  # noqa: PLC0415  (lazy: ``import tcplab`` stays fast)
+
+    df = df.with_columns([pl.col(c).cast(pl.Float64).fill_nan(None) for c in cols])
+    agg = [pl.len().alias("n")]
+    for c in cols:
+        agg += [
+            pl.col(c).mean().alias(f"{c}_mean"),
+            pl.col(c).std().alias(f"{c}_std"),
+            pl.col(c).count().alias(f"{c}_n"),
+        ]
+    g = df.group_by(list(keys), maintain_order=True).agg(agg)
+    ci = []
+    for c in cols:
+        n = g[f"{c}_n"].to_list()
+        t = pl.Series([t95(k - 1) if k > 1 else None for k in n], dtype=pl.Float64)
+        ci.append((t * g[f"{c}_std"] / g[f"{c}_n"].cast(pl.Float64).sqrt()).alias(f"{c}_ci95"))
+    return g.with_columns(ci) if ci else g
 
 
 def nearest_rank(sorted_values: Sequence[float], p: float) -> float:

@@ -962,7 +962,7 @@ def summarize(out: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame
     generator, so that a run, not a transfer, is one replicate."""
     import polars as pl
 
-    from tcplab.analysis import t95
+    from tcplab.analysis import describe
 
     df = read_table(out, table)
     if df.height == 0:
@@ -971,23 +971,9 @@ def summarize(out: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame
     ids = [c for c in _ROW_KEYS.get(table, []) if c in df.columns]
     skip = {"run", "point", "rep", "seed", *axes, *ids}
     numeric = [c for c, t in df.schema.items() if c not in skip and t.is_numeric()]
-    df = df.with_columns([pl.col(c).cast(pl.Float64).fill_nan(None) for c in numeric])
     if table == "transfers":
+        df = df.with_columns([pl.col(c).cast(pl.Float64).fill_nan(None) for c in numeric])
         df = df.group_by(["run", "point", *axes, *ids], maintain_order=True).agg(
             [pl.col(c).mean() for c in numeric]
         )
-    keys = ["point", *axes, *ids]
-    agg = [pl.len().alias("n")]
-    for c in numeric:
-        agg += [
-            pl.col(c).mean().alias(f"{c}_mean"),
-            pl.col(c).std().alias(f"{c}_std"),
-            pl.col(c).count().alias(f"{c}_n"),
-        ]
-    g = df.group_by(keys, maintain_order=True).agg(agg)
-    ci = []
-    for c in numeric:
-        n = g[f"{c}_n"].to_list()
-        t = pl.Series([t95(k - 1) if k > 1 else None for k in n], dtype=pl.Float64)
-        ci.append((t * g[f"{c}_std"] / g[f"{c}_n"].cast(pl.Float64).sqrt()).alias(f"{c}_ci95"))
-    return g.with_columns(ci) if ci else g
+    return describe(df, ["point", *axes, *ids], numeric)

@@ -110,28 +110,11 @@ def phase_names(df: pl.DataFrame, reverse: int) -> list[str]:
     ]
 
 
-def _ci(col: str) -> list[pl.Expr]:
-    """Mean, std, n and the 95 % CI half-width (Student t) of ``col``."""
-    import polars as pl
-
-    from tcplab.analysis import t95
-
-    n = pl.col(col).count()
-    return [
-        pl.col(col).mean().alias(f"{col}_mean"),
-        pl.col(col).std().alias(f"{col}_std"),
-        n.alias("n"),
-        (
-            pl.col(col).std()
-            / n.cast(pl.Float64).sqrt()
-            * n.map_elements(lambda k: t95(int(k) - 1), return_dtype=pl.Float64)
-        ).alias(f"{col}_ci95"),
-    ]
-
-
 def phase_means(df: pl.DataFrame, keys: Sequence[str], value: str) -> pl.DataFrame:
     """Mean ± 95 % CI of ``value`` over the repetitions, per ``keys``."""
-    return df.group_by(list(keys), maintain_order=True).agg(_ci(value))
+    from tcplab.analysis import describe
+
+    return describe(df, keys, [value])
 
 
 def _pooled(df: pl.DataFrame, flows: Sequence[str], keys: Sequence[str]) -> pl.DataFrame:
@@ -180,7 +163,7 @@ def fairness(df: pl.DataFrame) -> pl.DataFrame:
     in the last 250 s; mean ± 95 % CI over the repetitions."""
     import polars as pl
 
-    from tcplab.analysis import jain
+    from tcplab.analysis import describe, jain
 
     def g(flow: str, phase: int) -> pl.Expr:
         return (
@@ -196,9 +179,9 @@ def fairness(df: pl.DataFrame) -> pl.DataFrame:
         (g("A", 4) / g("E", 4)).alias("A/E last 250 s"),
     )
     cols = [c for c in per_run.columns if c not in ("variant", "profile", "rep")]
-    exprs = [e for c in cols for e in _ci(c) if e.meta.output_name().endswith(("_mean", "_ci95"))]
-    return per_run.group_by(["variant", "profile"], maintain_order=True).agg(
-        [*exprs, pl.len().alias("n")]
+    d = describe(per_run, ["variant", "profile"], cols)
+    return d.select(
+        "variant", "profile", *[f"{c}{s}" for c in cols for s in ("_mean", "_ci95")], "n"
     )
 
 
