@@ -73,7 +73,7 @@ def reproduce(
     study = get(name)
     outp = Path(out)
     outp.mkdir(parents=True, exist_ok=True)
-    for part in study.parts_for(quick):
+    for part in study.parts:
         text, path = scenario_text(study.name, part.file)
         sw = load_sweep(text, path)
         if part.overrides or part.repetitions is not None:

@@ -85,8 +85,6 @@ class Part:
     quick: Mapping[str, Any] = field(default_factory=dict)
     quick_repetitions: int | None = None
     single: bool = False
-    #: Also in ``--quick``; a part that only the full study runs sets this False.
-    in_quick: bool = True
 
 
 @dataclass(frozen=True)
@@ -101,10 +99,6 @@ class Study:
     report: Callable[[Path, bool], Path]
     #: What the ``--quick`` version leaves out, in a sentence (shown in the report).
     quick_note: str = ""
-
-    def parts_for(self, quick: bool) -> tuple[Part, ...]:
-        """The parts that run in the full study or in its quick version."""
-        return tuple(p for p in self.parts if p.in_quick or not quick)
 
 
 def _load() -> dict[str, Study]:
