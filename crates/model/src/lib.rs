@@ -200,6 +200,16 @@ pub fn catalog() -> Catalog {
                         s("ns-2 numdupacksFrac_: with SACK, max(3, cwnd / this) duplicate ACKs start a recovery (0 = off)"),
                     ),
                     (
+                        s("newreno_rto"),
+                        s(c.newreno_rto.name()),
+                        s("NewReno recovery without SACK: the timer restarts on the first partial ACK (impatient, RFC 6582) or on each (slow-but-steady; ns-2 newreno_changes1_ 0, WestwoodNR's default on ns2)"),
+                    ),
+                    (
+                        s("partial_window_deflation"),
+                        c.partial_deflation.to_string(),
+                        s("NewReno: a partial ACK deflates the window by what it acknowledges (RFC 6582); false: back to the reduced window (ns-2 partial_window_deflation_ 0, WestwoodNR's default on ns2)"),
+                    ),
+                    (
                         s("ns2_decrease"),
                         c.ns2_decrease.to_string(),
                         s("ns-2 slowdown: ssthresh = window/2 on the first decrease, in slow start and on timeouts, whatever the controller"),

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use tcplab_engine::SimTime;
 use tcplab_net::PathError;
 use tcplab_tcp::cc::{self, CcParams};
-use tcplab_tcp::profile::Undo;
+use tcplab_tcp::profile::{NewRenoRto, Undo};
 use tcplab_tcp::{profile, profiles, Handshake, Recovery, RtoEstimator, TcpConfig};
 
 #[derive(Deserialize, Debug)]
@@ -136,6 +136,8 @@ host_settings! {
     ns2_lss: bool,
     dupthresh_frac: i64,
     ns2_decrease: bool,
+    newreno_rto: String,
+    partial_window_deflation: bool,
     ss_ack_limit: u32,
     undo: String,
     handshake: String,
@@ -1692,6 +1694,19 @@ fn resolve_host(
     if let Some(v) = h.ns2_decrease {
         c.ns2_decrease = v;
     }
+    if let Some(v) = &h.newreno_rto {
+        c.newreno_rto = NewRenoRto::parse(v).ok_or_else(|| {
+            cx.err(
+                &f("newreno_rto"),
+                format!("{v:?}"),
+                "allowed: impatient (timer restarted on the first partial ACK, RFC 6582), \
+                 slow-but-steady (on every partial ACK)",
+            )
+        })?;
+    }
+    if let Some(v) = h.partial_window_deflation {
+        c.partial_deflation = v;
+    }
     if let Some(v) = h.ss_ack_limit {
         c.ss_ack_limit = v;
     }
@@ -1770,7 +1785,20 @@ fn resolve_host(
     }
     let ccname = h.cc.clone().unwrap_or_else(|| c.default_cc.to_string());
     let params: CcParams = h.cc_params.clone().unwrap_or_default();
-    if let Err(m) = cc::make(&ccname, &params) {
+    let made = cc::make(&ccname, &params);
+    if let (Ok(ctl), true) = (&made, c.handshake.one_way()) {
+        // An ns-2 agent of the variant's own may default its NewReno settings
+        // differently from Agent/TCP/Newreno (WestwoodNR's ns-default.tcl).
+        if let Some((rto, deflation)) = ctl.ns2_newreno() {
+            if h.newreno_rto.is_none() {
+                c.newreno_rto = rto;
+            }
+            if h.partial_window_deflation.is_none() {
+                c.partial_deflation = deflation;
+            }
+        }
+    }
+    if let Err(m) = made {
         let field = if h.cc.is_none() {
             f("profile")
         } else if m.contains("parameter") {

@@ -148,6 +148,16 @@ fn bad_ns2_settings_are_clear_errors() {
             "must be 0 (off; ns-2 writes -1 for off)",
         ),
         ("ns2_lss = 1", "host[0].ns2_lss", "boolean"),
+        (
+            "newreno_rto = \"patient\"",
+            "host[0].newreno_rto",
+            "allowed: impatient",
+        ),
+        (
+            "partial_window_deflation = 0",
+            "host[0].partial_window_deflation",
+            "boolean",
+        ),
     ] {
         let e = parse_scenario(&one_link(extra, "10s", 20), "bad.toml")
             .unwrap_err()
@@ -177,5 +187,37 @@ fn the_ns2_rules_are_host_settings() {
     assert_eq!(
         (c.dupthresh_frac, c.ns2_lss, c.ns2_decrease),
         (100, true, true)
+    );
+}
+
+#[test]
+fn westwood_on_ns2_takes_the_westwoodnr_agents_newreno_defaults() {
+    // WestwoodNR's ns-default.tcl: newreno_changes1_ 0 (slow-but-steady timer)
+    // and partial_window_deflation_ 0; Agent/TCP/Newreno's (2.28): 1 and 1.
+    use tcplab_tcp::profile::NewRenoRto;
+    let get = |extra: &str| {
+        let sc = parse_scenario(&one_link(extra, "10s", 20), "ns2.toml").unwrap();
+        let c = &sc.hosts[0].tcp;
+        (c.newreno_rto, c.partial_deflation)
+    };
+    assert_eq!(get(""), (NewRenoRto::Impatient, true));
+    assert_eq!(get("cc = \"westwood\""), (NewRenoRto::SlowButSteady, false));
+    // A host's own setting wins.
+    assert_eq!(
+        get("cc = \"westwood\"\nnewreno_rto = \"impatient\"\npartial_window_deflation = true"),
+        (NewRenoRto::Impatient, true)
+    );
+    // Not on a kernel profile: Linux's Westwood+ keeps RFC 6582.
+    let sc = parse_scenario(
+        &one_link("", "10s", 20)
+            .replace("profile = \"ns2\"", "profile = \"linux\"")
+            .replace("window = 20\n", "cc = \"westwood\"\n"),
+        "linux.toml",
+    )
+    .unwrap();
+    let c = &sc.hosts[0].tcp;
+    assert_eq!(
+        (c.newreno_rto, c.partial_deflation),
+        (NewRenoRto::Impatient, true)
     );
 }

@@ -136,6 +136,14 @@ pub struct TcpConfig {
     /// `recv`): with SACK recovery the threshold is max(`dupthresh`,
     /// floor(cwnd) / this); 0 = off.
     pub dupthresh_frac: u32,
+    /// NewReno recovery (without SACK): when a partial ACK restarts the
+    /// retransmission timer.
+    pub newreno_rto: NewRenoRto,
+    /// NewReno recovery (without SACK): a partial ACK deflates the window by
+    /// the amount it acknowledges and adds one segment (RFC 6582 (5); ns-2
+    /// `partial_window_deflation_` 1); false: it drops all the inflation, back
+    /// to ssthresh (ns-2 `partial_window_deflation_` 0: `dupwnd_` = 0).
+    pub partial_deflation: bool,
     /// Limited slow start above this window, segments (0 = off): RFC 3742 in
     /// slow start, or ns-2's rule with `ns2_lss`.
     pub max_ssthresh: u32,
@@ -170,6 +178,39 @@ pub struct TcpConfig {
     /// The window grows only while cwnd limits sending (Linux
     /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (`control_increase_` 0).
     pub cwnd_limited_growth: bool,
+}
+
+/// When NewReno's retransmission timer restarts during a recovery (RFC 6582
+/// section 4; ns-2's `newreno_changes1_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewRenoRto {
+    /// Only on the first partial ACK, so that a window with many losses times
+    /// out instead of taking one round trip per loss (RFC 6582's recommended
+    /// "Impatient" variant; ns-2 `newreno_changes1_` 1, Agent/TCP/Newreno's
+    /// default since 5/5/03).
+    Impatient,
+    /// On every partial ACK, so the recovery repairs one loss per round trip
+    /// however many there are (RFC 6582's "Slow-but-Steady" variant; ns-2
+    /// `newreno_changes1_` 0).
+    SlowButSteady,
+}
+
+impl NewRenoRto {
+    /// Name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            NewRenoRto::Impatient => "impatient",
+            NewRenoRto::SlowButSteady => "slow-but-steady",
+        }
+    }
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "impatient" => NewRenoRto::Impatient,
+            "slow-but-steady" => NewRenoRto::SlowButSteady,
+            _ => return None,
+        })
+    }
 }
 
 /// Undo of window reductions found spurious (RFC 3522 Eifel detection: the ACK
@@ -243,6 +284,8 @@ fn base() -> TcpConfig {
         rcvbuf: 4 << 20,
         dupthresh: 3,
         dupthresh_frac: 0,
+        newreno_rto: NewRenoRto::Impatient,
+        partial_deflation: true,
         max_ssthresh: 0,
         ns2_lss: false,
         ns2_decrease: false,
@@ -436,8 +479,12 @@ pub fn profiles() -> Vec<Profile> {
                     alone limits; ns-2 2.35 tests round > 0): here, as in 2.35, the \
                     ordinary increase applies there. The decrease rule applies to every \
                     controller; of the variants only Reno's and HSTCP's agents are in \
-                    ns-2 2.28 (FAST's module also calls slowdown; Westwood+ sets ssthresh \
-                    from its estimate after it, as here). Not modelled: Sack1's own \
+                    ns-2 2.28 (FAST's module also calls slowdown); Westwood+'s agent \
+                    WestwoodNR (tcp-westwood-nr.cc) sets ssthresh_ and cwnd_ itself at the \
+                    third duplicate ACK and on timeouts (cwnd_ 2) without slowdown, and its \
+                    ns-default.tcl sets newreno_changes1_ 0 and partial_window_deflation_ 0: \
+                    on this profile westwood follows it (newreno_rto slow-but-steady, \
+                    partial_window_deflation false unless the host sets them). Not modelled: Sack1's own \
                     recovery (its pipe_ and partial-ACK rules; RFC 6675 recovery stands \
                     in, with dupthresh_frac only for the first retransmission), singledup_ 1 (limited transmit on the \
                     first two duplicate ACKs; off in ns-2 of 1999), the float cwnd (cwnd_ += \

@@ -51,7 +51,7 @@ use crate::cc::{
     ns2_limited_slow_start, AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample,
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
-use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
+use crate::profile::{Handshake, NewRenoRto, Recovery, TcpConfig, Undo};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
@@ -122,6 +122,9 @@ pub struct Sender {
     recover: u64,
     dupacks: u32,
     partial_acks: u32,
+    /// The window a NewReno recovery returns to without inflation (ns-2 `cwnd_`
+    /// while `dupwnd_` counts the duplicate ACKs).
+    recovery_base: u32,
     rwnd: u64,
     snd_wscale: u8,
     mss: u32,
@@ -188,6 +191,7 @@ impl Sender {
                     // ns-2 reset(): ssthresh_ = window_.
                     tp.ssthresh = cfg.window;
                 }
+                tp.ns2_agent = cfg.handshake.one_way();
                 if cfg.max_cwnd > 0 {
                     // ns-2 opencwnd(): cwnd never above maxcwnd_.
                     tp.cwnd_clamp = cfg.max_cwnd;
@@ -220,6 +224,7 @@ impl Sender {
             recover: 0,
             dupacks: 0,
             partial_acks: 0,
+            recovery_base: 0,
             rwnd: 65535,
             snd_wscale: 0,
             mss,
@@ -801,6 +806,12 @@ impl Sender {
         // Linux tcp_ecn_rcv_ecn_echo: ECE counts once ECN is negotiated. The
         // reduction is from the flight this ACK found (the window the marks
         // came from), as a loss's is from the flight when it is detected.
+        if h.ack >= self.snd_una {
+            let advanced = (h.ack - self.snd_una).div_ceil(self.mss.max(1) as u64);
+            self.tp.now = now;
+            self.cc
+                .ack_event(&mut self.tp, advanced.min(u32::MAX as u64) as u32);
+        }
         let ece = self.ecn_ok && h.has(ECE);
         let ece_flight = if ece { self.flight_size() } else { 0 };
         let prior_in_flight = self.sb.in_flight();
@@ -877,9 +888,17 @@ impl Sender {
                     grow = false;
                     if h.ack >= self.recover {
                         // Full ACK: RFC 6582 (3) option 2 / RFC 6675: cwnd = ssthresh
-                        // (rate-based controllers set the window themselves).
+                        // (rate-based controllers set the window themselves); an
+                        // ns-2 NewReno agent drops dupwnd_ and keeps cwnd_
+                        // (exit_recovery_fix_ 0).
                         if !rate_based {
-                            self.tp.cwnd = self.tp.ssthresh.max(1);
+                            self.tp.cwnd = if self.one_way()
+                                && self.effective_recovery() == Recovery::NewReno
+                            {
+                                self.recovery_base.max(1)
+                            } else {
+                                self.tp.ssthresh.max(1)
+                            };
                             self.tp.cwnd_cnt = 0;
                         }
                         self.set_ca_state(CaState::Open);
@@ -900,13 +919,23 @@ impl Sender {
                                     self.retransmit(now, i, out);
                                 }
                                 if !rate_based {
-                                    let a = acked.segs;
-                                    self.tp.cwnd = (self.tp.cwnd.saturating_sub(a)
-                                        + if a >= 1 { 1 } else { 0 })
-                                    .max(1);
+                                    if self.cfg.partial_deflation {
+                                        let a = acked.segs;
+                                        self.tp.cwnd = (self.tp.cwnd.saturating_sub(a)
+                                            + if a >= 1 { 1 } else { 0 })
+                                        .max(1);
+                                    } else {
+                                        // ns-2 partial_window_deflation_ 0: dupwnd_ = 0,
+                                        // the window falls back to cwnd_ set at entry.
+                                        self.tp.cwnd = self.recovery_base.max(1);
+                                    }
                                 }
                                 self.partial_acks += 1;
-                                if self.partial_acks == 1 {
+                                // RFC 6582 section 4: Impatient restarts the timer on
+                                // the first partial ACK only, Slow-but-Steady on each.
+                                if self.partial_acks == 1
+                                    || self.cfg.newreno_rto == NewRenoRto::SlowButSteady
+                                {
                                     self.rto_deadline = Some(now + self.rtt.rto());
                                 }
                             }
@@ -1126,8 +1155,16 @@ impl Sender {
                 return;
             }
             Recovery::Reno | Recovery::NewReno => {
-                // RFC 6582 (1): retransmit, cwnd = ssthresh + 3 segments.
-                self.tp.cwnd = self.tp.ssthresh + self.cfg.dupthresh;
+                // RFC 6582 (1): retransmit, cwnd = ssthresh + 3 segments. An ns-2
+                // agent keeps cwnd_ if below (WestwoodNR's dupack_action:
+                // cwnd_ = min(cwnd_, ssthresh_); slowdown's halving never is) and
+                // inflates it by dupwnd_ = numdupacks_.
+                self.recovery_base = if self.one_way() {
+                    self.tp.ssthresh.min(self.tp.cwnd)
+                } else {
+                    self.tp.ssthresh
+                };
+                self.tp.cwnd = self.recovery_base + self.cfg.dupthresh;
             }
             Recovery::Sack => {
                 // RFC 6675 (4.2): cwnd = ssthresh, retransmit the first segment.
@@ -1151,7 +1188,10 @@ impl Sender {
     /// hook runs in every case, for its own bookkeeping (BIC's W_max, ...).
     fn loss_ssthresh(&mut self, timeout: bool) -> u32 {
         let own = self.cc.ssthresh(&self.tp).max(2);
-        if self.cfg.ns2_decrease && (timeout || self.first_decrease || self.tp.in_slow_start()) {
+        if self.cfg.ns2_decrease
+            && self.cc.ns2_slowdown()
+            && (timeout || self.first_decrease || self.tp.in_slow_start())
+        {
             (self.send_window() / 2).max(2)
         } else {
             own
@@ -1357,6 +1397,11 @@ impl Sender {
             let len = self.sb.get(0).len as u64;
             self.snd_nxt += len;
             self.retransmit(now, 0, out);
+        }
+        if self.tp.cwnd > 1 {
+            // A controller restarting from more than one segment (WestwoodNR's
+            // cwnd_ = 2): ns-2's timeout() send_much fills it at once.
+            self.transmit(now, out);
         }
         // (5.6) restart the timer with the backed-off RTO.
         self.rto_deadline = Some(now + self.rtt.rto());

@@ -4,7 +4,7 @@
 
 use crate::cc::{self, CaState, CcParams};
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, SYN};
-use crate::profile::{profile, Recovery, TcpConfig};
+use crate::profile::{profile, NewRenoRto, Recovery, TcpConfig};
 use crate::receiver::Receiver;
 use crate::scoreboard::{LOST, RETRANS, SACKED};
 use crate::sender::{Sender, SenderState};
@@ -334,6 +334,56 @@ fn newreno_recovery_follows_rfc6582() {
     assert_eq!(s.tp.cwnd, 5);
     assert_eq!(s.stats.fast_retransmits, 1);
     assert_eq!(s.stats.segs_retrans, 2);
+}
+
+#[test]
+fn newreno_slow_but_steady_and_without_partial_deflation() {
+    // The recovery of newreno_recovery_follows_rfc6582 (3 and 6 lost of 0..12,
+    // ssthresh 5, cwnd 8 + 3 duplicate ACKs = 11, 13 sent) with ns-2's
+    // WestwoodNR settings: newreno_changes1_ 0 (RFC 6582 section 4's
+    // Slow-but-Steady: the timer restarts on every partial ACK) and
+    // partial_window_deflation_ 0 (a partial ACK drops dupwnd_: the window is
+    // back to cwnd_ = ssthresh 5). Against the Impatient variant, where only the
+    // first partial ACK restarts the timer.
+    let run = |rto: NewRenoRto, deflation: bool| {
+        let mut c = no_sack_cfg();
+        c.newreno_rto = rto;
+        c.partial_deflation = deflation;
+        let mut s = sender(&c, "newreno");
+        let mut r = Receiver::new(c.clone());
+        let mut out = vec![];
+        s.start(SimTime::ZERO, &mut out);
+        let mut back = vec![];
+        r.on_segment(ms(50), &out[0], &mut back);
+        s.on_segment(ms(100), &back[0], &mut out);
+        s.tp.cwnd = 10;
+        s.tp.ssthresh = 10;
+        s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+        s.on_segment(ms(201), &ack(seg_start(3), &[], false, 0), &mut out);
+        for k in 0..6 {
+            s.on_segment(ms(202 + k), &ack(seg_start(3), &[], false, 0), &mut out);
+        }
+        assert_eq!((s.tp.ssthresh, s.tp.cwnd), (5, 11));
+        // First partial ACK (up to 6) at 300 ms: the timer restarts in both.
+        s.on_segment(ms(300), &ack(seg_start(6), &[], false, 0), &mut out);
+        let first = (s.tp.cwnd, s.rto_deadline().unwrap());
+        // A duplicate ACK inflates by one; a second partial ACK (up to 7, which
+        // covers only the retransmitted 6: no RTT sample, the RTO is unchanged).
+        s.on_segment(ms(301), &ack(seg_start(6), &[], false, 0), &mut out);
+        let inflated = s.tp.cwnd;
+        s.on_segment(ms(310), &ack(seg_start(7), &[], false, 0), &mut out);
+        (first, inflated, s.tp.cwnd, s.rto_deadline().unwrap())
+    };
+    // RFC 6582: 11 - 3 + 1 = 9 at the first partial ACK, 10 after the duplicate,
+    // 10 - 1 + 1 = 10 at the second; the timer stays where the first put it.
+    let ((cwnd1, t1), inflated, cwnd2, t2) = run(NewRenoRto::Impatient, true);
+    assert_eq!((cwnd1, inflated, cwnd2), (9, 10, 10));
+    assert_eq!(t2, t1);
+    // ns-2's WestwoodNR settings: back to 5 at each partial ACK, 6 in between;
+    // the timer moves with the second partial ACK, 10 ms later.
+    let ((cwnd1, t1), inflated, cwnd2, t2) = run(NewRenoRto::SlowButSteady, false);
+    assert_eq!((cwnd1, inflated, cwnd2), (5, 6, 5));
+    assert_eq!(t2, t1 + ms(10));
 }
 
 #[test]
@@ -1646,6 +1696,38 @@ fn ns2_slowdown_halves_on_the_first_decrease_in_slow_start_and_on_timeouts() {
     let rto = s.rto_deadline().unwrap();
     s.on_timer(rto, &mut vec![]);
     assert_eq!(s.tp.ssthresh, 175);
+}
+
+#[test]
+fn ns2_westwood_sets_its_window_itself_at_the_third_dupack_and_two_after_a_timeout() {
+    // WestwoodNR (tcp-westwood-nr.cc): dupack_action sets ssthresh_ =
+    // max(BWE·RTTmin, 2) and cwnd_ = min(cwnd_, ssthresh_) without calling
+    // slowdown (no halving on the first decrease), then dupwnd_ = numdupacks_
+    // 3; timeout() calls slowdown(CLOSE_FASTER): ssthresh_ = max(BWE·RTTmin, 2),
+    // cwnd_ = 2, and send_much sends two segments. All ACKs come within the
+    // first estimation window (longer than the 100 ms RTT of packet 0), so
+    // BWE is still 0 and BWE·RTTmin gives the floor, 2.
+    let mut s = ns2_open_cc("westwood", |c| {
+        c.recovery = Recovery::NewReno;
+        c.sack = false;
+    });
+    // Slow start 2 -> 12 (segments 0..=9 acknowledged, 1 ms apart).
+    ns2_ack_each(&mut s, 0, 9);
+    assert_eq!(s.tp.cwnd, 12);
+    // Segment 10 lost: three duplicate ACKs. Halving (ns-2 slowdown, first
+    // decrease) would give 6; WestwoodNR: ssthresh 2, cwnd min(12, 2) + 3.
+    let mut out = vec![];
+    for _ in 0..3 {
+        s.on_segment(ns2_next(&s), &ns2_ack(10), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!((s.tp.ssthresh, s.tp.cwnd), (2, 5));
+    // The timer fires: cwnd 2 (not 1), ssthresh 2, segments 10 and 11 resent.
+    let rto = s.rto_deadline().unwrap();
+    out.clear();
+    s.on_timer(rto, &mut out);
+    assert_eq!((s.tp.ssthresh, s.tp.cwnd), (2, 2));
+    assert_eq!(ns2_seqs(&out), vec![10, 11]);
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub use helpers::{
     ca_acked, cong_avoid_ai, ns2_limited_slow_start, reno_cong_avoid, reno_ssthresh, slow_start,
 };
 
-use crate::profile::Recovery;
+use crate::profile::{NewRenoRto, Recovery};
 use std::collections::BTreeMap;
 use tcplab_engine::SimTime;
 
@@ -108,6 +108,9 @@ pub struct CcState {
     /// Slow start adds at most this many segments per ACK (RFC 5681: 1,
     /// RFC 3465: 2); 0 = every acknowledged segment, as Linux.
     pub ss_ack_limit: u32,
+    /// The host runs ns-2's one-way agents (the `ns2` profile): a controller
+    /// with an ns-2 agent of its own may follow that agent instead of Linux.
+    pub ns2_agent: bool,
 }
 
 impl CcState {
@@ -135,6 +138,7 @@ impl CcState {
             lsndtime: SimTime::ZERO,
             max_ssthresh: 0,
             ss_ack_limit: 0,
+            ns2_agent: false,
         }
     }
     /// Linux `tcp_in_slow_start`.
@@ -197,6 +201,11 @@ pub trait CongestionControl {
     fn ssthresh(&mut self, tp: &CcState) -> u32;
     /// Window growth on an ACK outside recovery (required unless `cong_control`).
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32);
+    /// Every ACK that is not older than snd_una, duplicate ACKs included,
+    /// before the sender acts on it (Linux `in_ack_event`, which runs on every
+    /// ACK; ns-2 agents that count ACKs do it first in `recv`). `advanced`:
+    /// segments by which the ACK moves snd_una (0 for a duplicate ACK).
+    fn ack_event(&mut self, _tp: &mut CcState, _advanced: u32) {}
     /// Every ACK that acknowledges data, with its RTT sample.
     fn pkts_acked(&mut self, _tp: &mut CcState, _s: &AckSample) {}
     /// The congestion-avoidance state changes.
@@ -222,6 +231,20 @@ pub trait CongestionControl {
     /// limited slow start applies to it on hosts with `ns2_lss`.
     fn ns2_opencwnd(&self) -> bool {
         false
+    }
+    /// Whether the variant's ns-2 agent reduces its window through ns-2's
+    /// `TcpAgent::slowdown` (whose halving on the first decrease, in slow start
+    /// and after timeouts hosts with `ns2_decrease` follow). WestwoodNR sets
+    /// ssthresh_ and cwnd_ itself in `dupack_action` and `timeout`.
+    fn ns2_slowdown(&self) -> bool {
+        true
+    }
+    /// The variant's ns-2 agent's NewReno settings (`newreno_changes1_`,
+    /// `partial_window_deflation_`) where its ns-default.tcl sets them
+    /// differently from Agent/TCP/Newreno's; the `ns2` profile uses them
+    /// unless the host sets `newreno_rto` or `partial_window_deflation`.
+    fn ns2_newreno(&self) -> Option<(NewRenoRto, bool)> {
+        None
     }
 }
 

@@ -28,6 +28,31 @@
 //! tcp_count_delivered()", 2024); before that the ACK event ran first, so the
 //! window and RTTmin saw the previous ACK's RTT sample.
 //!
+//! On an ns-2 host (`ns2` profile, `CcState::ns2_agent`) the controller follows
+//! the ns-2 agent the Westwood+ authors published, `Agent/TCP/WestwoodNR`
+//! (tcp-westwood-nr.cc, "tcp-w-nr.cc,v 1.2 2001/09/17 mvalla", UCLA's
+//! NewReno-based agent that Mascolo's group extended with the Westwood+
+//! filters), where it differs from Linux in what the sender sees:
+//! - counting (`bwe_computation`, on every ACK before the agent acts on it):
+//!   a duplicate ACK counts one segment and is remembered as `unaccounted_`;
+//!   a cumulative ACK of n > 1 segments counts 1 if the duplicates already
+//!   covered them (unaccounted_ >= n, which drops by n), else n - unaccounted_
+//!   (unaccounted_ back to 0); no ACK counts more than 2 segments, so the
+//!   cumulative ACKs of a go-back-N resend after a timeout, which acknowledge
+//!   data delivered long before, add nothing to the estimate;
+//! - the decrease: on the third duplicate ACK (`dupack_action`) ssthresh =
+//!   max(BWE·RTTmin, 2) and cwnd = min(cwnd, ssthresh) (then inflated by the
+//!   duplicate ACKs, see the sender), and the recovery ends with that window
+//!   (`exit_recovery_fix_` 0), where Linux halves and sets the window at the
+//!   end; on a timeout (`slowdown(CLOSE_FASTER)`) ssthresh = max(BWE·RTTmin, 2)
+//!   and cwnd = 2; neither goes through ns-2's slowdown halving
+//!   (`ns2_slowdown` false). RTTmin is never restarted (`min_rtt_estimate`).
+//! The agent's recovery defaults (ns-default.tcl: `newreno_changes1_` 0,
+//! `partial_window_deflation_` 0) are host settings (`newreno_rto`,
+//! `partial_window_deflation`) that the `ns2` profile sets for this
+//! controller. Its bandwidth filters (`filter_type_`) are not followed: the
+//! estimate is filtered as Linux does, once per RTT (Westwood+'s sampling).
+//!
 //! Deviations:
 //! - Units: Linux measures in jiffies (bw_est in bytes per jiffy, RTTmin in
 //!   jiffies); here time is in microseconds and bw_est in bytes per second,
@@ -59,6 +84,7 @@ use super::{
     no_params, reno_cong_avoid, reno_ssthresh, AckSample, CcInfo, CcParams, CcState,
     CongestionControl, CwndEvent,
 };
+use crate::profile::NewRenoRto;
 use tcplab_engine::SimTime;
 
 /// Linux `TCP_WESTWOOD_RTT_MIN` (HZ/20): shortest estimation window, µs.
@@ -84,6 +110,9 @@ pub struct Westwood {
     rtt_min: u64,
     first_ack: bool,
     reset_rtt_min: bool,
+    /// ns-2 `unaccounted_`: segments counted for duplicate ACKs that a later
+    /// cumulative ACK covers.
+    unaccounted: u32,
 }
 
 impl Westwood {
@@ -99,6 +128,7 @@ impl Westwood {
             rtt_min: INIT_RTT_US,
             first_ack: true,
             reset_rtt_min: true,
+            unaccounted: 0,
         }
     }
 
@@ -181,8 +211,46 @@ impl CongestionControl for Westwood {
     fn ns2_opencwnd(&self) -> bool {
         true
     }
+    fn ns2_slowdown(&self) -> bool {
+        false
+    }
+    // WestwoodNR's ns-default.tcl: newreno_changes1_ 0 (the timer restarts on
+    // every partial ACK), partial_window_deflation_ 0.
+    fn ns2_newreno(&self) -> Option<(NewRenoRto, bool)> {
+        Some((NewRenoRto::SlowButSteady, false))
+    }
+
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        reno_ssthresh(tp)
+        if tp.ns2_agent {
+            // WestwoodNR dupack_action: ssthresh_ = max(BWE·RTTmin, 2) at once.
+            self.bw_rttmin(tp)
+        } else {
+            reno_ssthresh(tp)
+        }
+    }
+
+    fn ack_event(&mut self, tp: &mut CcState, advanced: u32) {
+        if !tp.ns2_agent {
+            return;
+        }
+        // WestwoodNR bwe_computation: segments this ACK counts for.
+        let mut n = advanced;
+        if n > 1 {
+            if self.unaccounted >= n {
+                self.unaccounted -= n;
+                n = 1;
+            } else {
+                n -= self.unaccounted;
+                self.unaccounted = 0;
+            }
+        }
+        if n == 0 {
+            self.unaccounted += 1;
+            n = 1;
+        }
+        let n = n.min(2);
+        self.update_window(tp);
+        self.bk += n as u64 * tp.mss as u64;
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
@@ -196,6 +264,11 @@ impl CongestionControl for Westwood {
                 self.rtt = rtt.as_micros();
             }
         }
+        if tp.ns2_agent {
+            // Counted in ack_event; min_rtt_estimate is a running minimum.
+            self.update_rtt_min();
+            return;
+        }
         // tcp_westwood_ack (after pkts_acked in mainline tcp_ack): window, bytes, RTTmin.
         self.update_window(tp);
         let newly = tp.delivered.saturating_sub(self.delivered);
@@ -206,10 +279,17 @@ impl CongestionControl for Westwood {
 
     fn cwnd_event(&mut self, tp: &mut CcState, ev: CwndEvent) {
         match ev {
+            // WestwoodNR set the window at the third duplicate ACK already.
+            CwndEvent::CompleteCwr if tp.ns2_agent => {}
             CwndEvent::CompleteCwr => {
                 let w = self.bw_rttmin(tp);
                 tp.ssthresh = w;
                 tp.cwnd = w.min(tp.cwnd_clamp);
+            }
+            CwndEvent::Loss if tp.ns2_agent => {
+                // WestwoodNR slowdown(CLOSE_FASTER).
+                tp.ssthresh = self.bw_rttmin(tp);
+                tp.cwnd = 2.min(tp.cwnd_clamp);
             }
             CwndEvent::Loss => {
                 tp.ssthresh = self.bw_rttmin(tp);
@@ -423,6 +503,71 @@ mod tests {
         let mut h = harness();
         h.loss();
         assert_eq!((h.tp.ssthresh, h.tp.cwnd), (2, 2));
+    }
+
+    #[test]
+    fn on_ns2_each_ack_counts_as_westwoodnr_bwe_computation_does() {
+        // tcp-westwood-nr.cc bwe_computation, ACK by ACK (all within one
+        // estimation window, so only bk moves), mss 1448:
+        let mut d = Drive::new();
+        d.tp.ns2_agent = true;
+        d.tp.now = SimTime::from_millis(10);
+        let mut step = |adv: u32| {
+            d.w.ack_event(&mut d.tp, adv);
+            (d.w.bk / 1448, d.w.unaccounted)
+        };
+        // (the first ACK only sets Linux's accounting point; ns-2 counts it)
+        assert_eq!(step(1), (1, 0)); // one segment: 1
+        assert_eq!(step(0), (2, 1)); // a duplicate ACK: 1, remembered
+        assert_eq!(step(0), (3, 2));
+        assert_eq!(step(0), (4, 3));
+        // 5 segments, 3 already counted by duplicates: 5 - 3 = 2.
+        assert_eq!(step(5), (6, 0));
+        // 2 segments with nothing unaccounted: 2.
+        assert_eq!(step(2), (8, 0));
+        // A go-back-N jump of 100 segments: at most 2.
+        assert_eq!(step(100), (10, 0));
+        // Six duplicates, then 4 segments: covered by them, counts 1, 2 left.
+        for k in 1..=6 {
+            assert_eq!(step(0), (10 + k, k as u32));
+        }
+        assert_eq!(step(4), (17, 2));
+    }
+
+    #[test]
+    fn on_ns2_the_window_is_set_at_the_fast_retransmit_and_kept_at_the_end() {
+        // One segment (1448 B) acknowledged every 10 ms, RTT samples 90 ms,
+        // each ACK counted (ack_event) before its sample (pkts_acked), as
+        // WestwoodNR's recv. The first window closes at 100 ms (> 90 ms) with
+        // the 9 ACKs of 10..90 ms: 13032 B / 0.1 s = 130320 (fills both
+        // stages); the next ones with 10 ACKs: 144800 B/s:
+        //   200: bw_ns = (7·130320 + 144800)/8 = 132130, bw = (7·130320 + 132130)/8 = 130546
+        //   300: bw_ns = (7·132130 + 144800)/8 = 133713, bw = (7·130546 + 133713)/8 = 130941
+        //   400: bw_ns = (7·133713 + 144800)/8 = 135099, bw = (7·130941 + 135099)/8 = 131460
+        // BWE·RTTmin = 131460 · 0.09 = 11831 B = 8 segments.
+        let mut d = Drive::new();
+        d.tp.ns2_agent = true;
+        for t in (10..=400).step_by(10) {
+            d.tp.now = SimTime::from_millis(t);
+            d.w.ack_event(&mut d.tp, 1);
+            d.ack_at(t, 1, Some(90));
+        }
+        assert_eq!(d.w.bandwidth(), 131460);
+        // ssthresh() itself gives 8 (WestwoodNR dupack_action), where Linux's is
+        // Reno's half of the flight (20).
+        d.tp.in_flight = 40;
+        d.tp.cwnd = 40;
+        assert_eq!(d.w.ssthresh(&d.tp), 8);
+        // The end of the recovery leaves the window to the sender.
+        d.tp.cwnd = 7;
+        d.w.cwnd_event(&mut d.tp, CwndEvent::CompleteCwr);
+        assert_eq!(d.tp.cwnd, 7);
+        // A timeout: ssthresh 8, cwnd 2; RTTmin is not restarted by a later
+        // larger sample.
+        d.w.cwnd_event(&mut d.tp, CwndEvent::Loss);
+        assert_eq!((d.tp.ssthresh, d.tp.cwnd), (8, 2));
+        d.ack_at(410, 1, Some(150));
+        assert_eq!(d.w.rtt_min, 90_000);
     }
 
     #[test]
