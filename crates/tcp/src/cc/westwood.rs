@@ -47,6 +47,7 @@
 //!   end; on a timeout (`slowdown(CLOSE_FASTER)`) ssthresh = max(BWE·RTTmin, 2)
 //!   and cwnd = 2; neither goes through ns-2's slowdown halving
 //!   (`ns2_slowdown` false). RTTmin is never restarted (`min_rtt_estimate`).
+//!
 //! The agent's recovery defaults (ns-default.tcl: `newreno_changes1_` 0,
 //! `partial_window_deflation_` 0) are host settings (`newreno_rto`,
 //! `partial_window_deflation`) that the `ns2` profile sets for this
