@@ -326,6 +326,7 @@ pub fn profiles() -> Vec<Profile> {
                 ss_ack_limit: 0,
                 undo: Undo::All,
                 default_cc: "cubic",
+                newreno_rto: NewRenoRto::SlowButSteady,
                 ..base()
             },
             sources: "IW 10: RFC 6928, include/net/tcp.h TCP_INIT_CWND; TCP_RTO_MIN 200 ms, \
@@ -334,7 +335,10 @@ pub fn profiles() -> Vec<Profile> {
                       timestamps, window scaling on (net.ipv4.tcp_sack, tcp_timestamps, \
                       tcp_window_scaling = 1); default controller cubic since 2.6.19; slow start \
                       adds every acknowledged segment (tcp_slow_start); undo of spurious recoveries and \
-                      timeouts (tcp_try_undo_recovery, tcp_try_undo_loss)",
+                      timeouts (tcp_try_undo_recovery, tcp_try_undo_loss); the RTO timer \
+                      restarts on every ACK of new data, partial ACKs in a recovery included \
+                      (tcp_clean_rtx_queue sets FLAG_SET_XMIT_TIMER, tcp_ack calls \
+                      tcp_set_xmit_timer -> tcp_rearm_rto: newreno_rto slow-but-steady)",
             notes: "delayed-ACK timeout fixed at TCP_DELACK_MIN (Linux adapts ATO and starts \
                     in quick-ACK mode); RTO by RFC 6298 with Linux's 200 ms variance floor; \
                     no PRR yet (RFC 6675 recovery); undo detects spurious retransmissions \
@@ -354,6 +358,7 @@ pub fn profiles() -> Vec<Profile> {
                 ss_ack_limit: 2,
                 undo: Undo::Rto,
                 default_cc: "newreno",
+                newreno_rto: NewRenoRto::SlowButSteady,
                 ..base()
             },
             sources: "IW: net.inet.tcp.rfc3390=1 (RFC 3390, 3 segments), initcwnd10 off in 9.x; \
@@ -362,7 +367,9 @@ pub fn profiles() -> Vec<Profile> {
                       net.inet.tcp.delacktime 100 ms; net.inet.tcp.sack.enable=1, rfc1323=1; \
                       net.inet.tcp.cc.algorithm newreno; ABC with net.inet.tcp.abc_l_var = 2 \
                       (newreno_ack_received); bad-retransmit undo of \
-                      timeouts (tcp_input.c CC_RTO_ERR)",
+                      timeouts (tcp_input.c CC_RTO_ERR); tcp_newreno_partial_ack stops the \
+                      retransmission timer and tcp_output restarts it on every partial ACK \
+                      (newreno_rto slow-but-steady), with partial window deflation",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
                     bad-retransmit detection by timestamps (Eifel) rather than FreeBSD's \
                     time window",
