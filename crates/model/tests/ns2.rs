@@ -207,7 +207,8 @@ fn westwood_on_ns2_takes_the_westwoodnr_agents_newreno_defaults() {
         get("cc = \"westwood\"\nnewreno_rto = \"impatient\"\npartial_window_deflation = true"),
         (NewRenoRto::Impatient, true)
     );
-    // Not on a kernel profile: Linux's Westwood+ keeps RFC 6582.
+    // Not on a kernel profile: Linux's Westwood+ has Linux's recovery (the timer
+    // rearmed on every ACK of new data, partial deflation as RFC 6582).
     let sc = parse_scenario(
         &one_link("", "10s", 20)
             .replace("profile = \"ns2\"", "profile = \"linux\"")
@@ -218,6 +219,6 @@ fn westwood_on_ns2_takes_the_westwoodnr_agents_newreno_defaults() {
     let c = &sc.hosts[0].tcp;
     assert_eq!(
         (c.newreno_rto, c.partial_deflation),
-        (NewRenoRto::Impatient, true)
+        (NewRenoRto::SlowButSteady, true)
     );
 }
