@@ -79,6 +79,34 @@ pub struct FlowResult {
     pub completed: bool,
     /// Completion time of a finite flow (SYN sent to last byte delivered), seconds; NaN otherwise.
     pub fct_s: f64,
+    /// Data segments of the flow dropped by a queue or lost on a wire, whole run.
+    pub data_drops: u64,
+    /// Of which retransmissions.
+    pub retrans_drops: u64,
+    /// When the flow's first data segment was dropped, seconds (NaN: never).
+    pub first_drop_s: f64,
+    /// The link that dropped it (`from->to`; empty: none).
+    pub first_drop_link: String,
+    /// The sender's cwnd when it sent that segment, segments (0: none).
+    pub first_drop_cwnd: u32,
+    /// Whether the sender was in slow start when it sent that segment.
+    pub first_drop_in_ss: bool,
+    /// When the flow's first retransmitted segment was dropped, seconds (NaN: never).
+    pub retrans_drop_s: f64,
+    /// The link that dropped it (empty: none).
+    pub retrans_drop_link: String,
+    /// When the sender first reduced its window for a loss, seconds (NaN: never).
+    pub first_reduction_s: f64,
+    /// What that first reduction was: `fast_retransmit`, `timeout` or empty.
+    pub first_reduction: String,
+    /// cwnd just before it, segments.
+    pub first_reduction_cwnd: u32,
+    /// Whether the sender was in slow start just before it.
+    pub first_reduction_in_ss: bool,
+    /// The first reduction came in slow start and a second slow start then
+    /// took cwnd back up to the ssthresh it set, before any later timeout
+    /// (Barakat & Altman's double slow start).
+    pub double_slow_start: bool,
 }
 
 /// One simplex link's results over the measurement window.

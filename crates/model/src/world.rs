@@ -163,6 +163,31 @@ struct FlowState {
     rtt_n: u64,
     /// (bytes delivered, sender counters) at each phase boundary passed (static flows).
     snaps: Vec<(u64, tcplab_tcp::SenderStats)>,
+    /// Drops of its data segments (static flows).
+    drops: DropFacts,
+}
+
+/// What the network dropped of a flow's data segments (whole run).
+#[derive(Clone, Copy, Debug, Default)]
+struct DropFacts {
+    /// The first data segment dropped or lost.
+    first: Option<DropFact>,
+    /// The first retransmitted segment dropped or lost.
+    first_retrans: Option<DropFact>,
+    /// Data segments dropped or lost.
+    data: u64,
+    /// Of which retransmissions.
+    retrans: u64,
+}
+
+/// One dropped data segment.
+#[derive(Clone, Copy, Debug)]
+struct DropFact {
+    at: SimTime,
+    link: u32,
+    /// The sender's cwnd when it sent the segment, and whether in slow start.
+    tx_cwnd: u32,
+    tx_in_ss: bool,
 }
 
 impl FlowState {
@@ -216,6 +241,38 @@ struct World {
 }
 
 impl World {
+    /// Attribute the packets the network discarded to the static flows whose
+    /// data they carried, then forget them.
+    fn note_drops(&mut self) {
+        for r in self.net.drops() {
+            if r.header.payload == 0 {
+                continue; // ACKs, SYNs, bare FINs
+            }
+            let slot = self.conn_slot[r.flow as usize];
+            if slot == RETIRED {
+                continue;
+            }
+            let fl = &mut self.flows[slot as usize];
+            if fl.origin != Origin::Static {
+                continue;
+            }
+            let fact = DropFact {
+                at: r.at,
+                link: r.link,
+                tx_cwnd: r.header.tx_cwnd,
+                tx_in_ss: r.header.tx_in_ss,
+            };
+            let d = &mut fl.drops;
+            d.data += 1;
+            d.first.get_or_insert(fact);
+            if r.header.retrans {
+                d.retrans += 1;
+                d.first_retrans.get_or_insert(fact);
+            }
+        }
+        self.net.clear_drops();
+    }
+
     /// Hand the segments in `out` to the network, from endpoint `ep`.
     #[inline]
     fn flush(&mut self, ep: u32) {
@@ -575,6 +632,9 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
             Ev::Sample => w.sample(),
             Ev::Phase(k) => w.phase(k),
         }
+        if !w.net.drops().is_empty() {
+            w.note_drops();
+        }
         #[cfg(debug_assertions)]
         w.check(touched);
     }
@@ -687,6 +747,35 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             timeouts_window: s.timeouts - s0.timeouts,
             completed: !fct.is_nan(),
             fct_s: fct,
+            data_drops: f.drops.data,
+            retrans_drops: f.drops.retrans,
+            first_drop_s: f.drops.first.map_or(f64::NAN, |d| d.at.as_secs_f64()),
+            first_drop_link: f
+                .drops
+                .first
+                .map_or(String::new(), |d| link_name(sc, w.net.link(d.link))),
+            first_drop_cwnd: f.drops.first.map_or(0, |d| d.tx_cwnd),
+            first_drop_in_ss: f.drops.first.is_some_and(|d| d.tx_in_ss),
+            retrans_drop_s: f
+                .drops
+                .first_retrans
+                .map_or(f64::NAN, |d| d.at.as_secs_f64()),
+            retrans_drop_link: f
+                .drops
+                .first_retrans
+                .map_or(String::new(), |d| link_name(sc, w.net.link(d.link))),
+            first_reduction_s: s.first_reduction.map_or(f64::NAN, |r| r.at.as_secs_f64()),
+            first_reduction: s.first_reduction.map_or(String::new(), |r| {
+                if r.timeout {
+                    "timeout"
+                } else {
+                    "fast_retransmit"
+                }
+                .to_string()
+            }),
+            first_reduction_cwnd: s.first_reduction.map_or(0, |r| r.cwnd),
+            first_reduction_in_ss: s.first_reduction.is_some_and(|r| r.in_slow_start),
+            double_slow_start: s.double_slow_start,
         });
     }
     let links = w
@@ -843,6 +932,7 @@ fn new_flow(
         rtt_sum: 0.0,
         rtt_n: 0,
         snaps: Vec::new(),
+        drops: DropFacts::default(),
     }
 }
 

@@ -46,6 +46,24 @@ pub enum PathError {
     ThroughHost(NodeId),
 }
 
+/// A packet the network discarded: dropped by a queue or lost on a wire.
+/// The network keeps them until the caller clears them (see
+/// [`Network::drops`]), so that the caller can attribute them to whatever it
+/// knows of the packet's header.
+#[derive(Clone, Copy, Debug)]
+pub struct DropRecord<H> {
+    /// When.
+    pub at: SimTime,
+    /// The link whose queue dropped it, or on whose wire it was lost.
+    pub link: LinkId,
+    /// Lost on the wire (the link's loss model) rather than dropped by the queue.
+    pub on_wire: bool,
+    /// The packet's flow index.
+    pub flow: u32,
+    /// The packet's transport header.
+    pub header: H,
+}
+
 /// The network: nodes, links, routes and the packet pool.
 pub struct Network<H> {
     /// All packets in existence.
@@ -56,6 +74,8 @@ pub struct Network<H> {
     routes: Vec<LinkId>,
     /// Packets that had no route (should stay zero after validation).
     pub unroutable: u64,
+    /// Packets discarded since the caller last cleared them.
+    drops: Vec<DropRecord<H>>,
 }
 
 impl<H: Copy> Network<H> {
@@ -68,6 +88,7 @@ impl<H: Copy> Network<H> {
             kinds,
             routes: vec![NO_ROUTE; n * n],
             unroutable: 0,
+            drops: Vec::with_capacity(64),
         }
     }
     /// Add a simplex link; returns its id.
@@ -76,6 +97,37 @@ impl<H: Copy> Network<H> {
         assert!(cfg.rate_bps > 0);
         self.links.push(Link::new(cfg, qdisc));
         (self.links.len() - 1) as LinkId
+    }
+    /// Packets dropped or lost since the last [`Network::clear_drops`], in order.
+    #[inline]
+    pub fn drops(&self) -> &[DropRecord<H>] {
+        &self.drops
+    }
+    /// Forget the recorded drops (the buffer keeps its capacity). A caller
+    /// that never reads them should still clear them now and then.
+    #[inline]
+    pub fn clear_drops(&mut self) {
+        self.drops.clear();
+    }
+    /// Record packet `id` as discarded at link `l`, then free it.
+    #[inline]
+    fn discard(
+        pool: &mut PacketPool<H>,
+        drops: &mut Vec<DropRecord<H>>,
+        at: SimTime,
+        link: LinkId,
+        on_wire: bool,
+        id: PacketId,
+    ) {
+        let p = pool.get(id);
+        drops.push(DropRecord {
+            at,
+            link,
+            on_wire,
+            flow: p.flow,
+            header: p.header,
+        });
+        pool.free(id);
     }
     /// Number of nodes.
     pub fn node_count(&self) -> usize {
@@ -231,7 +283,7 @@ impl<H: Copy> Network<H> {
                 None => {
                     link.stats.dropped_pkts += 1;
                     link.stats.dropped_bytes += size as u64;
-                    self.pool.free(id);
+                    Self::discard(&mut self.pool, &mut self.drops, now, l, false, id);
                 }
             }
             return;
@@ -255,7 +307,7 @@ impl<H: Copy> Network<H> {
         ) {
             link.stats.dropped_pkts += 1;
             link.stats.dropped_bytes += d.size as u64;
-            self.pool.free(d.id);
+            Self::discard(&mut self.pool, &mut self.drops, now, l, false, d.id);
         }
         if !link.busy(now) {
             self.start_tx(l, sched);
@@ -312,11 +364,12 @@ impl<H: Copy> Network<H> {
         let link = &mut self.links[l as usize];
         link.touch_queue(now);
         let pool = &mut self.pool;
+        let drops = &mut self.drops;
         let stats = &mut link.stats;
         let next = link.qdisc.dequeue(now, &mut |d: QPkt| {
             stats.dropped_pkts += 1;
             stats.dropped_bytes += d.size as u64;
-            pool.free(d.id);
+            Self::discard(pool, drops, now, l, false, d.id);
         });
         if let Some(p) = next {
             // The queue's view carries its CE mark: apply it to the packet. A
@@ -392,7 +445,8 @@ impl<H: Copy> Network<H> {
                 }
                 if link.loss.lose() {
                     link.stats.lost_pkts += 1;
-                    self.pool.free(w.id);
+                    let now = sched.now();
+                    Self::discard(&mut self.pool, &mut self.drops, now, l, true, w.id);
                     return None;
                 }
                 link.stats.delivered_pkts += 1;
@@ -523,6 +577,20 @@ mod tests {
         assert_eq!(got, vec![0, 1, 2, 3, 4, 5]);
         let st = net.link(0).stats;
         assert_eq!((st.dropped_pkts, st.dropped_bytes), (4, 4000));
+        // Each drop is recorded with its link, time and header, in order.
+        let d: Vec<(u32, bool, u32, SimTime)> = net
+            .drops()
+            .iter()
+            .map(|r| (r.link, r.on_wire, r.header, r.at))
+            .collect();
+        assert_eq!(
+            d,
+            (6..10)
+                .map(|h| (0, false, h, SimTime::ZERO))
+                .collect::<Vec<_>>()
+        );
+        net.clear_drops();
+        assert!(net.drops().is_empty());
     }
 
     #[test]
@@ -844,6 +912,8 @@ mod tests {
         let st = net.link(0).stats;
         assert_eq!((st.lost_pkts, st.delivered_pkts, st.sent_pkts), (3, 9, 12));
         assert_eq!(net.pool.live(), 0);
+        let lost: Vec<(bool, u32)> = net.drops().iter().map(|r| (r.on_wire, r.header)).collect();
+        assert_eq!(lost, vec![(true, 3), (true, 7), (true, 11)]);
     }
 
     #[test]

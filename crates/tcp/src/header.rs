@@ -77,6 +77,14 @@ pub struct TcpHeader {
     pub ip_ecn: Ecn,
     /// Sent by an ns-2 one-way agent or sink: ns-2's packet sizes (module header).
     pub ns2_sizes: bool,
+    /// The segment is a retransmission. Simulator bookkeeping, not a header
+    /// field: it lets the model say which dropped packets were retransmissions.
+    pub retrans: bool,
+    /// The sender's cwnd (segments) when it sent this segment, and whether it
+    /// was in slow start then. Simulator bookkeeping, as `retrans`.
+    pub tx_cwnd: u32,
+    /// See `tx_cwnd`.
+    pub tx_in_ss: bool,
 }
 
 impl TcpHeader {

@@ -16,7 +16,7 @@ pub use header::TcpHeader;
 pub use profile::{profile, profiles, Handshake, Profile, Recovery, TcpConfig};
 pub use receiver::Receiver;
 pub use rtt::RtoEstimator;
-pub use sender::{Sender, SenderState, SenderStats};
+pub use sender::{FirstReduction, Sender, SenderState, SenderStats};
 
 #[cfg(test)]
 mod tests;

@@ -99,6 +99,38 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
     /// Payload bytes transmitted for the first time.
     pub bytes_sent: u64,
+    /// The first window reduction for a loss (fast retransmit or timeout).
+    pub first_reduction: Option<FirstReduction>,
+    /// The first reduction happened in slow start, and slow start then took
+    /// the window up to the ssthresh that reduction set, with no timeout in
+    /// between: the "double slow start" of Barakat & Altman (1999).
+    pub double_slow_start: bool,
+}
+
+/// Where the sender is in finding a second slow start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ss2Watch {
+    /// No reduction yet, or nothing to watch.
+    Idle,
+    /// The first reduction happened in slow start and set this ssthresh.
+    Armed(u32),
+    /// cwnd has been below that ssthresh since: slow start is climbing to it.
+    Climbing(u32),
+}
+
+/// The first loss reaction of a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirstReduction {
+    /// When.
+    pub at: SimTime,
+    /// A timeout (else a fast retransmit).
+    pub timeout: bool,
+    /// cwnd just before it, segments.
+    pub cwnd: u32,
+    /// Whether the sender was in slow start just before it.
+    pub in_slow_start: bool,
+    /// The ssthresh it set.
+    pub ssthresh: u32,
 }
 
 /// The sender.
@@ -125,6 +157,9 @@ pub struct Sender {
     /// The window a NewReno recovery returns to without inflation (ns-2 `cwnd_`
     /// while `dupwnd_` counts the duplicate ACKs).
     recovery_base: u32,
+    /// Watching for a second slow start after the first reduction (see
+    /// `SenderStats::double_slow_start`).
+    ss2: Ss2Watch,
     rwnd: u64,
     snd_wscale: u8,
     mss: u32,
@@ -225,6 +260,7 @@ impl Sender {
             dupacks: 0,
             partial_acks: 0,
             recovery_base: 0,
+            ss2: Ss2Watch::Idle,
             rwnd: 65535,
             snd_wscale: 0,
             mss,
@@ -538,6 +574,9 @@ impl Sender {
     fn emit(&mut self, now: SimTime, seg: Seg, new: bool, out: &mut Vec<TcpHeader>) {
         let mut h = self.ack_header(now, seg.start);
         h.payload = seg.payload;
+        h.retrans = !new;
+        h.tx_cwnd = self.tp.cwnd;
+        h.tx_in_ss = self.tp.in_slow_start();
         if seg.fin {
             h.flags |= FIN;
         }
@@ -975,6 +1014,7 @@ impl Sender {
             if grow && !rate_based && !self.ns2_lss_ack() {
                 self.cc.cong_avoid(&mut self.tp, delivered);
             }
+            self.watch_second_slow_start();
             // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
@@ -1100,6 +1140,7 @@ impl Sender {
             return;
         }
         self.stats.fast_retransmits += 1;
+        let (cwnd_before, ss_before) = (self.tp.cwnd, self.tp.in_slow_start());
         // ns-2 reset_rtx_timer in dupack_action: the timed segment is forgotten.
         self.rtt.cancel_timing();
         self.tp.in_flight = self.flight_size();
@@ -1113,6 +1154,7 @@ impl Sender {
             self.tp.ssthresh = self.loss_ssthresh(false);
             self.note_reduction();
         }
+        self.note_first_reduction(now, false, cwnd_before, ss_before);
         // ns-2 dupack_action: last_cwnd_action_ = CWND_ACTION_DUPACK, and
         // slowdown() clears first_decrease_.
         self.ns2_action = Ns2Action::Dupack;
@@ -1212,6 +1254,41 @@ impl Sender {
             && !self.tp.in_slow_start()
             && self.cc.ns2_opencwnd()
             && ns2_limited_slow_start(&mut self.tp, self.cfg.max_ssthresh)
+    }
+
+    /// Record the connection's first loss reaction (cwnd and slow start as
+    /// they were just before it) and, if it came in slow start, start
+    /// watching for the second slow start.
+    fn note_first_reduction(&mut self, now: SimTime, timeout: bool, cwnd: u32, in_ss: bool) {
+        if self.stats.first_reduction.is_some() {
+            return;
+        }
+        self.stats.first_reduction = Some(FirstReduction {
+            at: now,
+            timeout,
+            cwnd,
+            in_slow_start: in_ss,
+            ssthresh: self.tp.ssthresh,
+        });
+        if in_ss {
+            self.ss2 = Ss2Watch::Armed(self.tp.ssthresh);
+        }
+    }
+
+    /// After an ACK's window growth: a second slow start is seen once cwnd,
+    /// having been below the first reduction's ssthresh, reaches it.
+    #[inline]
+    fn watch_second_slow_start(&mut self) {
+        match self.ss2 {
+            Ss2Watch::Idle => {}
+            Ss2Watch::Armed(t) if self.tp.cwnd < t => self.ss2 = Ss2Watch::Climbing(t),
+            Ss2Watch::Armed(_) => {}
+            Ss2Watch::Climbing(t) if self.tp.cwnd >= t && self.tp.ca_state == CaState::Open => {
+                self.stats.double_slow_start = true;
+                self.ss2 = Ss2Watch::Idle;
+            }
+            Ss2Watch::Climbing(_) => {}
+        }
     }
 
     /// FlightSize for the `ssthresh` hook: the pipe (or the outstanding
@@ -1354,6 +1431,7 @@ impl Sender {
         if self.state != SenderState::Established || self.sb.is_empty() {
             return;
         }
+        let (cwnd_before, ss_before) = (self.tp.cwnd, self.tp.in_slow_start());
         // RFC 5681 (4) on the first timeout of a segment; held on later backoffs.
         // ns-2 halves window() on every timeout (cwnd is 1 on the second: ssthresh 2).
         if self.one_way() {
@@ -1383,6 +1461,11 @@ impl Sender {
             self.snd_nxt = self.snd_una;
         }
         self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
+        if self.stats.first_reduction.is_some() {
+            // A later timeout ends any second slow start still climbing.
+            self.ss2 = Ss2Watch::Idle;
+        }
+        self.note_first_reduction(now, true, cwnd_before, ss_before);
         self.set_ca_state(CaState::Loss);
         self.recover = self.snd_max;
         self.note_reduction();

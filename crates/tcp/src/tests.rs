@@ -1731,6 +1731,68 @@ fn ns2_westwood_sets_its_window_itself_at_the_third_dupack_and_two_after_a_timeo
 }
 
 #[test]
+fn the_first_reduction_and_a_second_slow_start_are_recorded() {
+    // ns-2 Tahoe (tcp.cc, bugfix_): slow start from windowInit_ 2 to 12 (ten
+    // new ACKs, segments 0..=9), segment 10 lost: the third duplicate ACK
+    // fast-retransmits with cwnd 12 in slow start (ssthresh_ = window_);
+    // slowdown halves window() = 12 on this first decrease: ssthresh 6, cwnd 1.
+    let tahoe = || {
+        let mut s = ns2_open_cc("tahoe", |c| {
+            c.recovery = Recovery::TahoeNs2;
+            c.sack = false;
+        });
+        ns2_ack_each(&mut s, 0, 9);
+        assert_eq!(s.tp.cwnd, 12);
+        for _ in 0..3 {
+            s.on_segment(ns2_next(&s), &ns2_ack(10), &mut vec![]);
+        }
+        s
+    };
+    let mut s = tahoe();
+    let r = s.stats.first_reduction.unwrap();
+    assert_eq!(
+        (r.timeout, r.cwnd, r.in_slow_start, r.ssthresh),
+        (false, 12, true, 6)
+    );
+    assert_eq!(s.tp.cwnd, 1);
+    // The second slow start: +1 per new ACK from 1; the fifth ACK brings cwnd
+    // to ssthresh 6, the fourth only to 5.
+    ns2_ack_each(&mut s, 10, 13);
+    assert_eq!(s.tp.cwnd, 5);
+    assert!(!s.stats.double_slow_start);
+    ns2_ack_each(&mut s, 14, 14);
+    assert_eq!(s.tp.cwnd, 6);
+    assert!(s.stats.double_slow_start);
+
+    // The retransmission lost instead: the timer fires before any new ACK.
+    // The timeout is not the first reduction, and it ends the second slow
+    // start (Barakat & Altman: the timeout erases it): ssthresh from window()
+    // = cwnd 1, halved and floored at 2, and no double slow start however far
+    // cwnd climbs afterwards.
+    let mut s = tahoe();
+    let rto = s.rto_deadline().unwrap();
+    s.on_timer(rto, &mut vec![]);
+    assert!(!s.stats.first_reduction.unwrap().timeout);
+    assert_eq!(s.tp.ssthresh, 2);
+    ns2_ack_each(&mut s, 10, 30);
+    assert!(!s.stats.double_slow_start);
+
+    // Reno-style recovery (NewReno, no SACK) never has a second slow start:
+    // the window comes back at ssthresh.
+    let mut s = ns2_open_cc("newreno", |c| {
+        c.recovery = Recovery::NewReno;
+        c.sack = false;
+    });
+    ns2_ack_each(&mut s, 0, 9);
+    for _ in 0..3 {
+        s.on_segment(ns2_next(&s), &ns2_ack(10), &mut vec![]);
+    }
+    ns2_ack_each(&mut s, 10, 40);
+    assert!(s.stats.first_reduction.unwrap().in_slow_start);
+    assert!(!s.stats.double_slow_start);
+}
+
+#[test]
 fn rfc_profile_keeps_the_controllers_decrease_after_a_timeout() {
     // The rfc profile (no ns-2 rules): STCP's ssthresh after a timeout at
     // cwnd 200 is 200 - 200/8 = 175 (0.875 W), not W/2. Slow start from IW 2,
