@@ -1,22 +1,31 @@
-"""Write the barakat1999 scenario files (Barakat & Altman, INRIA RR-3620, 1999).
+"""Write the barakat1999 study files (Barakat & Altman, INRIA RR-3620, 1999)
+into the package: python/tcplab/studies/data/barakat1999/.
 
-Section 3 (congestion avoidance through two nodes): sec3-mu1-1.5.toml and
-sec3-mu1-1.6.toml. Section 5 (the equivalent node): for n = 1..10 preceding
-nodes, sec5/chain-n<n>.toml (the full chain) and sec5/equivalent-n<n>.toml (its
-two-node reduction), and sec5/alone.toml (the main bottleneck alone). Section 7
-(retransmission losses and the queue policy): for each policy (droptail,
-randomdrop, dropfront) and each B from 10 to 20 packets, sec7/<policy>-B<B>.toml.
+Section 3 (congestion avoidance through two nodes): sec3.toml, mu_1 swept
+over 1.5 and 1.6 Mb/s. Section 5 (the equivalent node): sec5-chain-n<n>.toml
+for n = 1..10 preceding nodes (the full chain), sec5-equivalent.toml (the
+two-node reduction of each chain, zipped over n) and sec5-alone.toml (the main
+bottleneck alone). Section 7 (retransmission losses and the queue policy):
+sec7-<policy>.toml for Drop Tail, Random Drop and Drop-from-Front, B swept from
+10 to 20 packets.
 
-Common to all, as in the paper's ns simulations: one TCP Tahoe connection,
-512-byte packets (MSS 472 bytes, no options: ns-2 has no timestamps, no SACK),
-an ACK per segment (ns-2's TCPSink), an initial window of one segment, and a
-receiver window above W_max = B + mu T so that the first threshold never binds
-(the paper's first threshold is the receiver window). The round-trip
-propagation delay T = 560 ms (a GEO satellite path) sits on the forward hops;
-ACKs return on uncongested 100 Mb/s links.
+Common to all, as the paper's ns simulations of 1999: one TCP Tahoe connection
+on ns-2's one-way agents as they were then (the `ns2` profile with
+`handshake = "none"` and windowInit_ 1, tcpTick_ 0.1 s, no minrto_, no
+numdupacksFrac_; see docs/tcp.md), 512-byte packets on the wire (472 bytes of
+payload + ns-2's 40-byte header; "512-byte packets" may also have meant
+packetSize_ 512, i.e. 552 bytes on the wire: see docs/reproduce.md), an ACK
+per segment (TCPSink), and `window_` 2000, above W_max = B + mu T, so that the
+first threshold never binds (the paper's first threshold is the receiver
+window). The round-trip propagation delay T = 560 ms (a GEO satellite path)
+sits on the forward hops; ACKs return on uncongested 100 Mb/s links.
 
 Section 7 does not restate T; the section-3 value (560 ms) is assumed. Its
 queue policy applies to both router queues (B' and B).
+
+Every run lasts 600 s and is measured over all of it, in two phases: the first
+60 s (slow start and the first losses) and the rest. Repetitions differ in the
+seed, which places the ns-2 timer ticks (boot_time_) and draws Random Drop.
 
 Run from anywhere: python3 scenarios/barakat1999/make_scenarios.py
 """
@@ -25,54 +34,53 @@ from __future__ import annotations
 
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+OUT = Path(__file__).resolve().parents[2] / "python" / "tcplab" / "studies" / "data" / "barakat1999"
 
 HOSTS = """
-# Both ends as ns-2: 512-byte packets, no options, an ACK per segment.
+# ns-2's one-way agents of 1999: no packet 0 (syn_ false), windowInit_ 1,
+# tcpTick_ 0.1 s, no minrto_ (only the 2-tick floor), numdupacks_ 3 whatever
+# the window; 512-byte packets; no SACK, no timestamps; one ACK per packet.
 [defaults.host]
-profile = "rfc"
+profile = "ns2"
+handshake = "none"
+initial_window = 1
+tcp_tick = "100ms"
+min_rto = "0s"
+dupthresh_frac = 0
 mss = 472
 sack = false
-timestamps = false
-delack_segments = 1
-sndbuf = "1MB"
-rcvbuf = "1MB"
+window = 2000
 
+# ns-2's Agent/TCP: Tahoe with bugfix_.
 [[host]]
 name = "src"
 cc = "tahoe"
 recovery = "tahoe-ns2"
-initial_window = 1
 
 [[host]]
 name = "dst"
 """
 
+MU = 1_500_000  # bit/s: the main bottleneck of sections 3, 5 and 7
+ONE_WAY_MS = 280.0
 
-def chain(
-    access: str,
-    nodes: list[tuple[str, int]],
-    kind: str,
-    access_queue: int,
-    one_way_ms: float = 280.0,
-) -> str:
+
+def chain(access: str, nodes: list[tuple[str, int]], kind: str = "droptail") -> str:
     """src -(access)-> n1 -(mu_1, B_1)-> ... -> n_k -(mu, B)-> dst.
 
     `nodes` lists (rate, buffer) of every node in path order, the main bottleneck
-    last; node i's queue sits on the link leaving router n_i. The one-way
-    propagation delay is split evenly over the router links; ACKs return on
-    uncongested 100 Mb/s links with the same delays."""
+    last; node i's queue sits on the link leaving router n_i, named
+    "n<i>->n<i+1>" (the bottleneck's "n<k>->dst"). The one-way propagation
+    delay is split evenly over the router links; ACKs return on uncongested
+    100 Mb/s links with the same delays."""
     q = f'kind = "{kind}", ' if kind != "droptail" else ""
-    delay = f"{one_way_ms / len(nodes):g}ms"
-    out = "".join(f"""
-[[router]]
-name = "n{i + 1}"
-""" for i in range(len(nodes)))
+    delay = f"{ONE_WAY_MS / len(nodes):g}ms"
+    out = "".join(f'\n[[router]]\nname = "n{i + 1}"\n' for i in range(len(nodes)))
     out += f"""
 # The source's access link.
 [[link]]
 between = ["src", "n1"]
-forward = {{ rate = "{access}", delay = "0ms", queue = {{ packets = {access_queue} }} }}
+forward = {{ rate = "{access}", delay = "0ms", queue = {{ packets = 1000 }} }}
 reverse = {{ rate = "100Mbps", delay = "0ms" }}
 """
     for i, (rate, buf) in enumerate(nodes):
@@ -98,52 +106,57 @@ to = "dst"
 """
 
 
-def header(comment: str, name: str) -> str:
-    """The lines every file starts with: what it is, and the run settings
-    common to all (600 s measured from 100 s, cwnd and queue traces)."""
-    return f"""# GENERATED by make_scenarios.py: {comment}
+def header(comment: str, name: str, traces: bool) -> str:
+    """What the file is, and the run settings common to all."""
+    trace = '\n[trace]\ncwnd = true\nqueue = true\ninterval = "50ms"\n' if traces else ""
+    return f"""# GENERATED by scenarios/barakat1999/make_scenarios.py: {comment}
 
 name = "{name}"
-seed = 1
+seed = 1999
 duration = "600s"
+repetitions = 5
 
 [measure]
-start = "100s"
+phases = ["60s"]
+{trace}"""
 
-[trace]
-cwnd = true
-queue = true
-interval = "50ms"
+
+def sec3() -> str:
+    return (
+        header(
+            """barakat1999 section 3.
+# One Tahoe connection through two nodes: mu_1 (B_1 = 100 packets), then
+# mu = 1.5 Mb/s (T1, B = 50 packets); T = 560 ms. mu_1 = 1.5 Mb/s queues
+# nothing at node 1; 1.6 Mb/s (between mu and 2 mu) queues slow-start bursts.""",
+            "barakat1999 section 3",
+            True,
+        )
+        + HOSTS
+        + chain("100Mbps", [("1.5Mbps", 100), ("1.5Mbps", 50)])
+        + """
+[sweep]
+"link[1].forward.rate" = ["1.5Mbps", "1.6Mbps"]
 """
-
-
-def sec3(mu1: str) -> str:
-    return (
-        header(
-            f"""barakat1999 section 3, mu_1 = {mu1}.
-# One Tahoe connection through two nodes: mu_1 = {mu1} (B_1 = 100 packets),
-# then mu = 1.5 Mb/s (T1, B = 50 packets); T = 560 ms.""",
-            f"barakat1999 section 3: mu1 {mu1}",
-        )
-        + HOSTS
-        + chain("100Mbps", [(mu1, 100), ("1.5Mbps", 50)], "droptail", 1000)
     )
 
 
-def sec7(kind: str, b: int) -> str:
+def sec7(kind: str) -> str:
     return (
         header(
-            f"""barakat1999 section 7, {kind}, B = {b}.
-# mu = 1.5 Mb/s (buffer B = {b}), mu' = 2.2 Mb/s (buffer B' = 15), source access
-# link 2.7 Mb/s; queue policy {kind} at both nodes; T = 560 ms (assumed).""",
-            f"barakat1999 section 7: {kind}, B = {b}",
+            f"""barakat1999 section 7, {kind}.
+# mu = 1.5 Mb/s (buffer B), mu' = 2.2 Mb/s (buffer B' = 15), source access
+# link 2.7 Mb/s; queue policy {kind} at both nodes; T = 560 ms (assumed);
+# B from 10 to 20 packets.""",
+            f"barakat1999 section 7: {kind}",
+            True,
         )
         + HOSTS
-        + chain("2.7Mbps", [("2.2Mbps", 15), ("1.5Mbps", b)], kind, 1000)
+        + chain("2.7Mbps", [("2.2Mbps", 15), ("1.5Mbps", 18)], kind)
+        + """
+[sweep]
+"link[2].forward.queue.packets" = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
+"""
     )
-
-
-MU = 1_500_000  # bit/s: the main bottleneck of sections 3, 5 and 7
 
 
 def sec5_nodes(n: int) -> list[tuple[int, int]]:
@@ -166,46 +179,73 @@ def two_node_equivalent(nodes: list[tuple[int, int]]) -> tuple[int, int]:
     return mu_p, round(s_min * (2 * MU - mu_p) / (2 * MU))
 
 
-def sec5(n: int | None, variant: str) -> str:
-    if variant == "chain":
-        assert n is not None
-        nodes = sec5_nodes(n)
-        what = f"the full chain: {n} preceding node(s), mu_i = 2 mu - i mu/(n+1), B_i = 17"
-    elif variant == "equivalent":
-        assert n is not None
-        mu_p, b_p = two_node_equivalent(sec5_nodes(n))
-        nodes = [(mu_p, b_p), (MU, 20)]
-        what = f"the two-node equivalent of the {n}-node chain: mu' = {mu_p} bit/s, B' = {b_p}"
-    else:
-        nodes = [(MU, 20)]
-        what = "the main bottleneck alone, fed directly by the source"
-    label = f"{variant}, n = {n}" if n is not None else variant
+def sec5_chain(n: int) -> str:
     return (
         header(
-            f"""barakat1999 section 5, {label}.
-# {what};
-# main bottleneck mu = 1.5 Mb/s, B = 20 packets; propagation delays sum to T = 560 ms.""",
-            f"barakat1999 section 5: {label}",
+            f"""barakat1999 section 5, the full chain, n = {n}.
+# {n} preceding node(s), mu_i = 2 mu - i mu/(n+1), B_i = 17; main bottleneck
+# mu = 1.5 Mb/s, B = 20 packets; propagation delays sum to T = 560 ms.""",
+            f"barakat1999 section 5: chain, n = {n}",
+            False,
         )
         + HOSTS
-        + chain("100Mbps", [(f"{r}bps", b) for r, b in nodes], "droptail", 1000)
+        + chain("100Mbps", [(f"{r}bps", b) for r, b in sec5_nodes(n)])
     )
 
 
-def main() -> None:
-    for mu1 in ("1.5Mbps", "1.6Mbps"):
-        (HERE / f"sec3-mu1-{mu1.removesuffix('Mbps')}.toml").write_text(sec3(mu1))
-    out5 = HERE / "sec5"
-    out5.mkdir(exist_ok=True)
-    (out5 / "alone.toml").write_text(sec5(None, "alone"))
+def sec5_equivalent() -> str:
+    rows = []
     for n in range(1, 11):
-        (out5 / f"chain-n{n}.toml").write_text(sec5(n, "chain"))
-        (out5 / f"equivalent-n{n}.toml").write_text(sec5(n, "equivalent"))
-    out = HERE / "sec7"
-    out.mkdir(exist_ok=True)
+        mu_p, b_p = two_node_equivalent(sec5_nodes(n))
+        half = f"{ONE_WAY_MS / 2:g}ms"
+        rows.append(
+            f'    {{ label = "n = {n}", rate = "{mu_p}bps", delay = "{half}", '
+            f"queue = {{ packets = {b_p} }} }},"
+        )
+    return (
+        header(
+            """barakat1999 section 5, the two-node equivalents.
+# For each chain of n = 1..10 preceding nodes, the node (mu' = mu_n, B') that
+# the paper reduces it to, then the main bottleneck (1.5 Mb/s, B = 20).""",
+            "barakat1999 section 5: equivalent",
+            False,
+        )
+        + HOSTS
+        + chain("100Mbps", [("1.75Mbps", 26), ("1.5Mbps", 20)])
+        + '\n[sweep]\n"link[1].forward" = [\n'
+        + "\n".join(rows)
+        + "\n]\n"
+    )
+
+
+def sec5_alone() -> str:
+    return (
+        header(
+            """barakat1999 section 5, the main bottleneck alone.
+# mu = 1.5 Mb/s, B = 20 packets, fed directly by the source; T = 560 ms.""",
+            "barakat1999 section 5: alone",
+            False,
+        )
+        + HOSTS
+        + chain("100Mbps", [("1.5Mbps", 20)])
+    )
+
+
+def files() -> dict[str, str]:
+    """Every study file by name."""
+    out = {"sec3.toml": sec3(), "sec5-alone.toml": sec5_alone()}
+    for n in range(1, 11):
+        out[f"sec5-chain-n{n}.toml"] = sec5_chain(n)
+    out["sec5-equivalent.toml"] = sec5_equivalent()
     for kind in ("droptail", "randomdrop", "dropfront"):
-        for b in range(10, 21):
-            (out / f"{kind}-B{b}.toml").write_text(sec7(kind, b))
+        out[f"sec7-{kind}.toml"] = sec7(kind)
+    return out
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, text in files().items():
+        (OUT / name).write_text(text)
 
 
 if __name__ == "__main__":
