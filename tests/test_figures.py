@@ -111,6 +111,41 @@ def test_grouped_bars_refuses_two_rows_for_one_bar_and_names_missing_columns() -
 # ------------------------------------------------------------ time series
 
 
+def test_curves_draw_each_series_sorted_with_its_errors_and_the_overlays() -> None:
+    df = pl.DataFrame(
+        {
+            "B": [12, 10, 11, 10, 11, 12],
+            "policy": ["tail", "tail", "tail", "front", "front", "front"],
+            "tput": [0.7, 0.5, 0.6, 0.8, 0.9, 1.0],
+            "ci": [0.1, 0.05, NAN, 0.0, 0.2, None],
+        }
+    )
+    fig = figures.curves(
+        df,
+        "B",
+        "tput",
+        "policy",
+        "ci",
+        scale=2.0,
+        overlay={"model": ([10, 12], [1.0, 1.5]), "other": ([10, 11], [0.2, 0.3])},
+    )
+    ax = fig.axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+    # Each series sorted by x, scaled; the overlays as given, dashed.
+    assert list(lines["tail"].get_xdata()) == [10, 11, 12]
+    assert list(lines["tail"].get_ydata()) == [1.0, 1.2, 1.4]
+    assert list(lines["front"].get_ydata()) == [1.6, 1.8, 2.0]
+    assert list(lines["model"].get_ydata()) == [1.0, 1.5]
+    assert lines["model"].get_linestyle() == "--"
+    assert lines["other"].get_linestyle() == ":"
+    # Error bars where finite (NaN and null draw none; 0 draws a flat one).
+    segs = sorted(error_segments(fig))
+    want = sorted([(10.0, 0.9, 1.1), (12.0, 1.2, 1.6), (10.0, 1.6, 1.6), (11.0, 1.4, 2.2)])
+    assert len(segs) == len(want)
+    for got, exp in zip(segs, want):
+        assert got == pytest.approx(exp)
+
+
 def test_time_series_draws_one_sorted_step_line_per_group() -> None:
     df = pl.DataFrame(
         {

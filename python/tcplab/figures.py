@@ -296,6 +296,88 @@ def grouped_bars(
     return fig
 
 
+# ------------------------------------------------------------------ curves
+
+
+def curves(
+    df: pl.DataFrame,
+    x: str,
+    y: str,
+    series: str | None = None,
+    err: str | None = None,
+    *,
+    overlay: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+    scale: float = 1.0,
+    logx: bool = False,
+    logy: bool = False,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Figure:
+    """``y`` (times ``scale``) against a numeric ``x``: one line with markers
+    per value of ``series`` (in order of first appearance, sorted by ``x``),
+    with error bars of half-length ``err`` (times ``scale``) where finite;
+    and each ``overlay`` curve, label -> (xs, ys) in the units of the plot
+    (``y`` already scaled), drawn as a thin black line in its own dash
+    pattern: a model's prediction beside the simulated points.
+    """
+    import polars as pl
+
+    _check_columns(df, x, y, series, err)
+    keys: list[Any] = (
+        df[series].unique(maintain_order=True).to_list() if series is not None else [None]
+    )
+    with _style():
+        fig, (ax,) = _figure()
+        for j, key in enumerate(keys):
+            part = df if series is None else df.filter(pl.col(series) == key)
+            part = part.sort(x, maintain_order=True)
+            xs = [_float(v) for v in part[x].to_list()]
+            ys = [_float(v) * scale for v in part[y].to_list()]
+            ax.plot(
+                xs,
+                ys,
+                color=_colour(j),
+                linestyle=_linestyle(j),
+                marker="o",
+                markersize=4,
+                label=_label(key) if series is not None else None,
+            )
+            if err is not None:
+                es = [abs(_float(v) * scale) for v in part[err].to_list()]
+                pts = [(a, b, e) for a, b, e in zip(xs, ys, es) if _finite(e)]
+                if pts:
+                    ax.errorbar(
+                        [p[0] for p in pts],
+                        [p[1] for p in pts],
+                        yerr=[p[2] for p in pts],
+                        fmt="none",
+                        ecolor=_colour(j),
+                        elinewidth=1.0,
+                        capsize=3,
+                        capthick=1.0,
+                    )
+        dashes = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
+        for k, (label, (mx, my)) in enumerate((overlay or {}).items()):
+            ax.plot(
+                [float(v) for v in mx],
+                [float(v) for v in my],
+                color="#222222",
+                linewidth=1.0,
+                linestyle=dashes[k % len(dashes)],
+                label=label,
+            )
+        if logx:
+            ax.set_xscale("log")
+            _log_axis(ax.xaxis)
+        if logy:
+            ax.set_yscale("log")
+            _log_axis(ax.yaxis)
+        _decorate(ax, xlabel if xlabel is not None else x, ylabel, title)
+        _legend(ax, series)
+    return fig
+
+
 # --------------------------------------------------------------- time series
 
 
