@@ -71,6 +71,8 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "timeouts_window": [0, 0],
             "completed": [False, True],
             "fct_s": [NAN, 1.5],
+            "mss": [1448, 1460],
+            "packet_bytes": [1500, 1500],
             "data_drops": [12, 0],
             "retrans_drops": [1, 0],
             "first_drop_s": [2.5, NAN],
@@ -101,6 +103,8 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "mean_sojourn_s": [0.015, NAN],
             "max_sojourn_s": [0.3, 0.0],
             "qdisc": ["droptail", "droptail"],
+            "queue_limit_pkts": [250, 40],
+            "queue_limit_bytes": [0, 0],
         },
         "phases": {
             "flow": ["alpha", "alpha", "beta", "beta"],

@@ -79,6 +79,10 @@ pub struct FlowResult {
     pub completed: bool,
     /// Completion time of a finite flow (SYN sent to last byte delivered), seconds; NaN otherwise.
     pub fct_s: f64,
+    /// Payload bytes of a full segment (the MSS the sender uses).
+    pub mss: u32,
+    /// IP size of a full data segment, headers and options included, bytes.
+    pub packet_bytes: u32,
     /// Data segments of the flow dropped by a queue or lost on a wire, whole run.
     pub data_drops: u64,
     /// Of which retransmissions.
@@ -142,6 +146,10 @@ pub struct LinkResult {
     pub max_sojourn_s: f64,
     /// The queue discipline.
     pub qdisc: String,
+    /// The queue's limit in packets (0 when it is in bytes).
+    pub queue_limit_pkts: u64,
+    /// The queue's limit in bytes (0 when it is in packets).
+    pub queue_limit_bytes: u64,
 }
 
 /// One finite connection started by a traffic generator.

@@ -747,6 +747,8 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             timeouts_window: s.timeouts - s0.timeouts,
             completed: !fct.is_nan(),
             fct_s: fct,
+            mss: f.sender.mss(),
+            packet_bytes: f.sender.full_segment_bytes(),
             data_drops: f.drops.data,
             retrans_drops: f.drops.retrans,
             first_drop_s: f.drops.first.map_or(f64::NAN, |d| d.at.as_secs_f64()),
@@ -803,6 +805,14 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
                 mean_sojourn_s: d.mean_sojourn_s,
                 max_sojourn_s: l.stats.sojourn_max_ns as f64 / 1e9,
                 qdisc: l.qdisc.name().to_string(),
+                queue_limit_pkts: match sc.links[i].queue.limit {
+                    tcplab_net::QueueLimit::Packets(n) => n as u64,
+                    tcplab_net::QueueLimit::Bytes(_) => 0,
+                },
+                queue_limit_bytes: match sc.links[i].queue.limit {
+                    tcplab_net::QueueLimit::Bytes(n) => n,
+                    tcplab_net::QueueLimit::Packets(_) => 0,
+                },
             }
         })
         .collect();

@@ -82,6 +82,10 @@ fn the_first_drop_its_retransmission_and_the_first_reduction_are_where_traced() 
     assert_eq!((f.first_reduction_cwnd, f.first_reduction_in_ss), (6, true));
     assert!(!f.double_slow_start);
     assert_eq!(f.timeouts, 0);
+    // The segment and packet sizes (ns-2: payload + 40), the queue limits.
+    assert_eq!((f.mss, f.packet_bytes), (1460, 1500));
+    let l = &r.links[0];
+    assert_eq!((l.queue_limit_pkts, l.queue_limit_bytes), (1000, 0));
 }
 
 #[test]

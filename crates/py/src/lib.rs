@@ -201,6 +201,8 @@ fn flows_to_py<'py>(py: Python<'py>, rows: &[FlowResult]) -> PyResult<Bound<'py,
             timeouts_window,
             completed,
             fct_s,
+            mss,
+            packet_bytes,
             data_drops,
             retrans_drops,
             first_drop_s,
@@ -238,6 +240,8 @@ fn links_to_py<'py>(py: Python<'py>, rows: &[LinkResult]) -> PyResult<Bound<'py,
             mean_sojourn_s,
             max_sojourn_s,
             qdisc,
+            queue_limit_pkts,
+            queue_limit_bytes,
         }
     ))
 }

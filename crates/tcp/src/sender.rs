@@ -311,6 +311,18 @@ impl Sender {
     pub fn mss(&self) -> u32 {
         self.mss
     }
+    /// IP size of a full data segment as this sender sends it (headers and
+    /// the options it uses, or ns-2's sizes).
+    pub fn full_segment_bytes(&self) -> u32 {
+        TcpHeader {
+            flags: ACK,
+            payload: self.mss,
+            has_ts: self.ts_ok,
+            ns2_sizes: self.one_way(),
+            ..Default::default()
+        }
+        .wire_size()
+    }
     /// Whether SACK was negotiated.
     pub fn sack_ok(&self) -> bool {
         self.sack_ok

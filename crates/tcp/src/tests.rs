@@ -100,6 +100,8 @@ fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
     assert!(s.sack_ok() && s.ts_ok());
     // MSS 1460 minus 12 bytes of timestamp option.
     assert_eq!(s.mss(), 1448);
+    // A full segment: 20 (IP) + 20 (TCP) + 12 (timestamps) + 1448 = 1500 bytes.
+    assert_eq!(s.full_segment_bytes(), 1500);
     // Handshake RTT is the first sample: 100 ms.
     assert_eq!(s.rtt().srtt(), Some(ms(100)));
     // IW 2 data segments leave at once, each a 1500-byte packet.
