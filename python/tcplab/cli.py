@@ -568,8 +568,12 @@ def _run_errors(out: Path, what: str, scheduler: str | None) -> Iterator[None]:
     except (SweepError, _core.ScenarioError) as e:
         raise UserError(str(e)) from e
     except ImportError as e:
+        if scheduler is None:
+            raise
         raise UserError(f"--scheduler needs Dask: pip install 'tcplab[cluster]' ({e})") from e
     except ValueError as e:  # a malformed --scheduler address
+        if scheduler is None:
+            raise
         raise UserError(f"--scheduler {scheduler}: {e}") from e
     except OSError as e:
         reading = e.filename is not None and out.resolve() not in Path(e.filename).resolve().parents

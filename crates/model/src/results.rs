@@ -95,7 +95,8 @@ pub struct FlowResult {
     pub first_drop_cwnd: u32,
     /// Whether the sender was in slow start when it sent that segment.
     pub first_drop_in_ss: bool,
-    /// When the flow's first retransmitted segment was dropped, seconds (NaN: never).
+    /// When a retransmission of a segment of the first drop's window (sent
+    /// before that drop) was first dropped, seconds (NaN: never).
     pub retrans_drop_s: f64,
     /// The link that dropped it (empty: none).
     pub retrans_drop_link: String,

@@ -172,8 +172,11 @@ struct FlowState {
 struct DropFacts {
     /// The first data segment dropped or lost.
     first: Option<DropFact>,
-    /// The first retransmitted segment dropped or lost.
+    /// The first retransmission of the first drop's window dropped or lost.
     first_retrans: Option<DropFact>,
+    /// The sender's snd_max at the first drop: segments below it were in
+    /// that window.
+    first_window_end: u64,
     /// Data segments dropped or lost.
     data: u64,
     /// Of which retransmissions.
@@ -264,10 +267,15 @@ impl World {
             };
             let d = &mut fl.drops;
             d.data += 1;
-            d.first.get_or_insert(fact);
+            if d.first.is_none() {
+                d.first = Some(fact);
+                d.first_window_end = fl.sender.snd_max;
+            }
             if r.header.retrans {
                 d.retrans += 1;
-                d.first_retrans.get_or_insert(fact);
+                if r.header.seq < d.first_window_end {
+                    d.first_retrans.get_or_insert(fact);
+                }
             }
         }
         self.net.clear_drops();

@@ -41,7 +41,7 @@ __all__ = [
 SCENARIOS_ENV = "TCPLAB_SCENARIOS"
 
 #: The study modules, in the order ``tcplab reproduce --list`` shows them.
-_MODULES = ("braud2016", "mascolo2006")
+_MODULES = ("braud2016", "mascolo2006", "barakat1999")
 
 
 @dataclass(frozen=True)

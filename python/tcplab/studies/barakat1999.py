@@ -1,0 +1,507 @@
+"""barakat1999: Barakat & Altman, INRIA RR-3620, 1999, TCP Tahoe through
+several bottleneck nodes, with the paper's closed-form model beside every run.
+
+Parts (files in ``data/barakat1999/``, written by
+``scenarios/barakat1999/make_scenarios.py``): section 3 (two nodes, mu_1 = 1.5
+or 1.6 Mb/s), section 5 (chains of n = 1..10 nodes before the bottleneck,
+their two-node equivalents, the bottleneck alone), section 7 (Drop Tail,
+Random Drop and Drop-from-Front with B = 10..20). Every run is one Tahoe
+connection on ns-2's agents of 1999 (the ``ns2`` profile).
+
+The model of each run is evaluated on the run's own path as the links table
+reports it (rates, delays, queue limits) and the flow's packet size, with
+:func:`tcplab.models.barakat_altman`; the flows table gives what the simulator
+saw (first drop: where, when, with which window; the dropped retransmission;
+the second slow start), computed in the core.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tcplab.studies import Citation, Part, Study
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from tcplab.models import BarakatAltman
+    from tcplab.report import Report
+
+__all__ = ["STUDY", "model_of_run", "run_facts"]
+
+#: The sweep axes of the study files, as table columns.
+MU1 = "link[1].forward.rate"
+B_AXIS = "link[2].forward.queue.packets"
+EQ_AXIS = "link[1].forward"
+POLICIES = ("droptail", "randomdrop", "dropfront")
+POLICY_NAMES = {
+    "droptail": "Drop Tail",
+    "randomdrop": "Random Drop",
+    "dropfront": "Drop-from-Front",
+}
+CHAIN_NS = tuple(range(1, 11))
+#: The first slow start's threshold: the files' window_ (ns-2 starts ssthresh_ there).
+FIRST_THRESHOLD = 2000
+#: The end of the first phase of every run (slow start and the first losses), s.
+PHASE1_END = 60.0
+
+PAPER = Citation(
+    authors="Chadi Barakat and Eitan Altman",
+    title="Analysis of TCP with several bottleneck nodes",
+    venue="INRIA research report RR-3620",
+    year=1999,
+    ident="HAL inria-00073057",
+)
+
+
+def _path(links: pl.DataFrame) -> tuple[list[dict[str, Any]], float]:
+    """The forward path's links from "src" to "dst" in order (rows of the links
+    table of one run), and the round-trip propagation delay T: the forward
+    links' delays and those of the links back."""
+    rows = list(links.iter_rows(named=True))
+    by_pair = {(r["from"], r["to"]): r for r in rows}
+    # Breadth-first from the source: the study's paths are chains.
+    came: dict[str, dict[str, Any]] = {}
+    frontier, seen = ["src"], {"src"}
+    while frontier and "dst" not in seen:
+        nxt = []
+        for node in frontier:
+            for r in rows:
+                if r["from"] == node and r["to"] not in seen:
+                    seen.add(r["to"])
+                    came[r["to"]] = r
+                    nxt.append(r["to"])
+        frontier = nxt
+    if "dst" not in seen:
+        raise ValueError("no path from src to dst in the links table")
+    path: list[dict[str, Any]] = []
+    node = "dst"
+    while node != "src":
+        path.append(came[node])
+        node = came[node]["from"]
+    path.reverse()
+    t = 0.0
+    for r in path:
+        back = by_pair.get((r["to"], r["from"]))
+        t += float(r["delay_s"]) + (float(back["delay_s"]) if back is not None else 0.0)
+    return path, t
+
+
+def model_of_run(
+    links: pl.DataFrame, packet_bytes: int, *, extra_packet: bool = False
+) -> BarakatAltman:
+    """Barakat & Altman's model of the path of one run: its links (the links
+    table of the run) from the source to the destination, the main bottleneck
+    last; rates in packets of ``packet_bytes`` per second; each node's buffer
+    its queue limit (plus one with ``extra_packet``: the packet being
+    transmitted, which an ns-2 queue limit does not count); the first slow
+    start's threshold at ``FIRST_THRESHOLD``."""
+    from tcplab.models import barakat_altman
+
+    path, t = _path(links)
+
+    def pps(row: Mapping[str, Any]) -> float:
+        return float(row["rate_bps"]) / (8.0 * packet_bytes)
+
+    def buf(row: Mapping[str, Any]) -> float:
+        return float(row["queue_limit_pkts"]) + (1.0 if extra_packet else 0.0)
+
+    neck = _bottleneck(path)
+    mu = pps(path[neck])
+    chain = [(pps(r), buf(r)) for r in path[:neck] if pps(r) < 2 * mu]
+    return barakat_altman(mu, t, buf(path[neck]), chain, w_th=FIRST_THRESHOLD)
+
+
+def _bottleneck(path: Sequence[Mapping[str, Any]]) -> int:
+    """The index of the main bottleneck on ``path``: the first of its slowest
+    links. Links after it are at least as fast and fed at its rate, so they
+    never queue a burst (section 3's mu_1 = mu makes node 1 the bottleneck)."""
+    slowest = min(float(r["rate_bps"]) for r in path)
+    return next(i for i, r in enumerate(path) if float(r["rate_bps"]) == slowest)
+
+
+def _node_of(model: BarakatAltman, links: pl.DataFrame, link_name: str) -> str:
+    """The paper's name ("node 1", ..., "bottleneck") of the link a drop happened on."""
+    if not link_name:
+        return "none"
+    path, _ = _path(links)
+    names = [r["name"] for r in path]
+    if link_name not in names:
+        return link_name
+    i, neck = names.index(link_name), _bottleneck(path)
+    if i == neck:
+        return "bottleneck"
+    # Nodes of the model are the path's links below 2 mu before the bottleneck.
+    mu_bps = float(path[neck]["rate_bps"])
+    queued = [r["name"] for r in path[:neck] if float(r["rate_bps"]) < 2 * mu_bps]
+    return f"node {queued.index(link_name) + 1}" if link_name in queued else link_name
+
+
+def run_facts(out: Path) -> pl.DataFrame:
+    """One row per run of a part: the sweep coordinates, the model's
+    predictions on the run's path, what the simulator saw, and both
+    throughputs (goodput over the whole run and after the first 60 s)."""
+    import polars as pl
+
+    from tcplab.sweep import read_table
+
+    flows = read_table(out, "flows")
+    links = read_table(out, "links")
+    phases = read_table(out, "phases")
+    if flows.height == 0:
+        return pl.DataFrame()
+    rows = []
+    for f in flows.iter_rows(named=True):
+        run_links = links.filter(pl.col("run") == f["run"])
+        m = model_of_run(run_links, int(f["packet_bytes"]))
+        m1 = model_of_run(run_links, int(f["packet_bytes"]), extra_packet=True)
+        after = phases.filter((pl.col("run") == f["run"]) & (pl.col("phase") == 1))
+        goodput_after = float(after["goodput_bps"][0]) if after.height else math.nan
+        payload_bits = 8.0 * float(f["mss"])
+        lost_at = [m.node_name(i) for i, x in enumerate(m.retx_loss) if x]
+        rows.append(
+            {
+                "run": f["run"],
+                "point": f["point"],
+                "rep": f["rep"],
+                "S_B": m.s_b,
+                "loss node (model)": m.node_name(m.loss_node),
+                "W_B (model)": m.w_b,
+                "W_B (model, B+1)": m1.w_b,
+                "first drop at": _node_of(m, run_links, f["first_drop_link"]),
+                "first drop window": f["first_drop_cwnd"],
+                "first drop in slow start": f["first_drop_in_ss"],
+                "double slow start (model)": m.double_slow_start,
+                "retransmission lost (model)": ", ".join(lost_at) if lost_at else "none",
+                "retransmission lost at": _node_of(m, run_links, f["retrans_drop_link"]),
+                "second slow start done": f["double_slow_start"],
+                "timeouts": f["timeouts"],
+                # Section 6's formula counts W/T even when W > mu T; a link cannot
+                # carry more than mu: capped there.
+                "throughput (model) Mb/s": min(m.throughput, m.mu) * payload_bits / 1e6,
+                "goodput Mb/s": f["goodput_bps"] / 1e6,
+                "goodput after 60 s Mb/s": goodput_after / 1e6,
+            }
+        )
+    facts = pl.DataFrame(rows)
+    coords = [
+        c
+        for c in flows.columns
+        if c not in facts.columns
+        and (c.startswith(("link[", "host[", "defaults.")) or c in ("seed",))
+    ]
+    return flows.select(["run", *coords]).join(facts, on="run")
+
+
+def _mean_by(df: pl.DataFrame, keys: Sequence[str], cols: Sequence[str]) -> pl.DataFrame:
+    from tcplab.analysis import describe
+
+    return describe(df, keys, cols)
+
+
+def _disagreement(facts: pl.DataFrame, label: str) -> str:
+    """A sentence on how far the model's window at the first loss and its
+    throughput are from the simulation, over ``facts``."""
+    import polars as pl
+
+    if facts.height == 0:
+        return ""
+    d = facts.with_columns(
+        (pl.col("first drop window") - pl.col("W_B (model)")).alias("dw"),
+        (pl.col("first drop window") - pl.col("W_B (model, B+1)")).alias("dw1"),
+        (pl.col("goodput after 60 s Mb/s") / pl.col("throughput (model) Mb/s") - 1).alias("dt"),
+    )
+
+    def rng(c: str, pct: bool = False) -> str:
+        lo, hi = d[c].min(), d[c].max()
+        if lo is None or hi is None:
+            return "n/a"
+        k = 100.0 if pct else 1.0
+        unit = " %" if pct else ""
+        return f"{float(lo) * k:+.0f}{unit} to {float(hi) * k:+.0f}{unit}"  # type: ignore[arg-type]
+
+    same_node = int((d["first drop at"] == d["loss node (model)"]).sum())
+    return (
+        f"{label}: the first loss is where the model puts it in {same_node} of "
+        f"{d.height} runs. The window at the first drop is {rng('dw')} segments from "
+        f"the model's W_B with B the queue limit, and {rng('dw1')} with B + 1: an ns-2 "
+        "queue limit (as tcplab's) does not count the packet being transmitted, so a "
+        "node holds one packet more than its limit, which the model's B leaves out. "
+        f"Goodput after the first 60 s is {rng('dt', pct=True)} from the model's "
+        "throughput (section 6), which approximates 2^n_B by S_B, assumes no timeout "
+        "and counts the window in whole RTTs; runs whose retransmission was lost "
+        "time out, which the model's throughput does not include."
+    )
+
+
+def _traces(out: Path, keep: Mapping[str, Any] | None = None) -> pl.DataFrame:
+    import polars as pl
+
+    from tcplab.sweep import read_table
+
+    tr = read_table(out, "cwnd")
+    if tr.height == 0:
+        return tr
+    tr = tr.filter(pl.col("rep") == 0)
+    for k, v in (keep or {}).items():
+        tr = tr.filter(pl.col(k) == v)
+    return tr
+
+
+def _facts_table(facts: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Per point, the first repetition's facts (the model is the same for all)."""
+    import polars as pl
+
+    cols = [
+        "S_B",
+        "loss node (model)",
+        "first drop at",
+        "W_B (model)",
+        "W_B (model, B+1)",
+        "first drop window",
+        "double slow start (model)",
+        "retransmission lost (model)",
+        "retransmission lost at",
+        "second slow start done",
+        "timeouts",
+        "throughput (model) Mb/s",
+        "goodput after 60 s Mb/s",
+    ]
+    return facts.filter(pl.col("rep") == 0).select([*keys, *cols])
+
+
+def _section3(rep: Report, out: Path) -> None:
+    import polars as pl
+
+    from tcplab import figures
+
+    rep.add_section("Section 3: two nodes, mu_1 = 1.5 or 1.6 Mb/s")
+    facts = run_facts(out / "sec3")
+    if facts.height == 0:
+        return
+    tr = _traces(out / "sec3")
+    if tr.height:
+        for first in (True, False):
+            d = tr.filter(pl.col("time_s") <= PHASE1_END) if first else tr
+            fig = figures.time_series(
+                d.with_columns(("mu_1 = " + pl.col(MU1).cast(pl.Utf8)).alias("path")),
+                x="time_s",
+                y="cwnd",
+                by="path",
+                xlabel="time (s)",
+                ylabel="cwnd (segments)",
+                title="Tahoe's window, mu_1 = 1.5 vs 1.6 Mb/s" + (" (first 60 s)" if first else ""),
+            )
+            rep.add_figure(
+                fig,
+                "The paper's section-3 window traces (first repetition): one Tahoe "
+                "connection through node 1 (mu_1, B_1 = 100) and the bottleneck "
+                "(1.5 Mb/s, B = 50). With mu_1 = mu node 1 is the bottleneck (its "
+                "100 packets are the buffer); with 1.6 Mb/s it only queues the "
+                "slow-start bursts, in the paper's range mu < mu_1 < 2 mu."
+                + (" The first 60 s." if first else " The whole run."),
+            )
+    stats = _mean_by(facts, [MU1], ["goodput Mb/s", "goodput after 60 s Mb/s"])
+    rep.add_table(stats, "Section 3: goodput per mu_1, mean and 95 % CI over the repetitions.")
+    rep.add_table(_facts_table(facts, [MU1]), "Section 3: model against simulation (first run).")
+    rep.add_text(_disagreement(facts, "Section 3"))
+
+
+def _section5(rep: Report, out: Path) -> None:
+    import polars as pl
+
+    from tcplab import figures
+
+    rep.add_section("Section 5: a chain of nodes and its two-node equivalent")
+    parts = []
+    for n in CHAIN_NS:
+        f = run_facts(out / f"sec5-chain-n{n}")
+        if f.height:
+            parts.append(
+                f.with_columns(pl.lit(n).alias("nodes"), pl.lit("full chain").alias("path"))
+            )
+    eq = run_facts(out / "sec5-equivalent")
+    if eq.height:
+        labels = eq[EQ_AXIS].to_list()
+        ns = [int(str(v).split("=")[-1]) for v in labels]
+        parts.append(
+            eq.drop(EQ_AXIS).with_columns(
+                pl.Series("nodes", ns), pl.lit("two-node equivalent").alias("path")
+            )
+        )
+    alone = run_facts(out / "sec5-alone")
+    if alone.height:
+        for n in CHAIN_NS:
+            parts.append(
+                alone.with_columns(
+                    pl.lit(n).alias("nodes"), pl.lit("bottleneck alone").alias("path")
+                )
+            )
+    if not parts:
+        return
+    common = set.intersection(*(set(p.columns) for p in parts))
+    facts = pl.concat([p.select(sorted(common)) for p in parts], how="vertical_relaxed")
+    stats = _mean_by(facts, ["path", "nodes"], ["goodput Mb/s", "goodput after 60 s Mb/s"])
+    model = (
+        facts.filter((pl.col("path") == "full chain") & (pl.col("rep") == 0))
+        .sort("nodes")
+        .select("nodes", "throughput (model) Mb/s")
+    )
+    fig = figures.curves(
+        stats,
+        "nodes",
+        "goodput after 60 s Mb/s_mean",
+        "path",
+        "goodput after 60 s Mb/s_ci95",
+        overlay={
+            "model (section 6)": (
+                model["nodes"].to_list(),
+                model["throughput (model) Mb/s"].to_list(),
+            )
+        },
+        xlabel="nodes before the bottleneck (n)",
+        ylabel="goodput after 60 s (Mb/s)",
+        title="Section 5: the chain, its two-node equivalent, the bottleneck alone",
+    )
+    rep.add_figure(
+        fig,
+        "Section 5: goodput of one Tahoe connection through n nodes with "
+        "mu_i = 2 mu - i mu/(n+1), B_i = 17, then the bottleneck (1.5 Mb/s, B = 20), "
+        "through the two-node equivalent (mu' = mu_n, B' from S' = min S_i), and "
+        "through the bottleneck alone; mean and 95 % CI over the repetitions, after "
+        "the first 60 s; the dashed line is the model's throughput for the chain.",
+    )
+    rep.add_table(
+        _facts_table(facts, ["path", "nodes"]).sort(["nodes", "path"]),
+        "Section 5: model against simulation per path and n (first run).",
+    )
+    rep.add_text(_disagreement(facts, "Section 5"))
+
+
+def _section7(rep: Report, out: Path) -> None:
+    import polars as pl
+
+    from tcplab import figures
+
+    rep.add_section("Section 7: the lost retransmission and the queue policy")
+    parts = []
+    for pol in POLICIES:
+        f = run_facts(out / f"sec7-{pol}")
+        if f.height:
+            parts.append(f.with_columns(pl.lit(POLICY_NAMES[pol]).alias("policy")))
+    if not parts:
+        return
+    facts = pl.concat(parts, how="vertical_relaxed").rename({B_AXIS: "B"})
+    stats = _mean_by(facts, ["policy", "B"], ["goodput Mb/s", "goodput after 60 s Mb/s"])
+    model = (
+        facts.filter((pl.col("policy") == "Drop Tail") & (pl.col("rep") == 0))
+        .sort("B")
+        .select("B", "throughput (model) Mb/s")
+    )
+    for col, what in (("goodput Mb/s", "whole run"), ("goodput after 60 s Mb/s", "after 60 s")):
+        fig = figures.curves(
+            stats,
+            "B",
+            f"{col}_mean",
+            "policy",
+            f"{col}_ci95",
+            overlay={
+                "model (section 6)": (
+                    model["B"].to_list(),
+                    model["throughput (model) Mb/s"].to_list(),
+                )
+            },
+            xlabel="bottleneck buffer B (packets)",
+            ylabel=f"goodput, {what} (Mb/s)",
+            title="Section 7: throughput against B per queue policy",
+        )
+        rep.add_figure(
+            fig,
+            "The paper's Figure 11 (throughput against B): mu = 1.5 Mb/s, mu' = 2.2 Mb/s "
+            f"with B' = 15, access 2.7 Mb/s; goodput over the {what}, mean and 95 % CI "
+            "over the repetitions (seeds: the ns-2 tick phase and Random Drop's draws); "
+            "dashed: the model's throughput.",
+        )
+    tr_parts = []
+    for pol in POLICIES:
+        tr = _traces(out / f"sec7-{pol}", {B_AXIS: 18})
+        if tr.height:
+            tr_parts.append(tr.with_columns(pl.lit(POLICY_NAMES[pol]).alias("policy")))
+    if tr_parts:
+        tr = pl.concat(tr_parts, how="vertical_relaxed").filter(pl.col("time_s") <= PHASE1_END)
+        fig = figures.time_series(
+            tr,
+            x="time_s",
+            y="cwnd",
+            by="policy",
+            separate=True,
+            xlabel="time (s)",
+            ylabel="cwnd (segments)",
+            title="Section 7: Tahoe's window at B = 18, first 60 s",
+        )
+        rep.add_figure(
+            fig,
+            "The paper's Figures 9 and 10 (window at B = 18) for each policy, first "
+            "repetition, first 60 s. Where the retransmission of the first loss is lost, "
+            "a timeout replaces the second slow start (see the tables below for which "
+            "runs).",
+        )
+    rep.add_table(
+        _facts_table(facts, ["policy", "B"]).sort(["policy", "B"]),
+        "Section 7: model against simulation per policy and B (first run).",
+    )
+    lost = (
+        facts.group_by(["policy", "B"], maintain_order=True)
+        .agg(
+            (pl.col("retransmission lost at") != "none")
+            .sum()
+            .alias("runs with a lost retransmission"),
+            pl.len().alias("runs"),
+            pl.col("timeouts").mean().alias("timeouts per run"),
+        )
+        .sort(["policy", "B"])
+    )
+    rep.add_table(lost, "Section 7: lost retransmissions over the repetitions.")
+    rep.add_text(_disagreement(facts, "Section 7"))
+
+
+def _barakat_report(out: Path, quick: bool) -> Path:
+    from tcplab.reproduce import finish_report, start_report
+
+    rep = start_report(
+        STUDY,
+        quick,
+        "One TCP Tahoe connection through a chain of nodes whose rates lie between the "
+        "bottleneck's rate mu and 2 mu, on ns-2's agents of 1999; each run beside Barakat "
+        "& Altman's model evaluated on the run's own path (the links table) and packet "
+        "size. The model's B is a node's queue limit; the columns 'B+1' count the packet "
+        "being transmitted too.",
+    )
+    _section3(rep, out)
+    _section5(rep, out)
+    _section7(rep, out)
+    return finish_report(rep, out)
+
+
+_QUICK = {"duration": "120s"}
+
+STUDY = Study(
+    name="barakat1999",
+    title="TCP with several bottleneck nodes",
+    paper=PAPER,
+    parts=(
+        Part("sec3", "sec3.toml", quick=_QUICK, quick_repetitions=1),
+        *(
+            Part(f"sec5-chain-n{n}", f"sec5-chain-n{n}.toml", quick=_QUICK, quick_repetitions=1)
+            for n in CHAIN_NS
+        ),
+        Part("sec5-equivalent", "sec5-equivalent.toml", quick=_QUICK, quick_repetitions=1),
+        Part("sec5-alone", "sec5-alone.toml", quick=_QUICK, quick_repetitions=1),
+        *(Part(f"sec7-{p}", f"sec7-{p}.toml", quick=_QUICK, quick_repetitions=1) for p in POLICIES),
+    ),
+    report=_barakat_report,
+    quick_note="1 run of 120 s per point instead of 5 of 600 s",
+)
