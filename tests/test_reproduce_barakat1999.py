@@ -92,10 +92,12 @@ def test_the_bottleneck_is_the_first_slowest_link() -> None:
 
 def test_the_quick_report_has_every_section_and_figure(quick: Path) -> None:
     html = (quick / "report.html").read_text(encoding="utf-8")
-    for title in ("Section 3", "Section 5", "Section 7"):
+    for title in ("Section 3", "Section 5", "Section 6", "Section 7"):
         assert title in html
-    # Section 3: 2 window figures; section 5: 1 curve; section 7: 2 curves + traces.
-    assert html.count("<figure") == 6
+    # Section 3: 2 window figures; sections 5 and 6: 1 curve each; section 7: 2
+    # curves and the traces.
+    assert html.count("<figure") == 7
+    assert "Figure 7" in html
     assert "Figure 11" in html
     assert "Figures 9 and 10" in html
     assert "Barakat and Eitan Altman" in html

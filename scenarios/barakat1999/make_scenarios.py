@@ -5,7 +5,7 @@ Section 3 (congestion avoidance through two nodes): sec3.toml, mu_1 swept
 over 1.5 and 1.6 Mb/s. Section 5 (the equivalent node): sec5-chain-n<n>.toml
 for n = 1..10 preceding nodes (the full chain), sec5-equivalent.toml (the
 two-node reduction of each chain, zipped over n) and sec5-alone.toml (the main
-bottleneck alone). Section 7 (retransmission losses and the queue policy):
+bottleneck alone). Section 6 (figure 7): sec6.toml, mu' and B' swept. Section 7 (retransmission losses and the queue policy):
 sec7-<policy>.toml for Drop Tail, Random Drop and Drop-from-Front, B swept from
 10 to 20 packets.
 
@@ -140,6 +140,29 @@ def sec3() -> str:
     )
 
 
+def sec6() -> str:
+    rates = ", ".join(f'"{r / 10:g}Mbps"' for r in range(16, 31))
+    return (
+        header(
+            """barakat1999 section 6 (figure 7).
+# Throughput against mu' (the node before the bottleneck, buffer B') for
+# B' = 80, 45 and 10 packets; bottleneck mu = 1.5 Mb/s, B = 20, T = 560 ms.
+# B = 20 makes the slow start double at mu' = 2 mu (the bottleneck alone:
+# S = 2B = 40, W_B = 52 < W_th = (mu T + B)/2 = 112), as the paper requires;
+# the paper's own B and B' other than 80 and 45 are not recorded.""",
+            "barakat1999 section 6",
+            False,
+        )
+        + HOSTS
+        + chain("100Mbps", [("2Mbps", 45), ("1.5Mbps", 20)])
+        + f"""
+[sweep]
+"link[1].forward.rate" = [{rates}]
+"link[1].forward.queue.packets" = [80, 45, 10]
+"""
+    )
+
+
 def sec7(kind: str) -> str:
     return (
         header(
@@ -233,7 +256,7 @@ def sec5_alone() -> str:
 
 def files() -> dict[str, str]:
     """Every study file by name."""
-    out = {"sec3.toml": sec3(), "sec5-alone.toml": sec5_alone()}
+    out = {"sec3.toml": sec3(), "sec5-alone.toml": sec5_alone(), "sec6.toml": sec6()}
     for n in range(1, 11):
         out[f"sec5-chain-n{n}.toml"] = sec5_chain(n)
     out["sec5-equivalent.toml"] = sec5_equivalent()

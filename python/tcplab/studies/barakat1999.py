@@ -5,7 +5,8 @@ Parts (files in ``data/barakat1999/``, written by
 ``scenarios/barakat1999/make_scenarios.py``): section 3 (two nodes, mu_1 = 1.5
 or 1.6 Mb/s), section 5 (chains of n = 1..10 nodes before the bottleneck,
 their two-node equivalents, the bottleneck alone), section 7 (Drop Tail,
-Random Drop and Drop-from-Front with B = 10..20). Every run is one Tahoe
+Random Drop and Drop-from-Front with B = 10..20), section 6 (throughput
+against mu' for B' = 80, 45, 10). Every run is one Tahoe
 connection on ns-2's agents of 1999 (the ``ns2`` profile).
 
 The model of each run is evaluated on the run's own path as the links table
@@ -162,9 +163,13 @@ def run_facts(out: Path) -> pl.DataFrame:
         goodput_after = float(after["goodput_bps"][0]) if after.height else math.nan
         payload_bits = 8.0 * float(f["mss"])
         lost_at = [m.node_name(i) for i, x in enumerate(m.retx_loss) if x]
+        path, _ = _path(run_links)
+        neck = _bottleneck(path)
         rows.append(
             {
                 "run": f["run"],
+                # The rate of the link just before the bottleneck (mu', Mb/s).
+                "mu' Mb/s": float(path[neck - 1]["rate_bps"]) / 1e6 if neck > 0 else math.nan,
                 "point": f["point"],
                 "rep": f["rep"],
                 "S_B": m.s_b,
@@ -381,6 +386,50 @@ def _section5(rep: Report, out: Path) -> None:
     rep.add_text(_disagreement(facts, "Section 5"))
 
 
+def _section6(rep: Report, out: Path) -> None:
+    import polars as pl
+
+    from tcplab import figures
+
+    rep.add_section("Section 6: throughput against mu' for several B'")
+    facts = run_facts(out / "sec6")
+    if facts.height == 0:
+        return
+    facts = facts.rename({"link[1].forward.queue.packets": "B'"})
+    stats = _mean_by(facts, ["B'", "mu' Mb/s"], ["goodput Mb/s", "goodput after 60 s Mb/s"])
+    overlay = {}
+    for bq in facts["B'"].unique(maintain_order=True).to_list():
+        m = facts.filter((pl.col("B'") == bq) & (pl.col("rep") == 0)).sort("mu' Mb/s")
+        overlay[f"model, B' = {bq}"] = (
+            m["mu' Mb/s"].to_list(),
+            m["throughput (model) Mb/s"].to_list(),
+        )
+    fig = figures.curves(
+        stats.with_columns(("B' = " + pl.col("B'").cast(pl.Utf8)).alias("buffer")),
+        "mu' Mb/s",
+        "goodput after 60 s Mb/s_mean",
+        "buffer",
+        "goodput after 60 s Mb/s_ci95",
+        overlay=overlay,
+        xlabel="mu' (Mb/s)",
+        ylabel="goodput after 60 s (Mb/s)",
+        title="Section 6: throughput against mu' (B = 20)",
+    )
+    rep.add_figure(
+        fig,
+        "The paper's Figure 7: one Tahoe connection through a node (mu', B') and the "
+        "bottleneck (1.5 Mb/s, B = 20), T = 560 ms; goodput after the first 60 s, mean "
+        "and 95 % CI over the repetitions, against the model's section-6 throughput "
+        "(dashed, one per B'). B = 20 gives a double slow start at mu' = 2 mu, as the "
+        "paper chose; its smallest B' is not recorded (10 here).",
+    )
+    rep.add_table(
+        _facts_table(facts, ["B'", "mu' Mb/s"]).sort(["B'", "mu' Mb/s"]),
+        "Section 6: model against simulation per B' and mu' (first run).",
+    )
+    rep.add_text(_disagreement(facts, "Section 6"))
+
+
 def _section7(rep: Report, out: Path) -> None:
     import polars as pl
 
@@ -482,6 +531,7 @@ def _barakat_report(out: Path, quick: bool) -> Path:
     )
     _section3(rep, out)
     _section5(rep, out)
+    _section6(rep, out)
     _section7(rep, out)
     return finish_report(rep, out)
 
@@ -500,6 +550,7 @@ STUDY = Study(
         ),
         Part("sec5-equivalent", "sec5-equivalent.toml", quick=_QUICK, quick_repetitions=1),
         Part("sec5-alone", "sec5-alone.toml", quick=_QUICK, quick_repetitions=1),
+        Part("sec6", "sec6.toml", quick=_QUICK, quick_repetitions=1),
         *(Part(f"sec7-{p}", f"sec7-{p}.toml", quick=_QUICK, quick_repetitions=1) for p in POLICIES),
     ),
     report=_barakat_report,
