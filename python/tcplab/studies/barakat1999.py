@@ -124,21 +124,23 @@ def _bottleneck(path: Sequence[Mapping[str, Any]]) -> int:
     return next(i for i, r in enumerate(path) if float(r["rate_bps"]) == slowest)
 
 
-def _node_of(model: BarakatAltman, links: pl.DataFrame, link_name: str) -> str:
-    """The paper's name ("node 1", ..., "bottleneck") of the link a drop happened on."""
-    if not link_name:
-        return "none"
+def _model_nodes(links: pl.DataFrame) -> list[str]:
+    """The names of the model's nodes on a run's path, in its order: the links
+    before the bottleneck slower than 2 mu (the ones that queue slow-start
+    bursts; a source's access link counts when it is one), then the
+    bottleneck, marked so."""
     path, _ = _path(links)
-    names = [r["name"] for r in path]
-    if link_name not in names:
-        return link_name
-    i, neck = names.index(link_name), _bottleneck(path)
-    if i == neck:
-        return "bottleneck"
-    # Nodes of the model are the path's links below 2 mu before the bottleneck.
+    neck = _bottleneck(path)
     mu_bps = float(path[neck]["rate_bps"])
     queued = [r["name"] for r in path[:neck] if float(r["rate_bps"]) < 2 * mu_bps]
-    return f"node {queued.index(link_name) + 1}" if link_name in queued else link_name
+    return [*queued, f"{path[neck]['name']} (bottleneck)"]
+
+
+def _where(nodes: Sequence[str], link_name: str) -> str:
+    """A link named as in ``_model_nodes`` ("none" for no link)."""
+    if not link_name:
+        return "none"
+    return next((n for n in nodes if n.split(" ")[0] == link_name), link_name)
 
 
 def run_facts(out: Path) -> pl.DataFrame:
@@ -162,7 +164,8 @@ def run_facts(out: Path) -> pl.DataFrame:
         after = phases.filter((pl.col("run") == f["run"]) & (pl.col("phase") == 1))
         goodput_after = float(after["goodput_bps"][0]) if after.height else math.nan
         payload_bits = 8.0 * float(f["mss"])
-        lost_at = [m.node_name(i) for i, x in enumerate(m.retx_loss) if x]
+        nodes = _model_nodes(run_links)
+        lost_at = [nodes[i] for i, x in enumerate(m.retx_loss) if x]
         path, _ = _path(run_links)
         neck = _bottleneck(path)
         rows.append(
@@ -173,15 +176,15 @@ def run_facts(out: Path) -> pl.DataFrame:
                 "point": f["point"],
                 "rep": f["rep"],
                 "S_B": m.s_b,
-                "loss node (model)": m.node_name(m.loss_node),
+                "loss node (model)": nodes[m.loss_node],
                 "W_B (model)": m.w_b,
                 "W_B (model, B+1)": m1.w_b,
-                "first drop at": _node_of(m, run_links, f["first_drop_link"]),
+                "first drop at": _where(nodes, f["first_drop_link"]),
                 "first drop window": f["first_drop_cwnd"],
                 "first drop in slow start": f["first_drop_in_ss"],
                 "double slow start (model)": m.double_slow_start,
                 "retransmission lost (model)": ", ".join(lost_at) if lost_at else "none",
-                "retransmission lost at": _node_of(m, run_links, f["retrans_drop_link"]),
+                "retransmission lost at": _where(nodes, f["retrans_drop_link"]),
                 "second slow start done": f["double_slow_start"],
                 "timeouts": f["timeouts"],
                 # Section 6's formula counts W/T even when W > mu T; a link cannot
