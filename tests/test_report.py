@@ -23,7 +23,7 @@ import pytest
 
 from tcplab import analysis, figures, sweep
 from tcplab.cli import main
-from tcplab.report import Report, ReportError, report_dir, sweep_report
+from tcplab.report import Report, ReportError, loss_figure, report_dir, sweep_report
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "report.md"
@@ -332,6 +332,58 @@ def test_cli_report(study: Study, tmp_path: Path, capsys: pytest.CaptureFixture[
     shutil.copy(study.out / "sweep.json", tmp_path / "e")
     assert cli(["report", str(tmp_path / "e")]) == 2
     assert "no finished runs" in capsys.readouterr().err
+
+
+def test_goodput_against_loss_draws_each_run_and_the_models_as_their_formulas() -> None:
+    # Two runs of one flow: 1 % and 4 % of its segments retransmitted, RTT 100
+    # ms, MSS 1460 bytes. Mathis et al.: (MSS / RTT) sqrt(3 / (2 p)) bytes/s,
+    # i.e. 1460 * 8 / 0.1 * sqrt(1.5 / p) / 1e6 Mb/s (1.4306 at p = 0.01).
+    flows = pl.DataFrame(
+        {
+            "name": ["f", "f", "g"],
+            "segs_sent_window": [10_000, 10_000, 10_000],
+            "segs_retrans_window": [100, 400, 0],
+            "goodput_bps": [1.2e6, 0.6e6, 3.0e6],
+            "rtt_mean_s": [0.1, 0.1, 0.1],
+            "mss": [1460, 1460, 1460],
+        }
+    )
+    got = loss_figure(flows, ["mathis", "pftk"])
+    assert got is not None
+    fig, caption = got
+    ax = fig.axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+    # The points: g retransmitted nothing and is left out.
+    assert list(lines["f"].get_xdata()) == [0.01, 0.04]
+    assert list(lines["f"].get_ydata()) == [1.2, 0.6]
+    assert "g" not in lines
+    mathis = lines["Mathis et al. 1997"]
+    for p, y in zip(mathis.get_xdata(), mathis.get_ydata()):
+        assert y == pytest.approx(1460 * 8 / 0.1 * math.sqrt(1.5 / p) / 1e6)
+    # The span covers the points, half the smallest to twice the largest.
+    assert min(mathis.get_xdata()) == pytest.approx(0.005)
+    assert max(mathis.get_xdata()) == pytest.approx(0.08 * 0.999)
+    # PFTK lies below Mathis (timeouts add to every cycle) and T0 = max(1 s, 2 RTT).
+    pftk = lines["Padhye et al. 1998 (T0 1 s)"]
+    assert all(a < b for a, b in zip(pftk.get_ydata(), mathis.get_ydata()))
+    assert "median RTT (100 ms)" in caption
+    assert loss_figure(flows.filter(pl.col("name") == "g"), ["mathis"]) is None
+    with pytest.raises(ReportError, match="unknown loss model 'cubic'"):
+        loss_figure(flows, ["cubic"])
+
+
+def test_cli_report_with_loss_models(
+    study: Study, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "r.html"
+    assert cli(["report", str(study.out), "--out", str(target), "--model", "mathis"]) == 0
+    html = target.read_text(encoding="utf-8")
+    assert "Goodput against loss" in html
+    extra = html.count("<figure") - study.html.count("<figure")
+    assert extra == (0 if "No flow retransmitted anything" in html else 1)
+    capsys.readouterr()
+    assert cli(["report", str(study.out), "--model", "reno"]) == 2
+    assert "'reno' is not one of 'mathis', 'pftk'" in capsys.readouterr().err
 
 
 def test_a_table_valued_axis_is_shown_by_its_label(tmp_path: Path) -> None:

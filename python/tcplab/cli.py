@@ -753,7 +753,14 @@ def reproduce(
     default=None,
     help="The HTML file to write [default: DIRECTORY/report.html].",
 )
-def report(directory: Path, out: Path | None) -> None:
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    type=click.Choice(["mathis", "pftk"]),
+    help="Add goodput against loss rate, with this model's curve (repeatable; sweeps only).",
+)
+def report(directory: Path, out: Path | None, models: tuple[str, ...]) -> None:
     """Write a self-contained HTML report of a sweep's (or a run's) results.
 
     DIRECTORY is the --out of `tcplab sweep` or of `tcplab run`. The report
@@ -762,7 +769,7 @@ def report(directory: Path, out: Path | None) -> None:
     from tcplab.report import ReportError, report_dir
 
     try:
-        path = report_dir(directory, out)
+        path = report_dir(directory, out, models=models)
     except ReportError as e:
         raise UserError(str(e)) from e
     except OSError as e:

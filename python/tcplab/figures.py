@@ -308,6 +308,7 @@ def curves(
     *,
     overlay: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     scale: float = 1.0,
+    lines: bool = True,
     logx: bool = False,
     logy: bool = False,
     xlabel: str | None = None,
@@ -319,7 +320,8 @@ def curves(
     with error bars of half-length ``err`` (times ``scale``) where finite;
     and each ``overlay`` curve, label -> (xs, ys) in the units of the plot
     (``y`` already scaled), drawn as a thin black line in its own dash
-    pattern: a model's prediction beside the simulated points.
+    pattern: a model's prediction beside the simulated points. ``lines``
+    False draws the points alone (a scatter: one point per run).
     """
     import polars as pl
 
@@ -338,7 +340,7 @@ def curves(
                 xs,
                 ys,
                 color=_colour(j),
-                linestyle=_linestyle(j),
+                linestyle=_linestyle(j) if lines else "none",
                 marker="o",
                 markersize=4,
                 label=_label(key) if series is not None else None,

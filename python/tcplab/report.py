@@ -26,7 +26,15 @@ if TYPE_CHECKING:
     import polars as pl
     from matplotlib.figure import Figure
 
-__all__ = ["Report", "ReportError", "report_dir", "run_report", "sweep_report"]
+__all__ = [
+    "LOSS_MODELS",
+    "Report",
+    "ReportError",
+    "loss_figure",
+    "report_dir",
+    "run_report",
+    "sweep_report",
+]
 
 REPORT_FILE = "report.html"
 MAX_ROWS = 500
@@ -559,8 +567,75 @@ def _point_label(coords: Mapping[str, Any], axes: Sequence[str]) -> str:
     return " / ".join(str(coord_label(coords.get(a))) for a in axes) if axes else "all"
 
 
+#: Throughput-against-loss models a sweep report can overlay (``models=``).
+LOSS_MODELS = ("mathis", "pftk")
+
+
+def loss_figure(flows: pl.DataFrame, models: Sequence[str]) -> tuple[Figure, str] | None:
+    """Goodput of every flow of every run (rows of a sweep's flows table)
+    against its loss rate (segments retransmitted over segments sent, in the
+    window), each a point, with the ``models``' predictions (Mathis et al.
+    1997; Padhye et al. 1998, full model) for the runs' median RTT and MSS;
+    and its caption. None when no flow retransmitted anything."""
+    import numpy as np
+    import polars as pl
+
+    from tcplab import figures
+    from tcplab import models as m
+
+    d = flows.filter(pl.col("segs_sent_window") > 0).with_columns(
+        (pl.col("segs_retrans_window") / pl.col("segs_sent_window")).alias("loss rate"),
+        (pl.col("goodput_bps") / 1e6).alias("goodput Mb/s"),
+    )
+    d = d.filter((pl.col("loss rate") > 0) & pl.col("rtt_mean_s").is_finite())
+    if d.height == 0:
+        return None
+    rtt = float(d["rtt_mean_s"].median())  # type: ignore[arg-type]
+    mss = float(d["mss"].median()) if "mss" in d.columns else 1460.0  # type: ignore[arg-type]
+    lo, hi = float(d["loss rate"].min()), float(d["loss rate"].max())  # type: ignore[arg-type]
+    ps = np.geomspace(lo / 2, min(1.0, hi * 2) * 0.999, 60) if hi > lo else np.array([lo])
+    t0 = max(1.0, 2 * rtt)
+    overlay: dict[str, tuple[list[float], list[float]]] = {}
+    for name in models:
+        if name == "mathis":
+            y = m.mathis_throughput(ps, rtt, mss)
+            label = "Mathis et al. 1997"
+        elif name == "pftk":
+            y = m.pftk_throughput(ps, rtt, t0, mss=mss)
+            label = f"Padhye et al. 1998 (T0 {t0:g} s)"
+        else:
+            raise ReportError(f"unknown loss model {name!r}; available: {', '.join(LOSS_MODELS)}")
+        overlay[label] = ([float(p) for p in ps], [float(v) * 8 / 1e6 for v in np.atleast_1d(y)])
+    fig = figures.curves(
+        d,
+        "loss rate",
+        "goodput Mb/s",
+        "name",
+        overlay=overlay,
+        lines=False,
+        logx=True,
+        logy=True,
+        xlabel="loss rate (retransmitted / sent segments)",
+        ylabel="goodput (Mb/s)",
+        title="Goodput against loss",
+    )
+    caption = "One point per flow and run. " + (
+        f"Lines: the models for the runs' median RTT ({rtt * 1e3:.4g} ms) and MSS "
+        f"({mss:.0f} bytes), one ACK per segment (b = 1), no window limit"
+        + (f"; PFTK's timeout T0 = max(1 s, 2 RTT) = {t0:g} s" if "pftk" in models else "")
+        + ". The models take the rate of loss events; a retransmission fraction counts "
+        "every retransmitted segment, so runs with bursts of losses sit to their right."
+        if models
+        else ""
+    )
+    return fig, caption
+
+
 def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
-    out_dir: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
+    out_dir: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None = None,
+    *,
+    models: Sequence[str] = (),
 ) -> Path:
     """Write a report of the sweep in ``out_dir`` to ``path`` (default
     ``out_dir/report.html``) and return its path.
@@ -572,8 +647,10 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
     the first run; response times against size and their CDF per point when
     the scenario generates transfers; the scenario text; provenance (versions,
     git revision, scenario SHA-256, every run's seed and wall time) and the
-    failed runs with their errors. Raises ``ReportError`` for a directory that
-    is not a sweep's or has no finished runs.
+    failed runs with their errors. With ``models`` (names in ``LOSS_MODELS``)
+    it adds every flow's goodput against its loss rate, each run a point, with
+    those models' predictions drawn over it. Raises ``ReportError`` for a
+    directory that is not a sweep's or has no finished runs, or an unknown model.
     """
     import polars as pl
 
@@ -704,6 +781,19 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
         report.add_table(
             _summary_display(flows, keys, FLOW_METRICS), "Flows per point: mean ± 95 % CI."
         )
+
+    if models:
+        report.add_section(
+            "Goodput against loss",
+            "Every flow of every run: goodput in the window against its loss rate, the "
+            "fraction of its segments sent in the window that were retransmissions (runs "
+            "without any are left out: no model applies at p = 0).",
+        )
+        got = loss_figure(read_table(out, "flows"), models)
+        if got is None:
+            report.add_text("No flow retransmitted anything in the window: nothing to plot.")
+        else:
+            report.add_figure(*got)
 
     # Links.
     links = summarize(out, "links")
@@ -957,19 +1047,28 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
 
 
 def report_dir(
-    directory: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
+    directory: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None = None,
+    *,
+    models: Sequence[str] = (),
 ) -> Path:
     """Report on a sweep's directory (it has ``sweep.json``) or a run's (it has
-    ``summary.json``); raises ``ReportError`` for anything else."""
+    ``summary.json``); raises ``ReportError`` for anything else. ``models``
+    (sweeps only): loss models to overlay on goodput against loss."""
     from tcplab.results import SUMMARY_FILE
     from tcplab.sweep import MANIFEST
 
     d = Path(directory)
     if not d.is_dir():
         raise ReportError(f"{d}: no such directory")
+    bad = [x for x in models if x not in LOSS_MODELS]
+    if bad:
+        raise ReportError(f"unknown loss model {bad[0]!r}; available: {', '.join(LOSS_MODELS)}")
     if (d / MANIFEST).is_file():
-        return sweep_report(d, path)
+        return sweep_report(d, path, models=models)
     if (d / SUMMARY_FILE).is_file():
+        if models:
+            raise ReportError(f"{d}: --model needs a sweep's directory (one run has one point)")
         return run_report(d, path)
     raise ReportError(
         f"{d}: neither a sweep's output directory (no {MANIFEST}) nor a run's (no {SUMMARY_FILE})"
