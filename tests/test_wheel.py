@@ -103,6 +103,23 @@ def test_the_wheel_carries_its_studies_and_reproduces_braud2016(
     assert str(ROOT) not in html
 
 
+def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_path: Path) -> None:
+    # The study's files and tcplab.models come with the wheel.
+    r = subprocess.run(
+        [str(installed / "tcplab"), "reproduce", "barakat1999", "--quick", "--jobs", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr + r.stdout
+    html = (tmp_path / "out" / "barakat1999-quick" / "report.html").read_text(encoding="utf-8")
+    assert "RR-3620" in html
+    assert html.count("<figure") == 7
+    assert str(ROOT) not in html
+
+
 def test_exported_study_files_run_through_tcplab_scenarios(
     installed: Path, tmp_path: Path
 ) -> None:
