@@ -120,9 +120,7 @@ def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_p
     assert str(ROOT) not in html
 
 
-def test_exported_study_files_run_through_tcplab_scenarios(
-    installed: Path, tmp_path: Path
-) -> None:
+def test_exported_study_files_run_through_tcplab_scenarios(installed: Path, tmp_path: Path) -> None:
     env = _clean_env()
     subprocess.run(
         [str(installed / "tcplab"), "reproduce", "braud2016", "--export", str(tmp_path)],
