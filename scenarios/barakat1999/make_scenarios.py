@@ -13,8 +13,8 @@ Common to all, as the paper's ns simulations of 1999: one TCP Tahoe connection
 on ns-2's one-way agents as they were then (the `ns2` profile with
 `handshake = "none"` and windowInit_ 1, tcpTick_ 0.1 s, no minrto_, no
 numdupacksFrac_; see docs/tcp.md), 512-byte packets on the wire (472 bytes of
-payload + ns-2's 40-byte header; "512-byte packets" may also have meant
-packetSize_ 512, i.e. 552 bytes on the wire: see docs/reproduce.md), an ACK
+payload + ns-2's 40-byte header; ns-2's packetSize_ 512 of 1999, before
+useHeaders_, was the wire size too: see docs/reproduce.md), an ACK
 per segment (TCPSink), and `window_` 2000, above W_max = B + mu T, so that the
 first threshold never binds (the paper's first threshold is the receiver
 window). The round-trip propagation delay T = 560 ms (a GEO satellite path)

@@ -448,6 +448,16 @@ impl Sender {
         self.tp.mss = self.mss;
         self.rwnd = u64::MAX;
         self.snd_una = 1;
+        // ns-2 reset(): recover_ = 0 and a fast retransmit needs highest_ack_ >
+        // recover_ (tcp.cc dupack_action, bugfix_): duplicate ACKs of packet 0
+        // start none. Packet 0 is the syn_ packet, or with syn_ false the first
+        // data packet.
+        if self.recovery_kind == Recovery::TahoeNs2 {
+            self.recover = match self.cfg.handshake {
+                Handshake::None => 1 + self.mss as u64,
+                _ => 1,
+            };
+        }
         self.cc.init(&mut self.tp);
         self.rto_deadline = None;
     }
@@ -1024,7 +1034,15 @@ impl Sender {
                 grow = false;
             }
             if grow && !rate_based && !self.ns2_lss_ack() {
-                self.cc.cong_avoid(&mut self.tp, delivered);
+                // ns-2's opencwnd runs once per new ACK, however many segments
+                // it acknowledges (tcp.cc recv_newack_helper): +1 in slow start,
+                // increase_num_/cwnd_ above it.
+                let acked = if self.one_way() && self.cc.ns2_opencwnd() {
+                    delivered.min(1)
+                } else {
+                    delivered
+                };
+                self.cc.cong_avoid(&mut self.tp, acked);
             }
             self.watch_second_slow_start();
             // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
@@ -1187,9 +1205,12 @@ impl Sender {
         }
         match kind {
             Recovery::Tahoe => {
-                // 4.3BSD-Tahoe: retransmit one segment, cwnd = 1, slow start; snd_nxt unchanged.
+                // 4.3BSD-Tahoe: retransmit one segment, cwnd = 1, slow start; snd_nxt
+                // unchanged. The retransmission timer is cleared and tcp_output
+                // starts it again (tcp_input: t_timer[TCPT_REXMT] = 0).
                 self.tp.cwnd = 1;
                 self.tp.cwnd_cnt = 0;
+                self.rto_deadline = None;
                 if let Some(i) = self.sb.first_lost(0) {
                     self.retransmit(now, i, out);
                 }
@@ -1199,12 +1220,15 @@ impl Sender {
             }
             Recovery::TahoeNs2 => {
                 // ns-2 tcp.cc dupack_action: slowdown(CLOSE_SSTHRESH_HALF |
-                // CLOSE_CWND_ONE), recover_ = maxseq_, t_seqno_ = highest_ack_ + 1:
-                // the transmit loop resends from snd_una as the window opens.
+                // CLOSE_CWND_ONE), recover_ = maxseq_, then reset_rtx_timer(0,0):
+                // t_seqno_ = highest_ack_ + 1 (the transmit loop resends from
+                // snd_una as the window opens) and the timer restarts now,
+                // without backoff.
                 self.tp.cwnd = 1;
                 self.tp.cwnd_cnt = 0;
                 self.snd_nxt = self.snd_una;
                 self.set_ca_state(CaState::Open);
+                self.rto_deadline = Some(now + self.rtt.rto());
                 self.transmit(now, out);
                 return;
             }

@@ -4,7 +4,7 @@
 
 use crate::cc::{self, CaState, CcParams};
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, SYN};
-use crate::profile::{profile, NewRenoRto, Recovery, TcpConfig};
+use crate::profile::{profile, Handshake, NewRenoRto, Recovery, TcpConfig};
 use crate::receiver::Receiver;
 use crate::scoreboard::{LOST, RETRANS, SACKED};
 use crate::sender::{Sender, SenderState};
@@ -1792,6 +1792,78 @@ fn the_first_reduction_and_a_second_slow_start_are_recorded() {
     ns2_ack_each(&mut s, 10, 40);
     assert!(s.stats.first_reduction.unwrap().in_slow_start);
     assert!(!s.stats.double_slow_start);
+}
+
+#[test]
+fn ns2_tahoe_restarts_the_timer_at_the_fast_retransmit() {
+    // ns-2 tcp.cc dupack_action -> reset_rtx_timer(0,0) -> set_rtx_timer():
+    // the timer restarts at the third duplicate ACK, with the same RTO (no
+    // backoff), where before it ran from the last new ACK.
+    let mut s = ns2_open_cc("tahoe", |c| {
+        c.recovery = Recovery::TahoeNs2;
+        c.sack = false;
+    });
+    ns2_ack_each(&mut s, 0, 9);
+    let last_new = s.tp.now;
+    let rto = s.rto_deadline().unwrap() - last_new;
+    for k in 1..=3 {
+        s.on_segment(last_new + ms(100 * k), &ns2_ack(10), &mut vec![]);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.rto_deadline(), Some(last_new + ms(300) + rto));
+}
+
+#[test]
+fn ns2_opencwnd_grows_once_per_ack_however_many_segments_it_acknowledges() {
+    // tcp.cc recv_newack_helper calls opencwnd() once per new ACK: above
+    // ssthresh_ cwnd_ += 1/cwnd_, for an ACK of one segment or of six.
+    let mut s = ns2_open_cc("newreno", |c| {
+        c.recovery = Recovery::NewReno;
+        c.sack = false;
+    });
+    ns2_ack_each(&mut s, 0, 9);
+    assert_eq!(s.tp.cwnd, 12);
+    s.tp.ssthresh = 5;
+    // One ACK for segments 10..=15: the counter moves by one, not six.
+    s.on_segment(ns2_next(&s), &ns2_ack(16), &mut vec![]);
+    assert_eq!((s.tp.cwnd, s.tp.cwnd_cnt), (12, 1));
+    // Eleven more single ACKs: the 12th ACK since brings cwnd to 13.
+    ns2_ack_each(&mut s, 16, 26);
+    assert_eq!((s.tp.cwnd, s.tp.cwnd_cnt), (13, 0));
+}
+
+#[test]
+fn ns2_tahoe_makes_no_fast_retransmit_on_duplicates_of_packet_0() {
+    // ns-2 reset(): recover_ = 0; dupack_action fast-retransmits only if
+    // highest_ack_ > recover_. With syn_ false packet 0 is the first data
+    // packet: if packet 1 is lost, duplicate ACKs of packet 0 wait for the
+    // timer; once packet 1 is acknowledged, three duplicates of it do.
+    let open = || {
+        let mut c = ns2_cfg();
+        c.handshake = Handshake::None;
+        c.initial_window = 1;
+        c.window = 100;
+        c.recovery = Recovery::TahoeNs2;
+        c.sack = false;
+        let mut s = sender(&c, "tahoe");
+        s.start(SimTime::ZERO, &mut vec![]);
+        s
+    };
+    let mut s = open();
+    // Packet 0 acknowledged (cwnd 2: packets 1, 2 out), then its duplicates.
+    s.on_segment(ms(100), &ns2_ack(1), &mut vec![]);
+    s.on_segment(ms(200), &ns2_ack(2), &mut vec![]);
+    // cwnd 3 now; packet 2 lost: three duplicate ACKs of packet 1.
+    for k in 1..=3 {
+        s.on_segment(ms(200 + k), &ns2_ack(2), &mut vec![]);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    let mut s = open();
+    s.on_segment(ms(100), &ns2_ack(1), &mut vec![]);
+    for k in 1..=3 {
+        s.on_segment(ms(100 + k), &ns2_ack(1), &mut vec![]);
+    }
+    assert_eq!(s.stats.fast_retransmits, 0);
 }
 
 #[test]
