@@ -167,6 +167,18 @@ def test_time_series_draws_one_sorted_step_line_per_group() -> None:
     assert lines[0].get_color() != lines[1].get_color()
 
 
+def test_time_series_overlays_go_on_every_panel() -> None:
+    df = pl.DataFrame({"t": [0.0, 1.0, 0.0, 1.0], "w": [1, 2, 3, 4], "k": ["a", "a", "b", "b"]})
+    fig = figures.time_series(
+        df, "t", "w", "k", separate=True, overlay={"W_B": ([0, 1], [2.5, 2.5])}
+    )
+    for ax in fig.axes:
+        dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+        assert len(dashed) == 1
+        assert list(dashed[0].get_ydata()) == [2.5, 2.5]
+    assert [ln.get_label() for ln in fig.axes[0].get_lines()][-1] == "W_B"
+
+
 def test_time_series_separate_panels_share_the_time_axis() -> None:
     df = pl.DataFrame({"t": [0.0, 1.0, 0.0, 1.0], "q": [1, 2, 3, 4], "l": ["a", "a", "b", "b"]})
     fig = figures.time_series(df, "t", "q", "l", separate=True, xlabel="time (s)")

@@ -454,7 +454,7 @@ def test_read_table_takes_a_trace_by_name_or_by_file_name(tmp_path: Path) -> Non
     """Regression: read_table(out, "trace_cwnd") was an empty table (it looked
     for trace_trace_cwnd.parquet) although every run wrote trace_cwnd.parquet."""
     out = sweep.run_sweep(
-        load(scenario(tmp_path, 'repetitions = 2\n[trace]\ncwnd = true')), tmp_path / "o", jobs=1
+        load(scenario(tmp_path, "repetitions = 2\n[trace]\ncwnd = true")), tmp_path / "o", jobs=1
     )
     per_run = sorted((out / sweep.RUNS).glob("*/trace_cwnd.parquet"))
     assert len(per_run) == 2
@@ -509,6 +509,7 @@ def test_each_run_directory_keeps_the_scenario_it_ran(tmp_path: Path) -> None:
         assert "[sweep]" not in text
         assert f'cc = "{prov["coords"]["host[a].cc"]}"' in text
         again = tcplab.run(text, seed=prov["seed"])
-        assert again.flows["goodput_bps"].to_list() == pl.read_parquet(d / "flows.parquet")[
-            "goodput_bps"
-        ].to_list()
+        assert (
+            again.flows["goodput_bps"].to_list()
+            == pl.read_parquet(d / "flows.parquet")["goodput_bps"].to_list()
+        )

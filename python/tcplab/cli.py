@@ -498,8 +498,12 @@ def sweep(
     n = len(sw.points) * sw.spec.repetitions
     console = _console()
     if not quiet:
-        until = f", until the 95 % CI of {sw.spec.until.metric} is within " \
-            f"{sw.spec.until.ci_halfwidth:.0%}" if sw.spec.until else ""
+        until = (
+            f", until the 95 % CI of {sw.spec.until.metric} is within "
+            f"{sw.spec.until.ci_halfwidth:.0%}"
+            if sw.spec.until
+            else ""
+        )
         console.print(
             f"{sw.path}: {len(sw.points)} point(s) x {sw.spec.repetitions} repetition(s)"
             f" = {n} runs{until}"
@@ -609,8 +613,13 @@ def _interrupted(out: Path, what: str) -> None:
     show_default=True,
 )
 @click.option("--columns", default=None, help="Comma-separated columns to show [default: a few].")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the whole summary to this CSV file.")
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the whole summary to this CSV file.",
+)
 def summarize(directory: Path, table: str, columns: str | None, csv_path: Path | None) -> None:
     """Mean, std and 95 % CI per sweep point of a sweep's results."""
     from tcplab.sweep import MANIFEST
@@ -669,10 +678,19 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
     default=None,
     help="Directory for the runs and the report [default: out/<name>[-quick]].",
 )
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes [default: all cores].")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Run on a Dask distributed cluster instead of local processes.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes [default: all cores].",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Run on a Dask distributed cluster instead of local processes.",
+)
 @click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
 @click.option(
     "--export",
@@ -731,7 +749,12 @@ def reproduce(
 
     with _run_errors(out, name, scheduler), bar:
         report = reproduce_(
-            name, out, quick=quick, jobs=jobs, scheduler=scheduler, resume=resume,
+            name,
+            out,
+            quick=quick,
+            jobs=jobs,
+            scheduler=scheduler,
+            resume=resume,
             on_progress=progress,
         )
     console.print(f"report: {report}")

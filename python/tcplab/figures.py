@@ -393,6 +393,7 @@ def time_series(
     scale: float = 1.0,
     step: bool = True,
     separate: bool = False,
+    overlay: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     xlabel: str | None = None,
     ylabel: str | None = None,
     title: str | None = None,
@@ -405,6 +406,8 @@ def time_series(
     interval ``[x, x_end)`` with a constant value (goodput per phase) and the
     last one is drawn to its end. ``separate`` gives each line its own panel,
     stacked, sharing the x axis (the "pendulum" of two queues reads better so).
+    ``overlay`` curves, label -> (xs, ys) in the plot's units, are drawn as
+    thin black dashed lines on every panel (a model's value beside a trace).
     """
     import polars as pl
 
@@ -434,6 +437,17 @@ def time_series(
             if n_panels > 1:
                 ax.set_title(_label(key), loc="left", fontsize=9)
                 _decorate(ax, None, ylabel, None)
+        dashes = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
+        for k, (label, (mx, my)) in enumerate((overlay or {}).items()):
+            for i, ax in enumerate(axes):
+                ax.plot(
+                    [float(v) for v in mx],
+                    [float(v) for v in my],
+                    color="#222222",
+                    linewidth=1.0,
+                    linestyle=dashes[k % len(dashes)],
+                    label=label if i == 0 else None,
+                )
         if n_panels == 1:
             _decorate(axes[0], None, ylabel, title)
             _legend(axes[0], by)

@@ -23,9 +23,12 @@ sits on the forward hops; ACKs return on uncongested 100 Mb/s links.
 Section 7 does not restate T; the section-3 value (560 ms) is assumed. Its
 queue policy applies to both router queues (B' and B).
 
-Every run lasts 600 s and is measured over all of it, in two phases: the first
-60 s (slow start and the first losses) and the rest. Repetitions differ in the
-seed, which places the ns-2 timer ticks (boot_time_) and draws Random Drop.
+Every run lasts 600 s and is measured over all of it, in three phases: the
+first 60 s (slow start and the first losses), 60-300 s and 300-600 s, so that
+the goodput of runs of 60, 300 and 600 s can be read off one run (the paper
+does not give its run length). Repetitions differ in the seed, which draws the
+flow's start in the first second, places the ns-2 timer ticks (boot_time_) and
+draws Random Drop.
 
 Run from anywhere: python3 scenarios/barakat1999/make_scenarios.py
 """
@@ -99,10 +102,13 @@ forward = {{ rate = "{rate}", delay = "{delay}", queue = {{ {q}packets = {buf} }
 reverse = {{ rate = "100Mbps", delay = "{delay}" }}
 """
     return out + """
+# Each repetition starts at its own time in the first second (and the seed
+# also places ns-2's timer ticks): the paper gives neither.
 [[flow]]
 name = "tahoe"
 from = "src"
 to = "dst"
+start = { uniform = ["0s", "1s"] }
 """
 
 
@@ -117,7 +123,7 @@ duration = "600s"
 repetitions = 5
 
 [measure]
-phases = ["60s"]
+phases = ["60s", "300s"]
 {trace}"""
 
 
