@@ -240,3 +240,68 @@ def test_ctrl_c_stops_a_running_simulation_at_once(tmp_path: Path) -> None:
             assert proc.returncode != 0
         finally:
             proc.kill()  # a simulation that ignored Ctrl-C would run for hours
+
+
+SWEEP_BASE = """
+name = "tiny"
+duration = "2s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "5ms"
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+"""
+
+
+@pytest.mark.parametrize(
+    ("sweep", "says"),
+    [
+        # A point whose value the core refuses: named with the line of the axis.
+        (
+            '[sweep]\n"host[a].sndbuf" = ["64KiB", "-5"]\n',
+            ["s.toml, line 18 (sweep point host[a].sndbuf = '-5')", "host[0].sndbuf", "-5"],
+        ),
+        ('[sweep]\n"host[a].nosuchfield" = [1, 2]\n', ["line 18", "nosuchfield"]),
+        ('[sweep]\n"host[a].cc" = []\n', ["sweep.host[a].cc", "non-empty list"]),
+        (
+            '[sweep]\nmode = "zip"\n"host[a].cc" = ["cubic"]\n"host[b].cc" = ["cubic", "reno"]\n',
+            ["sweep.mode", "equal lengths"],
+        ),
+        ('[sweep]\nmode = "diagonal"\n"host[a].cc" = ["cubic"]\n', ["sweep.mode", "diagonal"]),
+        ("repetitions = 0\n", ["repetitions", "whole number >= 1"]),
+    ],
+)
+def test_validate_checks_every_sweep_point_and_the_sweep_itself(
+    sweep: str, says: list[str], tmp_path: Path
+) -> None:
+    # Line 18 of the file: the base's 16 lines, an empty line, [sweep], the axis.
+    f = tmp_path / "s.toml"
+    if sweep.startswith("repetitions"):
+        f.write_text(sweep + SWEEP_BASE)
+    else:
+        f.write_text(SWEEP_BASE + "\n" + sweep)
+    assert_user_error(run_cli("validate", str(f)), str(f), *says)
+
+
+def test_validate_counts_the_points_of_a_good_sweep(tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_text("repetitions = 3\n" + SWEEP_BASE + '\n[sweep]\n"host[a].cc" = ["cubic", "reno"]\n')
+    proc = run_cli("validate", str(f))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ok: tiny (sweep: 2 points x 3 repetition(s))")
+
+
+def test_run_on_a_sweep_file_says_it_runs_the_base_scenario(tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_text(SWEEP_BASE + '\n[sweep]\n"host[a].cc" = ["cubic", "reno"]\n')
+    proc = run_cli("run", str(f), "--quiet", "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "runs its base scenario once" in proc.stderr
+    assert f"tcplab sweep {f}" in proc.stderr

@@ -16,6 +16,7 @@ import contextlib
 import importlib
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -64,8 +65,20 @@ def _load(scenario: str) -> tuple[str, str]:
         raise UserError(f"{scenario}: not UTF-8 text ({e.reason} at byte {e.start})") from e
 
 
+def _has_sweep(text: str) -> bool:
+    """Whether a scenario's text has sweep settings ([sweep], repetitions, until)."""
+    return re.search(r"(?m)^\s*(\[sweep\]|repetitions\s*=|until\s*=|\[until\])", text) is not None
+
+
 def _run(scenario: str, seed: int | None) -> tcplab.Results:
     text, path = _load(scenario)
+    if _has_sweep(text):
+        click.echo(
+            f"note: {scenario} has sweep settings ([sweep], repetitions or until); "
+            f"`tcplab run` runs its base scenario once: use `tcplab sweep {scenario}` "
+            "to run them",
+            err=True,
+        )
     try:
         return tcplab.Results(_core.run(text, path, seed), scenario=text)
     except _core.ScenarioError as e:
@@ -354,13 +367,23 @@ def run(scenario: str, seed: int | None, out: Path | None, quiet: bool) -> None:
 @cli.command()
 @click.argument("scenario", metavar="SCENARIO")
 def validate(scenario: str) -> None:
-    """Check SCENARIO without running it."""
+    """Check SCENARIO without running it; with a [sweep], every point too."""
     text, path = _load(scenario)
     try:
         info = _core.validate(text, path)
     except _core.ScenarioError as e:
         raise UserError(str(e)) from e
-    click.echo(f"ok: {info['name']}")
+    swept = ""
+    if _has_sweep(text):
+        from tcplab.sweep import SweepError, load_sweep
+
+        try:
+            sw = load_sweep(text, path)
+        except (SweepError, _core.ScenarioError) as e:
+            raise UserError(str(e)) from e
+        n = len(sw.points)
+        swept = f" (sweep: {n} point{'s' if n != 1 else ''} x {sw.spec.repetitions} repetition(s))"
+    click.echo(f"ok: {info['name']}{swept}")
     gens = column_rows(info["generators"])
     if gens:
         table = _generators_table(gens, None)

@@ -401,14 +401,46 @@ class Sweep:
                 _core.validate(t.text, t.path)
             except _core.ScenarioError as e:
                 # The core's line and column count in the point's regenerated
-                # text, not in the file: the field path and the point say where.
+                # text, not in the file: point at the line of the user's file
+                # where the axis that gave the bad value is written.
                 msg = re.sub(rf"^{re.escape(t.path)} \(line \d+, column \d+\)", t.path, str(e))
+                axis = _culprit_axis(str(e), list(t.coords))
+                line = _axis_line(self.text, axis) if axis is not None else None
+                if line is not None:
+                    msg = msg.replace(
+                        t.path, t.path.replace(self.path, f"{self.path}, line {line}", 1), 1
+                    )
                 raise _core.ScenarioError(msg) from None
 
     def tasks(self, reps: int | None = None) -> list[RunTask]:
         """Every (point, repetition) task, ``reps`` repetitions per point."""
         n = self.spec.repetitions if reps is None else reps
         return [self.task(p, r) for p in range(len(self.points)) for r in range(n)]
+
+
+def _culprit_axis(message: str, axes: Sequence[str]) -> str | None:
+    """The axis whose value a point's error is about: the one whose path the
+    error's field starts with (the longest such), else the only axis."""
+    m = re.search(r"field `([^`]+)`", message)
+    field_path = m.group(1) if m else ""
+    hits = [a for a in axes if field_path == a or field_path.startswith((a + ".", a + "["))]
+    if hits:
+        return max(hits, key=len)
+    return axes[0] if len(axes) == 1 else None
+
+
+def _axis_line(text: str, axis: str) -> int | None:
+    """The 1-based line of ``text`` where the [sweep] table sets ``axis``."""
+    in_sweep = False
+    key = re.compile(rf"^\s*(\"{re.escape(axis)}\"|'{re.escape(axis)}'|{re.escape(axis)})\s*=")
+    for i, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_sweep = stripped.startswith("[sweep]")
+            continue
+        if in_sweep and key.match(line):
+            return i
+    return None
 
 
 def load_sweep(text: str, path: str) -> Sweep:
