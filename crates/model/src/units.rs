@@ -79,16 +79,17 @@ fn nonneg(v: f64) -> Result<f64, String> {
     }
 }
 
-/// Parse a duration string.
+/// Parse a duration string; the unit is required.
 pub fn parse_duration(s: &str) -> Result<SimTime, String> {
     let (v, unit) = split_number(s).ok_or("not a number with a unit")?;
     let scale = match unit {
         "ns" => 1e-9,
         "us" | "µs" => 1e-6,
         "ms" => 1e-3,
-        "s" | "" => 1.0,
+        "s" => 1.0,
         "min" => 60.0,
         "h" => 3600.0,
+        "" => return Err("no unit".into()),
         _ => return Err(format!("unknown unit {unit:?}")),
     };
     secs(v * scale)
@@ -102,38 +103,66 @@ fn secs(v: f64) -> Result<SimTime, String> {
     Ok(SimTime::from_secs_f64(v))
 }
 
-/// Parse a rate string into bits per second.
+/// Parse a rate string into bits per second; the unit (per second) is required.
 pub fn parse_rate(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s).ok_or("not a number with a unit")?;
     let u = unit.replace("/s", "ps").replace("it", "");
     let scale = match u.as_str() {
-        "bps" | "b" | "" => 1.0,
-        "kbps" | "Kbps" | "kb" => 1e3,
-        "Mbps" | "mbps" | "Mb" => 1e6,
-        "Gbps" | "gbps" | "Gb" => 1e9,
+        "bps" => 1.0,
+        "kbps" | "Kbps" => 1e3,
+        "Mbps" | "mbps" => 1e6,
+        "Gbps" | "gbps" => 1e9,
         "Tbps" => 1e12,
-        "Bps" | "B" => 8.0,
-        "kBps" | "KBps" | "kB" => 8e3,
-        "MBps" | "MB" => 8e6,
-        "GBps" | "GB" => 8e9,
+        "Bps" => 8.0,
+        "kBps" | "KBps" => 8e3,
+        "MBps" => 8e6,
+        "GBps" => 8e9,
+        "" => return Err("no unit".into()),
+        "b" | "kb" | "Kb" | "Mb" | "Gb" | "Tb" | "B" | "kB" | "KB" | "MB" | "GB" => {
+            return Err(format!(
+                "{unit:?} is an amount of data, not a rate: write \"{v}{u}ps\""
+            ))
+        }
         _ => return Err(format!("unknown unit {unit:?}")),
     };
     positive_rate(v * scale)
 }
+
+/// The largest rate accepted, bit/s (1 Pbit/s).
+pub const MAX_RATE_BPS: f64 = 1e15;
+/// The largest size accepted, bytes (1 PB).
+pub const MAX_SIZE_BYTES: f64 = 1e15;
 
 fn positive_rate(v: f64) -> Result<u64, String> {
     let v = nonneg(v)?;
     if v < 1.0 {
         return Err("must be at least 1 bit/s".into());
     }
+    if v > MAX_RATE_BPS {
+        return Err("above 1 Pbit/s".into());
+    }
     Ok(v.round() as u64)
 }
 
-/// Parse a size string into bytes.
+fn size_bytes(v: f64) -> Result<u64, String> {
+    let v = nonneg(v)?;
+    if v > MAX_SIZE_BYTES {
+        return Err("above 1 PB".into());
+    }
+    Ok(v.round() as u64)
+}
+
+/// A bare number where a quantity needs its unit.
+fn needs_unit<T>(_: f64) -> Result<T, String> {
+    Err("a number without its unit".into())
+}
+
+/// Parse a size string into bytes; the unit is required.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s).ok_or("not a number with a unit")?;
     let scale = match unit {
-        "B" | "" => 1.0,
+        "" => return Err("no unit".into()),
+        "B" => 1.0,
         "KB" | "kB" => 1e3,
         "MB" => 1e6,
         "GB" => 1e9,
@@ -142,19 +171,19 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "GiB" => 1073741824.0,
         _ => return Err(format!("unknown unit {unit:?}")),
     };
-    Ok(nonneg(v * scale)?.round() as u64)
+    size_bytes(v * scale)
 }
 
 quantity!(
     Duration,
     SimTime,
     "duration",
-    "a string such as \"42ms\" or \"1.5s\" (units ns, us, ms, s, min, h) or a number of seconds",
+    "a string with its unit, such as \"42ms\" or \"1.5s\" (units ns, us, ms, s, min, h)",
     parse_duration,
-    secs
+    needs_unit
 );
-quantity!(Rate, u64, "rate", "a string such as \"10Mbps\", \"2 Mb/s\" or \"400kbps\" (bit/s units bps, kbps, Mbps, Gbps; byte/s units Bps, kBps, MBps) or a number of bits per second", parse_rate, positive_rate);
-quantity!(Size, u64, "size", "a string such as \"64KiB\" or \"4MB\" (units B, KB, MB, GB, KiB, MiB, GiB) or a number of bytes", parse_size, |v| nonneg(v).map(|v| v.round() as u64));
+quantity!(Rate, u64, "rate", "a string with its unit, such as \"10Mbps\", \"2 Mb/s\" or \"400kbps\" (bit/s units bps, kbps, Mbps, Gbps, Tbps; byte/s units Bps, kBps, MBps, GBps), at most 1 Pbit/s", parse_rate, needs_unit);
+quantity!(Size, u64, "size", "a string with its unit, such as \"64KiB\", \"1500B\" or \"4MB\" (units B, KB, MB, GB, KiB, MiB, GiB), at most 1 PB", parse_size, needs_unit);
 
 #[cfg(test)]
 mod tests {
@@ -182,12 +211,42 @@ mod tests {
         assert_eq!(parse_rate("1.2MBps"), Ok(9_600_000));
         assert!(parse_rate("0Mbps").is_err());
         assert!(parse_rate("-5Mbps").is_err());
+        // Units are required, sizes are not rates, and absurd rates are refused.
+        assert_eq!(parse_rate("10"), Err("no unit".into()));
+        assert!(parse_rate("10Mb").unwrap_err().contains("write \"10Mbps\""));
+        assert!(parse_rate("5MB").unwrap_err().contains("not a rate"));
+        assert_eq!(parse_rate("1000Tbps"), Ok(1_000_000_000_000_000));
+        assert_eq!(parse_rate("1e30Gbps"), Err("above 1 Pbit/s".into()));
     }
 
     #[test]
     fn sizes() {
         assert_eq!(parse_size("64KiB"), Ok(65536));
         assert_eq!(parse_size("4MB"), Ok(4_000_000));
-        assert_eq!(parse_size("1500"), Ok(1500));
+        assert_eq!(parse_size("1500B"), Ok(1500));
+        assert_eq!(parse_size("1500"), Err("no unit".into()));
+        assert_eq!(parse_size("1e30B"), Err("above 1 PB".into()));
+    }
+
+    #[test]
+    fn bare_numbers_and_unitless_strings_name_the_units() {
+        #[derive(serde::Deserialize, Debug)]
+        struct T {
+            #[allow(dead_code)]
+            r: Option<Rate>,
+            #[allow(dead_code)]
+            d: Option<Duration>,
+            #[allow(dead_code)]
+            s: Option<Size>,
+        }
+        for (text, what) in [
+            ("r = 10", "invalid rate 10: a number without its unit; expected a string with its unit, such as \"10Mbps\""),
+            ("d = 5", "invalid duration 5: a number without its unit"),
+            ("s = 57920", "invalid size 57920: a number without its unit"),
+            ("d = \"5\"", "invalid duration \"5\": no unit"),
+        ] {
+            let e = toml::from_str::<T>(text).unwrap_err().to_string();
+            assert!(e.contains(what), "{text}: {e}");
+        }
     }
 }

@@ -58,7 +58,7 @@ fn a_flow_limited_by_the_receive_window_gets_rwnd_over_rtt() {
     // 100 Mb/s, RTT 100 ms: rwnd/RTT = 57920 * 8 / 0.1 = 4.6336 Mb/s, far below
     // the link rate, so the window, not the link, limits. Serialisation adds
     // 0.12 ms to the RTT (0.12 %).
-    let r = sim(&path("100Mbps", 50.0, 1000, "rcvbuf = 57920", 60, 10));
+    let r = sim(&path("100Mbps", 50.0, 1000, "rcvbuf = \"57920B\"", 60, 10));
     let expected = 57920.0 * 8.0 / 0.1;
     let got = r.flows[0].goodput_bps;
     assert!(
@@ -184,7 +184,7 @@ fn antiparallel_flows_share_the_asymmetric_link() {
 fn a_flow_limited_by_the_send_buffer_gets_sndbuf_over_rtt() {
     // sndbuf 40 segments of 1448 B: at most 57920 B unacknowledged, so at most
     // 57920 B per RTT of 100 ms = 4.6336 Mb/s on a 100 Mb/s path.
-    let r = sim(&path("100Mbps", 50.0, 1000, "sndbuf = 57920", 60, 10));
+    let r = sim(&path("100Mbps", 50.0, 1000, "sndbuf = \"57920B\"", 60, 10));
     let expected = 57920.0 * 8.0 / 0.1;
     let got = r.flows[0].goodput_bps;
     assert!(

@@ -73,8 +73,16 @@ fn negative_rate() {
         &m,
         &["link[0].rate", "-10Mbps", "must not be negative", "Mbps"],
     );
+    // A bare number has no unit: an error that names the units.
     let m = err(&GOOD.replace("rate = \"10Mbps\"", "rate = -5"));
-    has_all(&m, &["link[0].rate", "-5", "negative"]);
+    has_all(&m, &["link[0].rate", "-5", "without its unit", "Mbps"]);
+    let m = err(&GOOD.replace("rate = \"10Mbps\"", "rate = 10"));
+    has_all(&m, &["link[0].rate", "10", "without its unit", "Mbps"]);
+    // A size is not a rate; an absurd rate is refused, not clamped.
+    let m = err(&GOOD.replace("rate = \"10Mbps\"", "rate = \"10Mb\""));
+    has_all(&m, &["link[0].rate", "not a rate", "10Mbps"]);
+    let m = err(&GOOD.replace("rate = \"10Mbps\"", "rate = \"1e30Gbps\""));
+    has_all(&m, &["link[0].rate", "above 1 Pbit/s"]);
 }
 
 #[test]

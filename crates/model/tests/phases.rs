@@ -132,7 +132,7 @@ fn a_link_is_busy_exactly_for_the_transfer_it_carried_and_idle_after() {
         5,
         1000,
         "duration = \"4s\"\n[measure]\nphases = [\"2s\"]",
-        "[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsize = 1448000\n",
+        "[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\nsize = \"1448000B\"\n",
     ));
     let f = &r.flows[0];
     assert!(f.completed && f.fct_s < 2.0, "{f:?}");
