@@ -197,6 +197,24 @@ struct Loss {
     rate: Option<f64>,
 }
 
+impl Loss {
+    /// The table as the user wrote it, in TOML.
+    fn as_toml(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(n) = self.every {
+            parts.push(format!("every = {n}"));
+        }
+        if let Some(p) = self.rate {
+            parts.push(format!("rate = {p}"));
+        }
+        if parts.is_empty() {
+            "{}".to_string()
+        } else {
+            format!("{{ {} }}", parts.join(", "))
+        }
+    }
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 struct Queue {
@@ -1230,7 +1248,7 @@ fn resolve_direction(
         Some(x) => {
             return Err(cx.err(
                 &field("loss", loss_set),
-                format!("{x:?}"),
+                x.as_toml(),
                 "give either `every = N` (N >= 1: every N-th packet is lost) or `rate = p` (0 <= p < 1)",
             ))
         }

@@ -638,3 +638,20 @@ fn resolve_errors_give_the_line_of_the_value() {
     let m = err(&GOOD.replace("to = \"b\"", "to = \"bb\""));
     has_all(&m, &["(line 14, column 6): field `flow[0].to`"]);
 }
+
+#[test]
+fn a_bad_loss_table_is_quoted_as_written() {
+    for (loss, shown) in [
+        ("{ rate = 1.5 }", "{ rate = 1.5 }"),
+        ("{ every = 2, rate = 0.1 }", "{ every = 2, rate = 0.1 }"),
+        ("{ every = 0 }", "{ every = 0 }"),
+        ("{}", "{}"),
+    ] {
+        let m = err(&GOOD.replace(
+            "delay = \"10ms\"",
+            &format!("delay = \"10ms\"\nloss = {loss}"),
+        ));
+        has_all(&m, &["link[0].loss", shown, "every = N", "rate = p"]);
+        assert!(!m.contains("Some(") && !m.contains("None"), "{m}");
+    }
+}
