@@ -428,6 +428,58 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes_the_sweep(tmp_path: Pat
     assert flows(out).equals(flows(sweep.run_sweep(sw, tmp_path / "clean", jobs=2)))
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            # pid (comm) state ppid ...: comm may hold spaces, split after it.
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_workers_exit_when_the_parent_is_killed(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    p = scenario(tmp_path, GRID.replace("[20, 50]", "[20, 30, 40, 50]"))  # 16 runs
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "tcplab", "sweep", str(p), "--out", str(out), "-j", "2", "-q"]
+    env = dict(os.environ, **{sweep.FAULT_DELAY_ENV: "5"})  # every run sleeps 5 s first
+    proc = subprocess.Popen(cmd, start_new_session=True, env=env, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    kids: list[int] = []
+    while len(kids) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        kids = _children(proc.pid)
+    assert len(kids) >= 2, kids  # the workers (and the resource tracker)
+    time.sleep(1.0)  # the workers are inside a run
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    alive = kids
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [k for k in kids if Path(f"/proc/{k}").exists() and _state(k) != "Z"]
+    assert alive == [], f"orphans left: {alive}"
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
 def test_summary_leaves_out_missing_values(tmp_path: Path) -> None:
     # Three runs of one point; the third has no RTT sample (NaN). By hand:
     # values 1 and 3: mean 2, std sqrt(2), n 2, CI t(1) x sqrt(2) / sqrt(2) = 12.706.

@@ -467,10 +467,22 @@ def load_sweep(text: str, path: str) -> Sweep:
 
 
 def _worker_init() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them (no tracebacks)."""
+    """Workers leave Ctrl-C to the parent, which stops them (no tracebacks),
+    and exit when the parent dies (killed with SIGKILL it cannot stop them):
+    a thread watches for the worker being handed to another parent."""
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="tcplab-parent-watch", daemon=True).start()
 
 
 FAULT_ENV = "TCPLAB_FAULT_KILL_RUN"
