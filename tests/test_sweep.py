@@ -103,6 +103,19 @@ def test_a_point_sets_its_fields_and_a_derived_seed(tmp_path: Path) -> None:
             ["until.metric", "flows.<flow name>"],
         ),
         ('until = { metric = "flows.f.goodput_bps", ci_halfwidth = 2 }', ["until.ci_halfwidth"]),
+        # A metric naming no flow, no link or no column fails before any run.
+        (
+            'until = { metric = "flows.g.goodput_bps", ci_halfwidth = 0.1 }',
+            ["until.metric", "no flow 'g'", "the flows: f"],
+        ),
+        (
+            'until = { metric = "links.x->y.utilisation", ci_halfwidth = 0.1 }',
+            ["until.metric", "no link 'x->y'", "a->b, b->a"],
+        ),
+        (
+            'until = { metric = "flows.f.goodput", ci_halfwidth = 0.1 }',
+            ["until.metric", "no column 'goodput'", "goodput_bps"],
+        ),
         # A bad value is caught by the core, which names the point.
         (
             '[sweep]\n"host[a].cc" = ["newreno", "reno2"]',

@@ -23,6 +23,12 @@ class ScenarioInfo(TypedDict):
     name: str
     generators: dict[str, list[Any]]
     """Column name -> one value per traffic generator (offered load; counts are 0)."""
+    flows: list[str]
+    """The names of the flows, as the flows table gives them."""
+    links: list[str]
+    """The names of the simplex links ("from->to"), as the links table gives them."""
+    columns: dict[str, list[str]]
+    """Every column of the "flows" and "links" tables."""
 
 class Meta(TypedDict):
     name: str

@@ -398,7 +398,8 @@ class Sweep:
         for i in range(len(self.points)):
             t = self.task(i, 0)
             try:
-                _core.validate(t.text, t.path)
+                info = _core.validate(t.text, t.path)
+                self._check_until(info, t.path)
             except _core.ScenarioError as e:
                 # The core's line and column count in the point's regenerated
                 # text, not in the file: point at the line of the user's file
@@ -411,6 +412,30 @@ class Sweep:
                         t.path, t.path.replace(self.path, f"{self.path}, line {line}", 1), 1
                     )
                 raise _core.ScenarioError(msg) from None
+
+    def _check_until(self, info: Mapping[str, Any], where: str) -> None:
+        """The ``until`` metric must name a flow or link of the point and a
+        column of its table: found before anything runs, not after a run."""
+        u = self.spec.until
+        if u is None:
+            return
+        names = info[u.table]
+        if u.row not in names:
+            what = "flow" if u.table == "flows" else "link"
+            raise _err(
+                where,
+                "until.metric",
+                u.metric,
+                f"no {what} {u.row!r}; the {u.table}: {', '.join(names) or '(none)'}",
+            )
+        columns = info["columns"][u.table]
+        if u.column not in columns:
+            raise _err(
+                where,
+                "until.metric",
+                u.metric,
+                f"the {u.table} table has no column {u.column!r}; it has {', '.join(columns)}",
+            )
 
     def tasks(self, reps: int | None = None) -> list[RunTask]:
         """Every (point, repetition) task, ``reps`` repetitions per point."""

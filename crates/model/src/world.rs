@@ -859,9 +859,22 @@ fn set_tick_phase(sc: &Scenario, f: &mut FlowState, seed: u64) {
 
 /// `from->to`: a simplex link's name in the tables.
 fn link_name(sc: &Scenario, l: &tcplab_net::Link) -> String {
-    format!(
-        "{}->{}",
-        sc.nodes[l.cfg.from as usize], sc.nodes[l.cfg.to as usize]
+    name_of_link(sc, l.cfg.from, l.cfg.to)
+}
+
+fn name_of_link(sc: &Scenario, from: u32, to: u32) -> String {
+    format!("{}->{}", sc.nodes[from as usize], sc.nodes[to as usize])
+}
+
+/// The names the results give the scenario's flows and simplex links, in
+/// table order (for checking a metric's name before anything runs).
+pub fn result_names(sc: &Scenario) -> (Vec<String>, Vec<String>) {
+    (
+        sc.flows.iter().map(|f| f.name.clone()).collect(),
+        sc.links
+            .iter()
+            .map(|l| name_of_link(sc, l.from, l.to))
+            .collect(),
     )
 }
 

@@ -38,6 +38,14 @@ fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, Py
         "generators",
         generators_to_py(py, &tcplab_model::offered_loads(&sc))?,
     )?;
+    let (flows, links) = tcplab_model::result_names(&sc);
+    out.set_item("flows", flows)?;
+    out.set_item("links", links)?;
+    // Every column of the flows and links tables (for checking a metric).
+    let columns = PyDict::new(py);
+    columns.set_item("flows", flows_to_py(py, &[])?.keys())?;
+    columns.set_item("links", links_to_py(py, &[])?.keys())?;
+    out.set_item("columns", columns)?;
     out.set_item("name", sc.name)?;
     Ok(out)
 }
