@@ -71,6 +71,7 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "timeouts_window": [0, 0],
             "completed": [False, True],
             "fct_s": [NAN, 1.5],
+            "transfer_bps": [NAN, 0.0],
             "mss": [1448, 1460],
             "packet_bytes": [1500, 1500],
             "data_drops": [12, 0],

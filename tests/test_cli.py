@@ -305,3 +305,24 @@ def test_run_on_a_sweep_file_says_it_runs_the_base_scenario(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert "runs its base scenario once" in proc.stderr
     assert f"tcplab sweep {f}" in proc.stderr
+
+
+def test_run_shows_the_throughput_of_finite_transfers(tmp_path: Path) -> None:
+    f = tmp_path / "t.toml"
+    f.write_text(SWEEP_BASE + 'size = "100KB"\n')
+    proc = run_cli("run", str(f), "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # (Headers may be squeezed at a narrow terminal: "trans…"; FCT s is short.)
+    assert "FCT s" in proc.stdout
+    import polars as pl
+
+    row = pl.read_parquet(tmp_path / "o" / "flows.parquet").row(0, named=True)
+    # 100 KB over the completion time, in Mb/s, as printed.
+    assert row["completed"]
+    assert f"{100_000 * 8 / row['fct_s'] / 1e6:.3f}" in proc.stdout
+    assert f"{row['fct_s']:.3f}" in proc.stdout
+    # A bulk flow: no such columns.
+    f.write_text(SWEEP_BASE)
+    proc = run_cli("run", str(f), "--out", str(tmp_path / "o2"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "FCT s" not in proc.stdout

@@ -187,34 +187,38 @@ def _table(title: str, columns: Iterable[tuple[str, str]]) -> Table:
 
 
 def _summary_tables(res: tcplab.Results) -> list[Table]:
-    flows = _table(
-        "flows",
-        [
-            ("flow", "left"),
-            ("path", "left"),
-            ("cc", "left"),
-            ("goodput Mb/s", "right"),
-            ("RTT ms", "right"),
-            ("RTT p95", "right"),
-            ("sent", "right"),
-            ("retx", "right"),
-            ("FR", "right"),
-            ("RTOs", "right"),
-        ],
-    )
-    for f in res.flow_records():
-        flows.add_row(
-            str(f["name"]),
-            f"{f['src']}->{f['dst']}",
-            str(f["cc"]),
-            _num(f["goodput_bps"], ".3f", 1e-6),
+    records = res.flow_records()
+    # Finite transfers are judged by their own throughput (bytes over the
+    # completion time), not by goodput over the measurement window.
+    transfers = any(f.get("completed") for f in records)
+    columns = [
+        ("flow", "left"),
+        ("path", "left"),
+        ("cc", "left"),
+        ("goodput Mb/s", "right"),
+        *([("transfer Mb/s", "right"), ("FCT s", "right")] if transfers else []),
+        ("RTT ms", "right"),
+        ("RTT p95", "right"),
+        ("sent", "right"),
+        ("retx", "right"),
+        ("FR", "right"),
+        ("RTOs", "right"),
+    ]
+    flows = _table("flows", columns)
+    for f in records:
+        row = [str(f["name"]), f"{f['src']}->{f['dst']}", str(f["cc"])]
+        row.append(_num(f["goodput_bps"], ".3f", 1e-6))
+        if transfers:
+            row += [_num(f.get("transfer_bps"), ".3f", 1e-6), _num(f.get("fct_s"), ",.3f")]
+        row += [
             _num(f["rtt_mean_s"], ",.1f", 1e3),
             _num(f["rtt_p95_s"], ",.1f", 1e3),
             _num(f["segs_sent"], ","),
             _num(f["segs_retrans"], ","),
             _num(f["fast_retransmits"], ","),
             _num(f["timeouts"], ","),
-        )
+        ]
+        flows.add_row(*row)
     links = _table(
         "links",
         [

@@ -79,6 +79,8 @@ pub struct FlowResult {
     pub completed: bool,
     /// Completion time of a finite flow (SYN sent to last byte delivered), seconds; NaN otherwise.
     pub fct_s: f64,
+    /// Throughput of a completed transfer: its bytes * 8 / `fct_s`, bit/s; NaN otherwise.
+    pub transfer_bps: f64,
     /// Payload bytes of a full segment (the MSS the sender uses).
     pub mss: u32,
     /// IP size of a full data segment, headers and options included, bytes.

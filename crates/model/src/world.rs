@@ -755,6 +755,11 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             timeouts_window: s.timeouts - s0.timeouts,
             completed: !fct.is_nan(),
             fct_s: fct,
+            transfer_bps: if fct.is_nan() || fct <= 0.0 {
+                f64::NAN
+            } else {
+                f.receiver.stats.delivered as f64 * 8.0 / fct
+            },
             mss: f.sender.mss(),
             packet_bytes: f.sender.full_segment_bytes(),
             data_drops: f.drops.data,

@@ -104,4 +104,22 @@ fn a_flow_without_drops_reports_none() {
         ("", "")
     );
     assert!(!f.double_slow_start);
+    // A bulk flow has no transfer throughput.
+    assert!(f.transfer_bps.is_nan());
+}
+
+#[test]
+fn a_finished_transfer_reports_its_bytes_over_its_completion_time() {
+    // 100 segments of 1460 bytes, no loss: completed, and its throughput is
+    // the definition's bytes * 8 / fct, below the 8 Mb/s of the link.
+    let text = SCENARIO
+        .replace("forward = { loss = { every = 6 } }\n", "")
+        .replace("start = \"1s\"", "start = \"1s\"\nsize = \"146000B\"")
+        .replace("duration = \"1.2s\"", "duration = \"10s\"");
+    let r = run(&parse_scenario(&text, "transfer.toml").unwrap(), None);
+    let f = &r.flows[0];
+    assert!(f.completed);
+    assert_eq!(f.bytes_delivered, 146_000);
+    assert_eq!(f.transfer_bps, 146_000.0 * 8.0 / f.fct_s);
+    assert!(f.transfer_bps > 0.0 && f.transfer_bps < 8e6);
 }
