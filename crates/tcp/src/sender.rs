@@ -868,10 +868,7 @@ impl Sender {
         // reduction is from the flight this ACK found (the window the marks
         // came from), as a loss's is from the flight when it is detected.
         if h.ack >= self.snd_una {
-            let advanced = (h.ack - self.snd_una).div_ceil(self.mss.max(1) as u64);
-            self.tp.now = now;
-            self.cc
-                .ack_event(&mut self.tp, advanced.min(u32::MAX as u64) as u32);
+            self.cc.ack_event(&mut self.tp, h.ack - self.snd_una);
         }
         let ece = self.ecn_ok && h.has(ECE);
         let ece_flight = if ece { self.flight_size() } else { 0 };

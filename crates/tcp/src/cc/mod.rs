@@ -204,8 +204,8 @@ pub trait CongestionControl {
     /// Every ACK that is not older than snd_una, duplicate ACKs included,
     /// before the sender acts on it (Linux `in_ack_event`, which runs on every
     /// ACK; ns-2 agents that count ACKs do it first in `recv`). `advanced`:
-    /// segments by which the ACK moves snd_una (0 for a duplicate ACK).
-    fn ack_event(&mut self, _tp: &mut CcState, _advanced: u32) {}
+    /// bytes by which the ACK moves snd_una (0 for a duplicate ACK).
+    fn ack_event(&mut self, _tp: &mut CcState, _advanced: u64) {}
     /// Every ACK that acknowledges data, with its RTT sample.
     fn pkts_acked(&mut self, _tp: &mut CcState, _s: &AckSample) {}
     /// The congestion-avoidance state changes.

@@ -230,12 +230,14 @@ impl CongestionControl for Westwood {
         }
     }
 
-    fn ack_event(&mut self, tp: &mut CcState, advanced: u32) {
+    fn ack_event(&mut self, tp: &mut CcState, advanced: u64) {
         if !tp.ns2_agent {
             return;
         }
-        // WestwoodNR bwe_computation: segments this ACK counts for.
-        let mut n = advanced;
+        // WestwoodNR bwe_computation: segments this ACK counts for (ns-2
+        // counts packets: the bytes advanced over the segment size).
+        let segs = advanced.div_ceil(tp.mss.max(1) as u64);
+        let mut n = segs.min(u32::MAX as u64) as u32;
         if n > 1 {
             if self.unaccounted >= n {
                 self.unaccounted -= n;
@@ -514,7 +516,7 @@ mod tests {
         d.tp.ns2_agent = true;
         d.tp.now = SimTime::from_millis(10);
         let mut step = |adv: u32| {
-            d.w.ack_event(&mut d.tp, adv);
+            d.w.ack_event(&mut d.tp, adv as u64 * 1448);
             (d.w.bk / 1448, d.w.unaccounted)
         };
         // (the first ACK only sets Linux's accounting point; ns-2 counts it)
@@ -550,7 +552,7 @@ mod tests {
         d.tp.ns2_agent = true;
         for t in (10..=400).step_by(10) {
             d.tp.now = SimTime::from_millis(t);
-            d.w.ack_event(&mut d.tp, 1);
+            d.w.ack_event(&mut d.tp, 1448);
             d.ack_at(t, 1, Some(90));
         }
         assert_eq!(d.w.bandwidth(), 131460);
