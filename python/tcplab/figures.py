@@ -298,6 +298,27 @@ def grouped_bars(
 
 # ------------------------------------------------------------------ curves
 
+#: Dash patterns of overlaid model curves, in order.
+OVERLAY_DASHES: list[Any] = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
+
+
+def _overlay(
+    axes: Sequence[Axes],
+    overlay: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None,
+) -> None:
+    """Draw each overlay curve, label -> (xs, ys), as a thin black line in its
+    own dash pattern on every one of ``axes`` (labelled on the first only)."""
+    for k, (label, (mx, my)) in enumerate((overlay or {}).items()):
+        for i, ax in enumerate(axes):
+            ax.plot(
+                [float(v) for v in mx],
+                [float(v) for v in my],
+                color="#222222",
+                linewidth=1.0,
+                linestyle=OVERLAY_DASHES[k % len(OVERLAY_DASHES)],
+                label=label if i == 0 else None,
+            )
+
 
 def curves(
     df: pl.DataFrame,
@@ -359,16 +380,7 @@ def curves(
                         capsize=3,
                         capthick=1.0,
                     )
-        dashes = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
-        for k, (label, (mx, my)) in enumerate((overlay or {}).items()):
-            ax.plot(
-                [float(v) for v in mx],
-                [float(v) for v in my],
-                color="#222222",
-                linewidth=1.0,
-                linestyle=dashes[k % len(dashes)],
-                label=label,
-            )
+        _overlay([ax], overlay)
         if logx:
             ax.set_xscale("log")
             _log_axis(ax.xaxis)
@@ -437,17 +449,7 @@ def time_series(
             if n_panels > 1:
                 ax.set_title(_label(key), loc="left", fontsize=9)
                 _decorate(ax, None, ylabel, None)
-        dashes = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
-        for k, (label, (mx, my)) in enumerate((overlay or {}).items()):
-            for i, ax in enumerate(axes):
-                ax.plot(
-                    [float(v) for v in mx],
-                    [float(v) for v in my],
-                    color="#222222",
-                    linewidth=1.0,
-                    linestyle=dashes[k % len(dashes)],
-                    label=label if i == 0 else None,
-                )
+        _overlay(axes, overlay)
         if n_panels == 1:
             _decorate(axes[0], None, ylabel, title)
             _legend(axes[0], by)
