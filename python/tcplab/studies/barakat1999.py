@@ -100,9 +100,15 @@ def model_of_run(
     its queue limit (plus one with ``extra_packet``: the packet being
     transmitted, which an ns-2 queue limit does not count); the first slow
     start's threshold at ``FIRST_THRESHOLD``."""
-    from tcplab.models import barakat_altman
-
     path, t = _path(links)
+    return _model(path, t, packet_bytes, extra_packet=extra_packet)
+
+
+def _model(
+    path: Sequence[Mapping[str, Any]], t: float, packet_bytes: int, *, extra_packet: bool
+) -> BarakatAltman:
+    """``model_of_run`` on a path already found (links in order, RTT ``t``)."""
+    from tcplab.models import barakat_altman
 
     def pps(row: Mapping[str, Any]) -> float:
         return float(row["rate_bps"]) / (8.0 * packet_bytes)
@@ -124,12 +130,11 @@ def _bottleneck(path: Sequence[Mapping[str, Any]]) -> int:
     return next(i for i, r in enumerate(path) if float(r["rate_bps"]) == slowest)
 
 
-def _model_nodes(links: pl.DataFrame) -> list[str]:
+def _model_nodes(path: Sequence[Mapping[str, Any]]) -> list[str]:
     """The names of the model's nodes on a run's path, in its order: the links
     before the bottleneck slower than 2 mu (the ones that queue slow-start
     bursts; a source's access link counts when it is one), then the
     bottleneck, marked so."""
-    path, _ = _path(links)
     neck = _bottleneck(path)
     mu_bps = float(path[neck]["rate_bps"])
     queued = [r["name"] for r in path[:neck] if float(r["rate_bps"]) < 2 * mu_bps]
@@ -156,12 +161,14 @@ def run_facts(out: Path) -> pl.DataFrame:
     phases = read_table(out, "phases")
     if flows.height == 0:
         return pl.DataFrame()
+    links_of = links.partition_by("run", as_dict=True)
+    phases_of = phases.partition_by("run", as_dict=True)
     rows = []
     for f in flows.iter_rows(named=True):
-        run_links = links.filter(pl.col("run") == f["run"])
-        m = model_of_run(run_links, int(f["packet_bytes"]))
-        m1 = model_of_run(run_links, int(f["packet_bytes"]), extra_packet=True)
-        ph = phases.filter(pl.col("run") == f["run"])
+        path, t = _path(links_of[(f["run"],)])
+        m = _model(path, t, int(f["packet_bytes"]), extra_packet=False)
+        m1 = _model(path, t, int(f["packet_bytes"]), extra_packet=True)
+        ph = phases_of[(f["run"],)]
 
         def goodput(t0: float, t1: float, ph: pl.DataFrame = ph) -> float:
             """Payload goodput over [t0, t1] from the phases lying inside it, Mb/s."""
@@ -172,9 +179,8 @@ def run_facts(out: Path) -> pl.DataFrame:
             return float(inside["bytes_delivered"].sum()) * 8 / span / 1e6
 
         payload_bits = 8.0 * float(f["mss"])
-        nodes = _model_nodes(run_links)
+        nodes = _model_nodes(path)
         lost_at = [nodes[i] for i, x in enumerate(m.retx_loss) if x]
-        path, _ = _path(run_links)
         neck = _bottleneck(path)
         rows.append(
             {
