@@ -578,3 +578,108 @@ def test_each_run_directory_keeps_the_scenario_it_ran(tmp_path: Path) -> None:
             again.flows["goodput_bps"].to_list()
             == pl.read_parquet(d / "flows.parquet")["goodput_bps"].to_list()
         )
+
+
+SHARED = """
+[sweep]
+"link[0].queue.packets" = [20, 50]
+buffer = { fields = ["host[a].sndbuf", "host[b].rcvbuf"], values = ["64KB", "1MB"] }
+"""
+
+
+def test_one_axis_sets_a_field_on_several_hosts(tmp_path: Path) -> None:
+    sw = load(scenario(tmp_path, SHARED))
+    assert len(sw.points) == 4
+    assert sw.points[1] == {"link[0].queue.packets": 20, "buffer": "1MB"}
+    doc = point_doc(sw, 1)
+    hosts = {h["name"]: h for h in doc["host"]}
+    assert hosts["a"]["sndbuf"] == "1MB"
+    assert hosts["b"]["rcvbuf"] == "1MB"
+    out = sweep.run_sweep(sw, tmp_path / "o", jobs=1)
+    assert sorted(set(flows(out)["buffer"].to_list())) == ["1MB", "64KB"]
+    manifest = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    assert manifest["fields"]["buffer"] == ["host[a].sndbuf", "host[b].rcvbuf"]
+
+
+def test_a_zipped_group_is_one_dimension_of_a_grid(tmp_path: Path) -> None:
+    extra = """
+[sweep]
+"link[0].queue.packets" = [20, 50, 80]
+[sweep.path]
+"link[0].rate" = ["10Mbps", "20Mbps"]
+"link[0].delay" = ["10ms", "5ms"]
+"""
+    sw = load(scenario(tmp_path, extra))
+    # 3 queue sizes times 2 (rate, delay) pairs going in step: 6 points, not 12.
+    assert len(sw.points) == 6
+    pairs = {(p["link[0].rate"], p["link[0].delay"]) for p in sw.points}
+    assert pairs == {("10Mbps", "10ms"), ("20Mbps", "5ms")}
+    assert {p["link[0].queue.packets"] for p in sw.points} == {20, 50, 80}
+
+
+@pytest.mark.parametrize(
+    ("extra", "parts"),
+    [
+        (
+            '[sweep]\nbuffer = { fields = ["host[a].sndbuf"], values = [] }',
+            ["sweep.buffer.values", "non-empty list"],
+        ),
+        (
+            '[sweep]\nbuffer = { fields = [], values = ["1MB"] }',
+            ["sweep.buffer.fields", "non-empty list of field paths"],
+        ),
+        (
+            '[sweep]\nbuffer = { fields = ["host[z].sndbuf"], values = ["1MB"] }',
+            ["sweep.buffer: host[z].sndbuf", "no entry named 'z'"],
+        ),
+        (
+            '[sweep]\nbuffer = { fields = ["host[a].sndbuf"], value = ["1MB"] }',
+            ["sweep.buffer", "'value'", "unknown key"],
+        ),
+        (
+            '[sweep]\n"host[a].sndbuf" = ["1MB"]\n'
+            'buffer = { fields = ["host[a].sndbuf"], values = ["2MB"] }',
+            ["sweep.buffer", "is set by sweep.host[a].sndbuf already"],
+        ),
+        (
+            '[sweep]\n[sweep.g]\n"link[0].rate" = ["1Mbps", "2Mbps"]\n"link[0].delay" = ["1ms"]',
+            ["sweep.g", "equal lengths", "link[0].rate: 2, link[0].delay: 1"],
+        ),
+        ("[sweep]\n[sweep.g]", ["sweep.g", "an empty table"]),
+    ],
+)
+def test_bad_shared_and_zipped_axes_name_the_field(
+    tmp_path: Path, extra: str, parts: list[str]
+) -> None:
+    p = scenario(tmp_path, extra)
+    with pytest.raises(ValueError, match=r"field `") as e:
+        load(p)
+    for part in parts:
+        assert part in str(e.value), str(e.value)
+
+
+def test_a_bad_value_of_a_shared_axis_quotes_the_line_of_the_axis(tmp_path: Path) -> None:
+    p = scenario(tmp_path, '[sweep]\nbuffer = { fields = ["host[a].sndbuf"], values = ["-5"] }')
+    line = next(
+        i for i, s in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "buffer" in s
+    )
+    with pytest.raises(_core.ScenarioError) as e:
+        load(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}, line {line} (sweep point buffer = '-5')"), msg
+    assert "field `host[0].sndbuf`" in msg, msg
+
+
+def test_a_bad_value_among_several_axes_quotes_the_line_of_its_own_axis(tmp_path: Path) -> None:
+    # The core names the host by index (host[1]); the axis names it (host[b]).
+    p = scenario(
+        tmp_path,
+        '[sweep]\n"link[0].queue.packets" = [20, 50]\n'
+        'buffer = { fields = ["host[b].rcvbuf"], values = ["1MB", "7"] }',
+    )
+    line = next(
+        i for i, s in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "buffer" in s
+    )
+    with pytest.raises(_core.ScenarioError) as e:
+        load(p)
+    assert str(e.value).startswith(f"{p}, line {line} (sweep point"), str(e.value)

@@ -96,24 +96,59 @@ class Until:
 
 
 @dataclass
+class Axis:
+    """One dimension of a sweep: the ``[sweep]`` key that declares it, and the
+    coordinates it moves together, each as (name, fields it sets, values).
+
+    A plain axis (``"host[a].cc" = [...]``) is one coordinate setting one field;
+    a shared axis (``buffer = { fields = [...], values = [...] }``) one
+    coordinate setting several fields; a zipped group (``pair = { "f1" = [...],
+    "f2" = [...] }``) several coordinates whose values go in step."""
+
+    key: str
+    coords: list[tuple[str, list[str], list[Any]]]
+
+    def __len__(self) -> int:
+        return len(self.coords[0][2])
+
+
+@dataclass
 class SweepSpec:
     """What a scenario file asks to sweep."""
 
-    axes: list[tuple[str, list[Any]]]
+    dims: list[Axis]
     mode: str = "grid"
     repetitions: int = 1
     until: Until | None = None
 
+    @property
+    def axes(self) -> list[tuple[str, list[Any]]]:
+        """Every coordinate with its values, in file order (the tables' columns)."""
+        return [(name, values) for d in self.dims for name, _, values in d.coords]
+
+    @property
+    def targets(self) -> dict[str, list[str]]:
+        """The fields each coordinate sets."""
+        return {name: fields for d in self.dims for name, fields, _ in d.coords}
+
+    @property
+    def keys(self) -> dict[str, str]:
+        """The ``[sweep]`` key that declares each coordinate."""
+        return {name: d.key for d in self.dims for name, _, _ in d.coords}
+
     def points(self) -> list[dict[str, Any]]:
-        """The sweep points: axis path -> value, in file order."""
-        if not self.axes:
+        """The sweep points: coordinate -> value, in file order."""
+        if not self.dims:
             return [{}]
-        names = [a for a, _ in self.axes]
-        values = [v for _, v in self.axes]
-        combos: Iterable[tuple[Any, ...]] = (
-            zip(*values) if self.mode == "zip" else itertools.product(*values)
+        steps: Iterable[tuple[int, ...]] = (
+            zip(*(range(len(d)) for d in self.dims))
+            if self.mode == "zip"
+            else itertools.product(*(range(len(d)) for d in self.dims))
         )
-        return [dict(zip(names, c)) for c in combos]
+        return [
+            {name: values[i] for d, i in zip(self.dims, step) for name, _, values in d.coords}
+            for step in steps
+        ]
 
 
 @dataclass(frozen=True)
@@ -254,6 +289,27 @@ def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR
             node[key] = value
 
 
+def _index_form(doc: Mapping[str, Any], fpath: str) -> str:
+    """``fpath`` with entries named in brackets replaced by their indexes
+    (``host[b].cc`` -> ``host[1].cc``), as the core's errors write them; the
+    path itself when it does not resolve."""
+    try:
+        parts = _parse_path(fpath)
+        node: Any = doc
+        out: list[str | int] = []
+        for i, part in enumerate(parts):
+            key = (
+                _entry_named(node, part[1:], fpath, _format_path(parts[:i]))
+                if isinstance(part, str) and part.startswith("\0")
+                else part
+            )
+            out.append(key)
+            node = node[key] if i + 1 < len(parts) else None
+        return _format_path(out)
+    except (KeyError, IndexError, TypeError):
+        return fpath
+
+
 def _load_toml(text: str, path: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
@@ -266,6 +322,73 @@ def _load_toml(text: str, path: str) -> dict[str, Any]:
         raise SweepError(f"{path}: not valid TOML: {e}") from None
 
 
+def _check_path(path: str, where: str, fp: Any) -> str:
+    if not isinstance(fp, str):
+        raise _err(path, where, fp, 'must be a field path such as "host[a].sndbuf"')
+    try:
+        _parse_path(fp)
+    except ValueError as e:
+        raise _err(path, where, fp, f"not a field path ({e})") from None
+    if fp in ("name", "description"):
+        raise _err(path, where, fp, "names the scenario, not a parameter; it cannot be swept")
+    if fp in ("seed", "sweep", "repetitions", "until"):
+        raise _err(path, where, fp, "cannot be swept (seeds come from repetitions)")
+    return fp
+
+
+def _values(path: str, where: str, v: Any) -> list[Any]:
+    if not isinstance(v, list) or not v:
+        raise _err(path, where, v, "must be a non-empty list of values")
+    return v
+
+
+def _axis(path: str, k: str, v: Any) -> Axis:
+    """One ``[sweep]`` entry: a list (one field), ``{ fields, values }`` (one
+    value set on several fields) or a table of field lists (zipped)."""
+    if not isinstance(v, dict):
+        return Axis(k, [(_check_path(path, f"sweep.{k}", k), [k], _values(path, f"sweep.{k}", v))])
+    if "fields" in v or "values" in v:
+        extra = sorted(set(v) - {"fields", "values"})
+        if extra:
+            raise _err(
+                path,
+                f"sweep.{k}",
+                extra[0],
+                "unknown key; an axis on several fields has `fields = [...]` and `values = [...]`",
+            )
+        fields = v.get("fields")
+        if not isinstance(fields, list) or not fields:
+            raise _err(
+                path,
+                f"sweep.{k}.fields",
+                fields,
+                "must be a non-empty list of field paths, "
+                'e.g. ["host[s].sndbuf", "host[r].rcvbuf"]',
+            )
+        paths = [_check_path(path, f"sweep.{k}.fields", f) for f in fields]
+        if len(set(paths)) < len(paths):
+            raise _err(path, f"sweep.{k}.fields", fields, "names a field twice")
+        return Axis(k, [(k, paths, _values(path, f"sweep.{k}.values", v.get("values")))])
+    if not v:
+        raise _err(
+            path,
+            f"sweep.{k}",
+            v,
+            "an empty table; write `fields = [...]` and `values = [...]`, "
+            'or zipped axes as "field.path" = [values]',
+        )
+    coords = [
+        (_check_path(path, f"sweep.{k}.{fp}", fp), [fp], _values(path, f"sweep.{k}.{fp}", vals))
+        for fp, vals in v.items()
+    ]
+    if len({len(c[2]) for c in coords}) > 1:
+        lens = ", ".join(f"{c[0]}: {len(c[2])}" for c in coords)
+        raise _err(
+            path, f"sweep.{k}", k, f"the axes of a zipped group must have equal lengths ({lens})"
+        )
+    return Axis(k, coords)
+
+
 def _spec(doc: dict[str, Any], path: str) -> SweepSpec:  # noqa: PLR0912 - one check per field
     raw = doc.get("sweep", {})
     if not isinstance(raw, dict):
@@ -273,25 +396,28 @@ def _spec(doc: dict[str, Any], path: str) -> SweepSpec:  # noqa: PLR0912 - one c
     mode = raw.get("mode", "grid")
     if mode not in ("grid", "zip"):
         raise _err(path, "sweep.mode", mode, 'allowed: "grid" (every combination), "zip"')
-    axes: list[tuple[str, list[Any]]] = []
+    dims: list[Axis] = []
     for k, v in raw.items():
         if k == "mode":
             continue
-        if not isinstance(v, list) or not v:
-            raise _err(path, f"sweep.{k}", v, "must be a non-empty list of values")
-        try:
-            _parse_path(k)
-        except ValueError as e:
-            raise _err(path, f"sweep.{k}", k, f"not a field path ({e})") from None
-        if k in ("name", "description"):
-            raise _err(
-                path, f"sweep.{k}", k, "names the scenario, not a parameter; it cannot be swept"
-            )
-        if k in ("seed", "sweep", "repetitions", "until"):
-            raise _err(path, f"sweep.{k}", k, "cannot be swept (seeds come from repetitions)")
-        axes.append((k, v))
-    if mode == "zip" and len({len(v) for _, v in axes}) > 1:
-        lens = ", ".join(f"{k}: {len(v)}" for k, v in axes)
+        dims.append(_axis(path, k, v))
+    seen: dict[str, str] = {}
+    for d in dims:
+        for name, _fields, _ in d.coords:
+            if name in seen:
+                raise _err(
+                    path, f"sweep.{d.key}", name, f"names the same column as sweep.{seen[name]}"
+                )
+            seen[name] = d.key
+    set_by: dict[str, str] = {}
+    for d in dims:
+        for _, fields, _ in d.coords:
+            for fp in fields:
+                if fp in set_by:
+                    raise _err(path, f"sweep.{d.key}", fp, f"is set by sweep.{set_by[fp]} already")
+                set_by[fp] = d.key
+    if mode == "zip" and len({len(d) for d in dims}) > 1:
+        lens = ", ".join(f"{d.key}: {len(d)}" for d in dims)
         raise _err(path, "sweep.mode", mode, f"zipped axes must have equal lengths ({lens})")
     reps = doc.get("repetitions", 1)
     if not isinstance(reps, int) or isinstance(reps, bool) or reps < 1:
@@ -332,7 +458,7 @@ def _spec(doc: dict[str, Any], path: str) -> SweepSpec:  # noqa: PLR0912 - one c
             )
         until = Until(parts[0], row, col, float(hw), mx)
         reps = max(reps, 2)
-    return SweepSpec(axes=axes, mode=mode, repetitions=reps, until=until)
+    return SweepSpec(dims=dims, mode=mode, repetitions=reps, until=until)
 
 
 def _dump_toml(doc: Mapping[str, Any]) -> str:
@@ -378,8 +504,10 @@ class Sweep:
         doc = copy.deepcopy(self.doc)
         for k in ("sweep", "repetitions", "until"):
             doc.pop(k, None)
-        for fpath, value in coords.items():
-            set_field(doc, fpath, value)
+        targets = self.spec.targets
+        for name, value in coords.items():
+            for fpath in targets[name]:
+                set_field(doc, fpath, value)
         label = ", ".join(f"{k} = {coord_label(v)!r}" for k, v in coords.items())
         where = f"{self.path} (sweep point {label})" if label else self.path
         return RunTask(
@@ -405,8 +533,12 @@ class Sweep:
                 # text, not in the file: point at the line of the user's file
                 # where the axis that gave the bad value is written.
                 msg = re.sub(rf"^{re.escape(t.path)} \(line \d+, column \d+\)", t.path, str(e))
-                axis = _culprit_axis(str(e), list(t.coords))
-                line = _axis_line(self.text, axis) if axis is not None else None
+                targets = {
+                    name: [*fields, *(_index_form(self.doc, f) for f in fields)]
+                    for name, fields in self.spec.targets.items()
+                }
+                axis = _culprit_axis(str(e), targets)
+                line = _axis_line(self.text, self.spec.keys[axis]) if axis is not None else None
                 if line is not None:
                     msg = msg.replace(
                         t.path, t.path.replace(self.path, f"{self.path}, line {line}", 1), 1
@@ -443,23 +575,35 @@ class Sweep:
         return [self.task(p, r) for p in range(len(self.points)) for r in range(n)]
 
 
-def _culprit_axis(message: str, axes: Sequence[str]) -> str | None:
-    """The axis whose value a point's error is about: the one whose path the
-    error's field starts with (the longest such), else the only axis."""
+def _culprit_axis(message: str, targets: Mapping[str, Sequence[str]]) -> str | None:
+    """The coordinate whose value a point's error is about: the one setting a
+    field the error's field path starts with (the longest such), else the
+    only coordinate."""
     m = re.search(r"field `([^`]+)`", message)
     field_path = m.group(1) if m else ""
-    hits = [a for a in axes if field_path == a or field_path.startswith((a + ".", a + "["))]
+    hits = [
+        (len(f), name)
+        for name, fields in targets.items()
+        for f in fields
+        if field_path == f or field_path.startswith((f + ".", f + "["))
+    ]
     if hits:
-        return max(hits, key=len)
-    return axes[0] if len(axes) == 1 else None
+        return max(hits)[1]
+    return next(iter(targets)) if len(targets) == 1 else None
 
 
 def _axis_line(text: str, axis: str) -> int | None:
-    """The 1-based line of ``text`` where the [sweep] table sets ``axis``."""
+    """The 1-based line of ``text`` where the [sweep] table sets ``axis``
+    (``axis = ...`` in ``[sweep]``, or a ``[sweep.axis]`` table)."""
     in_sweep = False
-    key = re.compile(rf"^\s*(\"{re.escape(axis)}\"|'{re.escape(axis)}'|{re.escape(axis)})\s*=")
+    q = re.escape(axis)
+    name = rf"(\"{q}\"|'{q}'|{q})"
+    key = re.compile(rf"^\s*{name}\s*=")
+    table = re.compile(rf"^\s*\[\s*sweep\s*\.\s*{name}\s*\]")
     for i, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
+        if table.match(line):
+            return i
         if stripped.startswith("["):
             in_sweep = stripped.startswith("[sweep]")
             continue
@@ -476,12 +620,15 @@ def load_sweep(text: str, path: str) -> Sweep:
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise _err(path, "seed", seed, "must be a whole number >= 0")
     sw = Sweep(text=text, path=path, doc=doc, spec=spec, base_seed=int(seed), points=spec.points())
+    targets, keys = spec.targets, spec.keys
     for i, coords in enumerate(sw.points):
-        for fpath, value in coords.items():
-            try:
-                set_field(copy.deepcopy(doc), fpath, value)
-            except KeyError as e:
-                raise _err(path, f"sweep.{fpath}", value, str(e.args[0])) from None
+        for name, value in coords.items():
+            for fpath in targets[name]:
+                try:
+                    set_field(copy.deepcopy(doc), fpath, value)
+                except KeyError as e:
+                    where = keys[name] if keys[name] == fpath else f"{keys[name]}: {fpath}"
+                    raise _err(path, f"sweep.{where}", value, str(e.args[0])) from None
         if i > 0 and coords in sw.points[:i]:
             raise _err(path, "sweep", coords, "two points are identical")
     sw.validate()
@@ -784,6 +931,7 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
         "scenario_text": sw.text,
         "overrides": sw.overrides,
         "axes": [[k, v] for k, v in sw.spec.axes],
+        "fields": sw.spec.targets,
         "mode": sw.spec.mode,
         "repetitions": sw.spec.repetitions,
         "until": None
