@@ -149,6 +149,9 @@ host_settings! {
     max_cwnd: u32,
     cwnd_limited_growth: bool,
     nic_rate: Rate,
+    bus_rate: Rate,
+    packet_cost: Duration,
+    rx_latency: Duration,
     access: Access,
 }
 
@@ -373,6 +376,8 @@ pub struct HostSpec {
     pub cc: String,
     /// Its parameters.
     pub cc_params: CcParams,
+    /// What the host costs the packets it sends and receives.
+    pub stage: tcplab_net::HostStageConfig,
 }
 
 /// When a flow starts.
@@ -1844,6 +1849,11 @@ fn resolve_host(
         tcp: c,
         cc: ccname,
         cc_params: params,
+        stage: tcplab_net::HostStageConfig {
+            per_packet: h.packet_cost.map_or(SimTime::ZERO, |d| d.0),
+            bus_bps: h.bus_rate.map_or(0, |r| r.0),
+            rx_latency: h.rx_latency.map_or(SimTime::ZERO, |d| d.0),
+        },
     })
 }
 

@@ -130,6 +130,9 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
         };
         net.set_loss(i as u32, loss);
     }
+    for (n, h) in sc.hosts.iter().enumerate() {
+        net.set_host_stage(n as u32, h.stage);
+    }
     for r in &sc.routes {
         net.set_route(r.node, r.dst, r.link);
     }

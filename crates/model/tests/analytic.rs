@@ -360,3 +360,54 @@ fn codel_keeps_the_standing_queue_near_its_target_delay() {
     );
     assert!(down.drops > 0);
 }
+
+#[test]
+fn a_host_costing_more_per_packet_than_the_link_bounds_the_throughput() {
+    // Both hosts spend 100 us on every packet they send or receive; the link
+    // (1 Gb/s) needs 12 us per 1500-byte packet. The receiver ACKs every
+    // second segment, so each host's stage serves 1.5 packets per data
+    // segment: 150 us, and the flow gets 1448 B / 150 us = 77.23 Mb/s.
+    // The window (rcvbuf 4 MB) is far above what the path holds, so the
+    // stage, not the window, limits; the stage has no loss.
+    let r = sim(&path(
+        "1Gbps",
+        0.1,
+        1000,
+        "packet_cost = \"100us\"\ndelack_segments = 2",
+        20,
+        5,
+    ));
+    let expected = 1448.0 * 8.0 / 150e-6;
+    let got = r.flows[0].goodput_bps;
+    assert!(
+        (got / expected - 1.0).abs() < 0.01,
+        "goodput {got} vs one segment per 150 us {expected}"
+    );
+    assert_eq!(r.flows[0].segs_retrans, 0);
+}
+
+#[test]
+fn a_bus_rate_and_a_receive_latency_add_to_the_round_trip() {
+    // A window-limited flow (rcvbuf 20 segments) on a 10 Mb/s path with RTT
+    // 100 ms: without a stage, rwnd/RTT. A 1 Gb/s bus adds, per data packet,
+    // 12 us at each end; the receive latency 5 ms at each end, once for the
+    // data and once for its ACK: the RTT grows by 10 ms (the bus and the ACK's
+    // bus time add 0.05 ms). Goodput: 20 * 1448 * 8 / 0.11012 s.
+    let base = path("10Mbps", 50.0, 1000, "rcvbuf = \"28960B\"", 60, 10);
+    let slow = path(
+        "10Mbps",
+        50.0,
+        1000,
+        "rcvbuf = \"28960B\"\nbus_rate = \"1Gbps\"\nrx_latency = \"5ms\"",
+        60,
+        10,
+    );
+    let (a, b) = (sim(&base), sim(&slow));
+    let ratio = a.flows[0].goodput_bps / b.flows[0].goodput_bps;
+    let rtt0 = a.flows[0].rtt_mean_s;
+    let expected = (rtt0 + 0.010 + 2.0 * 12e-6 + 2.0 * 0.32e-6) / rtt0;
+    assert!(
+        (ratio / expected - 1.0).abs() < 0.01,
+        "goodput ratio {ratio} vs RTT ratio {expected} (rtt {rtt0})"
+    );
+}

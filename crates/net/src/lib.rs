@@ -12,7 +12,7 @@ mod packet;
 pub mod qdisc;
 
 pub use link::{Link, LinkConfig, LinkStats, LossModel};
-pub use network::{DropRecord, NetEvent, Network, NodeKind, PathError};
+pub use network::{DropRecord, HostStage, HostStageConfig, NetEvent, Network, NodeKind, PathError};
 pub use packet::{Ecn, Packet, PacketId, PacketPool};
 pub use qdisc::{QPkt, Qdisc, QueueLimit};
 

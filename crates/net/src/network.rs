@@ -22,6 +22,59 @@ pub enum NetEvent {
     TxDone(LinkId),
     /// The oldest packet on link `0`'s wire reaches the far end.
     Arrive(LinkId),
+    /// Packet `0` has crossed its source host's stage and goes to its link.
+    HostOut(PacketId),
+    /// Packet `0` has crossed its destination host's stage (and the receive
+    /// latency) and reaches the transport.
+    HostIn(PacketId),
+}
+
+/// What a host costs the packets it sends and receives, beyond its links: a
+/// single FIFO server for both directions (the I/O bus a NIC's DMA crosses,
+/// and the CPU's per-packet work) holding each packet `per_packet` plus its
+/// bytes at `bus_bps`, then, for a received packet, `rx_latency` before the
+/// transport sees it (interrupt and protocol processing delay). The stage has
+/// no limit: a sender's packets wait in it as in a device queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostStageConfig {
+    /// Fixed cost of every packet, sent or received.
+    pub per_packet: SimTime,
+    /// Bus rate, bits per second (0: no per-byte cost).
+    pub bus_bps: u64,
+    /// Delay between the end of a received packet's service and its delivery.
+    pub rx_latency: SimTime,
+}
+
+impl HostStageConfig {
+    /// Whether the stage costs nothing (no stage is then installed).
+    pub fn is_free(&self) -> bool {
+        self.per_packet == SimTime::ZERO && self.bus_bps == 0 && self.rx_latency == SimTime::ZERO
+    }
+    /// Service time of a packet of `size` bytes: `per_packet` plus the
+    /// rounded-up time of its bits on the bus.
+    pub fn service(&self, size: u32) -> SimTime {
+        let bytes = if self.bus_bps == 0 {
+            0
+        } else {
+            (size as u128 * 8 * 1_000_000_000).div_ceil(self.bus_bps as u128) as u64
+        };
+        SimTime(self.per_packet.0 + bytes)
+    }
+}
+
+/// A host's stage and what it did.
+#[derive(Clone, Debug, Default)]
+pub struct HostStage {
+    /// Its costs.
+    pub cfg: HostStageConfig,
+    /// When the server finishes the packets it holds.
+    pub busy_until: SimTime,
+    /// Packets in service or waiting (sent and received).
+    pub held: u64,
+    /// Packets served, sent and received.
+    pub served_pkts: u64,
+    /// Time spent serving, nanoseconds.
+    pub busy_ns: u64,
 }
 
 /// What a node is.
@@ -76,6 +129,10 @@ pub struct Network<H> {
     pub unroutable: u64,
     /// Packets discarded since the caller last cleared them.
     drops: Vec<DropRecord<H>>,
+    /// Each node's host stage, if it has one.
+    stages: Vec<Option<HostStage>>,
+    /// Whether any node has a stage.
+    any_stage: bool,
 }
 
 impl<H: Copy> Network<H> {
@@ -89,7 +146,41 @@ impl<H: Copy> Network<H> {
             routes: vec![NO_ROUTE; n * n],
             unroutable: 0,
             drops: Vec::with_capacity(64),
+            stages: vec![None; n],
+            any_stage: false,
         }
+    }
+    /// Give host `node` a stage (a free one removes it).
+    pub fn set_host_stage(&mut self, node: NodeId, cfg: HostStageConfig) {
+        assert_eq!(
+            self.kinds[node as usize],
+            NodeKind::Host,
+            "only hosts have a stage"
+        );
+        self.stages[node as usize] = (!cfg.is_free()).then(|| HostStage {
+            cfg,
+            ..HostStage::default()
+        });
+        self.any_stage = self.stages.iter().any(Option::is_some);
+    }
+    /// Host `node`'s stage, if any.
+    pub fn host_stage(&self, node: NodeId) -> Option<&HostStage> {
+        self.stages[node as usize].as_ref()
+    }
+    /// Put packet `id` of `size` bytes through `node`'s stage: returns when
+    /// it comes out, or `None` when the node has no stage.
+    #[inline]
+    fn through_stage(&mut self, node: NodeId, size: u32, now: SimTime) -> Option<SimTime> {
+        if !self.any_stage {
+            return None;
+        }
+        let st = self.stages[node as usize].as_mut()?;
+        let t = st.cfg.service(size);
+        st.busy_until = st.busy_until.max(now) + t;
+        st.held += 1;
+        st.served_pkts += 1;
+        st.busy_ns += t.0;
+        Some(st.busy_until)
     }
     /// Add a simplex link; returns its id.
     pub fn add_link(&mut self, cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> LinkId {
@@ -222,6 +313,11 @@ impl<H: Copy> Network<H> {
     ) {
         let p = self.pool.get(id);
         let (dst, size) = (p.dst, p.size);
+        if let Some(at) = self.through_stage(node, size, sched.now()) {
+            debug_assert_eq!(self.pool.get(id).src, node, "a host sends its own packets");
+            sched.schedule(at, NetEvent::HostOut(id).into());
+            return;
+        }
         self.forward(node, id, dst, size, sched);
     }
 
@@ -452,12 +548,37 @@ impl<H: Copy> Network<H> {
                 link.stats.delivered_pkts += 1;
                 let node = link.cfg.to;
                 if w.dst == node {
+                    if let Some(at) = self.through_stage(node, w.size, sched.now()) {
+                        let lat = self.stages[node as usize]
+                            .as_ref()
+                            .map_or(SimTime::ZERO, |s| s.cfg.rx_latency);
+                        sched.schedule(at + lat, NetEvent::HostIn(w.id).into());
+                        return None;
+                    }
                     Some((node, w.id))
                 } else {
                     self.forward(node, w.id, w.dst, w.size, sched);
                     None
                 }
             }
+            NetEvent::HostOut(id) => {
+                let p = self.pool.get(id);
+                let (src, dst, size) = (p.src, p.dst, p.size);
+                self.leave_stage(src);
+                self.forward(src, id, dst, size, sched);
+                None
+            }
+            NetEvent::HostIn(id) => {
+                let dst = self.pool.get(id).dst;
+                self.leave_stage(dst);
+                Some((dst, id))
+            }
+        }
+    }
+
+    fn leave_stage(&mut self, node: NodeId) {
+        if let Some(st) = self.stages[node as usize].as_mut() {
+            st.held -= 1;
         }
     }
 
@@ -466,9 +587,10 @@ impl<H: Copy> Network<H> {
         self.links[l as usize].loss = loss;
     }
 
-    /// Packets held by links (queued, serialising, propagating).
+    /// Packets held by links (queued, serialising, propagating) and host stages.
     pub fn packets_in_links(&self) -> u64 {
-        self.links.iter().map(|l| l.held_packets()).sum()
+        self.links.iter().map(|l| l.held_packets()).sum::<u64>()
+            + self.stages.iter().flatten().map(|s| s.held).sum::<u64>()
     }
 
     /// Build a packet and allocate it.
@@ -546,6 +668,72 @@ mod tests {
         }
         let got = drain(&mut net, &mut s);
         assert_eq!(got, vec![(43_200_000, 0), (44_400_000, 1), (45_600_000, 2)]);
+    }
+
+    #[test]
+    fn host_stages_serve_each_packet_once_at_each_end_in_fifo_order() {
+        // Both hosts: 10 us per packet plus a 1 Gb/s bus (1500 B: 12 us), so
+        // 22 us per packet; the receiver adds 5 us of latency. Link 10 Mb/s
+        // (1.2 ms per packet), 42 ms.
+        // Packet k leaves the sender's stage at 22(k+1) us; the link is idle
+        // for packet 0 (starts 22 us), then busy: packet k starts at
+        // 22 + 1200k us and reaches the far end 1200 us + 42 ms later. There
+        // the stage is idle (packets 1.2 ms apart), so each is delivered 22 + 5 us after.
+        let mut net = two_hosts(10_000_000, 42, 100);
+        let stage = HostStageConfig {
+            per_packet: SimTime::from_micros(10),
+            bus_bps: 1_000_000_000,
+            rx_latency: SimTime::ZERO,
+        };
+        assert_eq!(stage.service(1500), SimTime::from_micros(22));
+        net.set_host_stage(0, stage);
+        net.set_host_stage(
+            1,
+            HostStageConfig {
+                rx_latency: SimTime::from_micros(5),
+                ..stage
+            },
+        );
+        let mut s = Scheduler::new();
+        for i in 0..3 {
+            let id = net.alloc(pkt(i, 1500));
+            net.send(0, id, &mut s);
+        }
+        assert_eq!(net.packets_in_links(), 3, "the stage holds them");
+        let got = drain(&mut net, &mut s);
+        let us = 1_000u64;
+        let want: Vec<(u64, u32)> = (0..3u64)
+            .map(|k| ((22 + 1200 * k + 1200 + 42_000 + 22 + 5) * us, k as u32))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(net.packets_in_links(), 0);
+        let st = net.host_stage(0).unwrap();
+        assert_eq!((st.served_pkts, st.busy_ns), (3, 66 * us));
+        // A free stage installs nothing.
+        net.set_host_stage(0, HostStageConfig::default());
+        assert!(net.host_stage(0).is_none());
+    }
+
+    #[test]
+    fn a_host_stage_slower_than_the_link_paces_the_sender() {
+        // 100 us per packet in front of a 1 Gb/s link (12 us per 1500 B):
+        // packets leave the host 100 us apart and arrive 100 us apart.
+        let mut net = two_hosts(1_000_000_000, 0, 100);
+        net.set_host_stage(
+            0,
+            HostStageConfig {
+                per_packet: SimTime::from_micros(100),
+                ..HostStageConfig::default()
+            },
+        );
+        let mut s = Scheduler::new();
+        for i in 0..4 {
+            let id = net.alloc(pkt(i, 1500));
+            net.send(0, id, &mut s);
+        }
+        let got = drain(&mut net, &mut s);
+        let t: Vec<u64> = got.iter().map(|&(t, _)| t / 1000).collect();
+        assert_eq!(t, vec![112, 212, 312, 412]);
     }
 
     #[test]
