@@ -11,7 +11,7 @@ use tcplab_engine::SimTime;
 use tcplab_net::PathError;
 use tcplab_tcp::cc::{self, CcParams};
 use tcplab_tcp::profile::{NewRenoRto, Undo};
-use tcplab_tcp::{profile, profiles, Handshake, Recovery, RtoEstimator, TcpConfig};
+use tcplab_tcp::{profile, profiles, Handshake, Recovery, RtoEstimator, RttSampling, TcpConfig};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -142,6 +142,8 @@ host_settings! {
     undo: String,
     handshake: String,
     rto_estimator: String,
+    rtt_sampling: String,
+    dupthresh: u32,
     tcp_tick: Duration,
     initial_rto: Duration,
     max_rto: Duration,
@@ -1755,6 +1757,26 @@ fn resolve_host(
                 "allowed: rfc6298, ns2",
             )
         })?;
+    }
+    if let Some(v) = &h.rtt_sampling {
+        c.rtt_sampling = RttSampling::parse(v).ok_or_else(|| {
+            cx.err(
+                &f("rtt_sampling"),
+                format!("{v:?}"),
+                "allowed: every-ack (a sample from every ACK of new data, as Linux), \
+                 timed (one timed segment per round trip, as 4.4BSD and ns-2)",
+            )
+        })?;
+    }
+    if let Some(v) = h.dupthresh {
+        if v == 0 {
+            return Err(cx.err(
+                &f("dupthresh"),
+                v,
+                "must be at least 1 duplicate ACK (RFC 5681: 3)",
+            ));
+        }
+        c.dupthresh = v;
     }
     if let Some(v) = h.tcp_tick {
         if v.0 == SimTime::ZERO {

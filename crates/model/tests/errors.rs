@@ -655,3 +655,33 @@ fn a_bad_loss_table_is_quoted_as_written() {
         assert!(!m.contains("Some(") && !m.contains("None"), "{m}");
     }
 }
+
+#[test]
+fn bad_host_model_fields() {
+    let host = |extra: &str| GOOD.replace("name = \"a\"", &format!("name = \"a\"\n{extra}"));
+    for (extra, field, says) in [
+        ("dupthresh = 0", "host[0].dupthresh", "at least 1"),
+        (
+            "rtt_sampling = \"sometimes\"",
+            "host[0].rtt_sampling",
+            "every-ack",
+        ),
+        ("bus_rate = 1056", "host[0].bus_rate", "unit"),
+        ("packet_cost = \"-1us\"", "host[0].packet_cost", "-1us"),
+        ("rx_latency = 5", "host[0].rx_latency", "unit"),
+    ] {
+        has_all(&err(&host(extra)), &[field, says]);
+    }
+    // And the good ones parse into the host.
+    let sc = parse_scenario(
+        &host("dupthresh = 2\nrtt_sampling = \"timed\"\nbus_rate = \"1056Mbps\"\npacket_cost = \"10us\"\nrx_latency = \"20us\""),
+        "good.toml",
+    )
+    .unwrap();
+    let h = &sc.hosts[0];
+    assert_eq!(h.tcp.dupthresh, 2);
+    assert_eq!(h.tcp.rtt_sampling, tcplab_tcp::RttSampling::Timed);
+    assert_eq!(h.stage.bus_bps, 1_056_000_000);
+    assert_eq!(h.stage.per_packet.0, 10_000);
+    assert_eq!(h.stage.rx_latency.0, 20_000);
+}

@@ -15,7 +15,7 @@ pub mod sender;
 pub use header::TcpHeader;
 pub use profile::{profile, profiles, Handshake, Profile, Recovery, TcpConfig};
 pub use receiver::Receiver;
-pub use rtt::RtoEstimator;
+pub use rtt::{RtoEstimator, RttSampling};
 pub use sender::{FirstReduction, Sender, SenderState, SenderStats};
 
 #[cfg(test)]

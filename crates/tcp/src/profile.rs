@@ -6,7 +6,7 @@
 //! Linux's RTO variance estimator), the profile keeps the constant that governs
 //! steady state and the deviation is listed in `notes`.
 
-use crate::rtt::RtoEstimator;
+use crate::rtt::{RtoEstimator, RttSampling};
 use tcplab_engine::SimTime;
 
 /// How a connection opens, and with it what kind of agent the host runs.
@@ -170,6 +170,8 @@ pub struct TcpConfig {
     pub handshake: Handshake,
     /// RTT estimator and RTO computation.
     pub rto_estimator: RtoEstimator,
+    /// Which segments give RTT samples without timestamps.
+    pub rtt_sampling: RttSampling,
     /// ns-2's `window_`: the sender keeps at most min(cwnd, window) segments
     /// outstanding, and ssthresh starts at it; 0 = no such limit.
     pub window: u32,
@@ -294,6 +296,7 @@ fn base() -> TcpConfig {
         default_cc: "newreno",
         handshake: Handshake::Tcp,
         rto_estimator: RtoEstimator::Rfc6298,
+        rtt_sampling: RttSampling::EveryAck,
         window: 0,
         max_cwnd: 0,
         cwnd_limited_growth: true,
@@ -371,6 +374,10 @@ pub fn profiles() -> Vec<Profile> {
                       retransmission timer and tcp_output restarts it on every partial ACK \
                       (newreno_rto slow-but-steady), with partial window deflation",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
+                    without timestamps FreeBSD times one segment per round trip (tcp_input.c \
+                    t_rtttime/t_rtseq, rtt_sampling = \"timed\"); the profile still samples \
+                    every ACK (rtt_sampling every-ack) until braud2016, whose Windows clients \
+                    send no timestamps, is re-run with it; \
                     bad-retransmit detection by timestamps (Eifel) rather than FreeBSD's \
                     time window",
         },

@@ -43,6 +43,36 @@ impl RtoEstimator {
     }
 }
 
+/// Which segments give RTT samples when timestamps are not in use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttSampling {
+    /// Every ACK of new data: the newest segment it acknowledges that was
+    /// never retransmitted (Linux's `tcp_ack_no_tstamp` / `tcp_clean_rtx_queue`).
+    EveryAck,
+    /// One timed segment at a time, as 4.4BSD (`t_rtt`/`t_rtseq`, ns-2's
+    /// `rtt_active_`): a new one is timed when the last was acknowledged;
+    /// a timeout or fast retransmit stops the timing (Karn).
+    Timed,
+}
+
+impl RttSampling {
+    /// Name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            RttSampling::EveryAck => "every-ack",
+            RttSampling::Timed => "timed",
+        }
+    }
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "every-ack" => RttSampling::EveryAck,
+            "timed" => RttSampling::Timed,
+            _ => return None,
+        })
+    }
+}
+
 /// ns-2 tcp.h/ns-default.tcl `T_SRTT_BITS` = 3: srtt is kept times 8.
 const NS2_SRTT_BITS: u32 = 3;
 /// ns-2 `T_RTTVAR_BITS` = 2: rttvar is kept times 4.
@@ -85,6 +115,10 @@ pub struct RttEstimator {
     latest: Option<SimTime>,
     var_floor: SimTime,
     slop: SimTime,
+    /// `RttSampling::Timed` with the RFC 6298 estimator.
+    one_timed: bool,
+    /// The timed segment: (sequence number its ACK must reach, send time).
+    timed: Option<(u64, SimTime)>,
 }
 
 impl RttEstimator {
@@ -103,7 +137,15 @@ impl RttEstimator {
             latest: None,
             var_floor: SimTime::ZERO,
             slop: SimTime::ZERO,
+            one_timed: false,
+            timed: None,
         }
+    }
+    /// Which segments give samples without timestamps (ns-2's estimator
+    /// always times one segment).
+    pub fn with_sampling(mut self, s: RttSampling) -> Self {
+        self.one_timed = s == RttSampling::Timed;
+        self
     }
     /// Linux's variant: the variance term is at least `floor` (tcp_rtt_estimator
     /// keeps mdev_max >= tcp_rto_min), so RTO = SRTT + max(4 RTTVAR, floor).
@@ -156,6 +198,8 @@ impl RttEstimator {
             if n.timed.is_none() {
                 n.timed = Some((end, now));
             }
+        } else if self.one_timed && self.timed.is_none() {
+            self.timed = Some((end, now));
         }
     }
     /// A timeout or fast retransmit: ns-2 stops timing (`reset_rtx_timer`
@@ -164,6 +208,7 @@ impl RttEstimator {
         if let Some(n) = self.ns2.as_mut() {
             n.timed = None;
         }
+        self.timed = None;
     }
     /// An ACK of new data up to `ack` at `now`. `karn_sent` is when the newest
     /// acknowledged segment never retransmitted was sent, `ts_rtt` the
@@ -176,7 +221,17 @@ impl RttEstimator {
         now: SimTime,
     ) -> Option<SimTime> {
         if self.ns2.is_none() {
-            let r = ts_rtt.or(karn_sent.map(|t| now - t))?;
+            let r = if self.one_timed && ts_rtt.is_none() {
+                match self.timed {
+                    Some((end, sent)) if ack >= end => {
+                        self.timed = None;
+                        now - sent
+                    }
+                    _ => return None,
+                }
+            } else {
+                ts_rtt.or(karn_sent.map(|t| now - t))?
+            };
             self.sample(r);
             return Some(r);
         }
@@ -354,6 +409,40 @@ mod tests {
     }
     fn est() -> RttEstimator {
         RttEstimator::new(ms(1000), ms(1000), ms(60_000), ms(1))
+    }
+
+    #[test]
+    fn a_timed_sender_samples_one_segment_per_round_trip() {
+        // BSD timing: segments ending at 1000, 2000, 3000 sent at 0, 1, 2 ms;
+        // only the first is timed. ACKs at 100 ms (to 1000) and 101 ms (to
+        // 2000): one sample, 100 ms. The next new segment (sent at 101 ms,
+        // acked at 250 ms) is timed: 149 ms. Every-ACK sampling takes all.
+        let mut e = est().with_sampling(RttSampling::Timed);
+        for (end, t) in [(1000, 0), (2000, 1), (3000, 2)] {
+            e.on_send_new(end, ms(t));
+        }
+        assert_eq!(e.on_ack(1000, Some(ms(0)), None, ms(100)), Some(ms(100)));
+        assert_eq!(e.on_ack(2000, Some(ms(1)), None, ms(101)), None);
+        e.on_send_new(4000, ms(101));
+        assert_eq!(e.on_ack(3000, Some(ms(2)), None, ms(102)), None);
+        assert_eq!(e.on_ack(4000, Some(ms(101)), None, ms(250)), Some(ms(149)));
+        // A timeout stops the timing (Karn): the ACK of the timed segment
+        // after it gives no sample.
+        e.on_send_new(5000, ms(250));
+        e.cancel_timing();
+        assert_eq!(e.on_ack(5000, None, None, ms(400)), None);
+        // Timestamps give a sample on every ACK whatever the rule.
+        assert_eq!(e.on_ack(6000, None, Some(ms(90)), ms(500)), Some(ms(90)));
+        let mut every = est();
+        every.on_send_new(1000, ms(0));
+        assert_eq!(
+            every.on_ack(1000, Some(ms(0)), None, ms(100)),
+            Some(ms(100))
+        );
+        assert_eq!(
+            every.on_ack(2000, Some(ms(1)), None, ms(101)),
+            Some(ms(100))
+        );
     }
 
     #[test]

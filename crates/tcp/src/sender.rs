@@ -216,7 +216,8 @@ impl Sender {
         )
         .with_var_floor(cfg.rto_var_floor)
         .with_slop(cfg.rto_slop)
-        .with_estimator(cfg.rto_estimator);
+        .with_estimator(cfg.rto_estimator)
+        .with_sampling(cfg.rtt_sampling);
         Sender {
             tp: {
                 let mut tp = CcState::new(cfg.initial_window, mss);
