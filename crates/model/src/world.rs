@@ -854,11 +854,15 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     }
 }
 
-/// ns-2's `boot_time_` for a sender on ns-2's RTO estimator: the phase of its
-/// tick clock, uniform in one tick, from the connection's own stream.
+/// ns-2's `boot_time_` (or the jiffy phase of a Linux 2.2 sender) for a
+/// sender whose RTO estimator counts ticks: the phase of its tick clock,
+/// uniform in one tick, from the connection's own stream.
 fn set_tick_phase(sc: &Scenario, f: &mut FlowState, seed: u64) {
     let cfg = &sc.hosts[f.src as usize].tcp;
-    if cfg.rto_estimator == tcplab_tcp::RtoEstimator::Ns2 {
+    if matches!(
+        cfg.rto_estimator,
+        tcplab_tcp::RtoEstimator::Ns2 | tcplab_tcp::RtoEstimator::Linux22
+    ) {
         let tick = cfg.clock_granularity.0.max(1);
         let mut rng = RngStream::new(seed, TICK_STREAM + f.conn as u64);
         f.sender.set_tick_phase(SimTime(rng.below(tick)));

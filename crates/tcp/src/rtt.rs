@@ -23,6 +23,11 @@ pub enum RtoEstimator {
     Rfc6298,
     /// ns-2's `Agent/TCP` timer in ticks of the clock granularity.
     Ns2,
+    /// Linux 2.2's (tcp_input.c `tcp_rtt_estimator`, `tcp_set_rto`,
+    /// `tcp_bound_rto`): in jiffies of the clock granularity, srtt kept times
+    /// 8 and mdev times 4, RTO = base + base/4 + base >> (cwnd - 1) with
+    /// base = srtt + 4 mdev.
+    Linux22,
 }
 
 impl RtoEstimator {
@@ -31,6 +36,7 @@ impl RtoEstimator {
         match self {
             RtoEstimator::Rfc6298 => "rfc6298",
             RtoEstimator::Ns2 => "ns2",
+            RtoEstimator::Linux22 => "linux22",
         }
     }
     /// Parse a scenario name.
@@ -38,6 +44,7 @@ impl RtoEstimator {
         Some(match s {
             "rfc6298" => RtoEstimator::Rfc6298,
             "ns2" => RtoEstimator::Ns2,
+            "linux22" => RtoEstimator::Linux22,
             _ => return None,
         })
     }
@@ -100,10 +107,26 @@ struct Ns2Timer {
     phase: SimTime,
 }
 
+/// Linux 2.2's timer state (tcp_opt `srtt`, `mdev`, `rto` in jiffies).
+#[derive(Clone, Debug)]
+struct L22Timer {
+    /// 8 x smoothed RTT, jiffies (0: no sample yet).
+    srtt: i64,
+    /// 4 x mean deviation, jiffies.
+    mdev: i64,
+    /// RTO before backoff, jiffies.
+    rto_j: u64,
+    /// The sender's cwnd, for `tcp_set_rto`'s last term.
+    cwnd: u32,
+    /// Offset of the jiffy clock.
+    phase: u64,
+}
+
 /// RTT estimator and RTO of one sender.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     ns2: Option<Ns2Timer>,
+    l22: Option<L22Timer>,
     srtt: Option<SimTime>,
     rttvar: SimTime,
     rto: SimTime,
@@ -126,6 +149,7 @@ impl RttEstimator {
     pub fn new(initial: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime) -> Self {
         RttEstimator {
             ns2: None,
+            l22: None,
             srtt: None,
             rttvar: SimTime::ZERO,
             rto: initial.min(max_rto),
@@ -173,11 +197,71 @@ impl RttEstimator {
         if self.ns2.is_some() {
             self.rto = self.ns2_rto();
         }
+        let tick = self.granularity.0.max(1);
+        self.l22 = (kind == RtoEstimator::Linux22).then_some(L22Timer {
+            srtt: 0,
+            mdev: 0,
+            // Before any sample: TCP_TIMEOUT_INIT, doubled on each backoff.
+            rto_j: self.rto.0.div_ceil(tick),
+            cwnd: 2,
+            phase: 0,
+        });
         self
+    }
+    /// Linux 2.2: the sender's cwnd, which the next RTO computation uses.
+    #[inline]
+    pub fn set_cwnd(&mut self, cwnd: u32) {
+        if let Some(l) = self.l22.as_mut() {
+            l.cwnd = cwnd;
+        }
+    }
+    /// Linux 2.2 with timestamps clears the backoff only when every segment
+    /// is acknowledged (tcp_ack_saw_tstamp); the sender says so.
+    pub fn all_acked(&mut self) {
+        if self.l22.is_some() && self.backoff > 0 {
+            self.backoff = 0;
+            self.rto = self.l22_rto();
+        }
+    }
+    /// Linux 2.2 `tcp_rtt_estimator` on a sample of `m` jiffies, then
+    /// `tcp_set_rto` and `tcp_bound_rto`.
+    fn l22_update(&mut self, m: i64, r: SimTime) {
+        let l = self.l22.as_mut().expect("linux22 timer");
+        let mut m = m.max(1); // if (m == 0) m = 1
+        if l.srtt != 0 {
+            m -= l.srtt >> 3; // error
+            l.srtt += m; // srtt = 7/8 srtt + 1/8 m
+            m = m.abs();
+            m -= l.mdev >> 2;
+            l.mdev += m; // mdev = 3/4 mdev + 1/4 |error|, times 4
+        } else {
+            l.srtt = m << 3;
+            l.mdev = m << 2;
+        }
+        let base = ((l.srtt >> 3) + l.mdev).max(0) as u64;
+        // (base >> (snd_cwnd - 1)): i386 shifts by the count modulo 32.
+        let shift = l.cwnd.wrapping_sub(1) % 32;
+        l.rto_j = base + (base >> 2) + (base >> shift);
+        let tick = self.granularity.0.max(1);
+        self.srtt = Some(SimTime((l.srtt as u64 * tick) >> 3));
+        self.rttvar = SimTime((l.mdev as u64 * tick) >> 2);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |x| x.min(r)));
+        self.latest = Some(r);
+    }
+    /// The Linux 2.2 RTO: bounded (`tcp_bound_rto`), then doubled per backoff.
+    fn l22_rto(&self) -> SimTime {
+        let l = self.l22.as_ref().expect("linux22 timer");
+        let tick = self.granularity.0.max(1);
+        let base = SimTime(l.rto_j.saturating_mul(tick))
+            .max(self.min_rto)
+            .min(self.max_rto);
+        SimTime(base.0.saturating_mul(1 << self.backoff.min(40))).min(self.max_rto)
     }
     /// The estimator in use.
     pub fn estimator(&self) -> RtoEstimator {
-        if self.ns2.is_some() {
+        if self.l22.is_some() {
+            RtoEstimator::Linux22
+        } else if self.ns2.is_some() {
             RtoEstimator::Ns2
         } else {
             RtoEstimator::Rfc6298
@@ -188,6 +272,9 @@ impl RttEstimator {
     pub fn set_tick_phase(&mut self, phase: SimTime) {
         if let Some(n) = self.ns2.as_mut() {
             n.phase = SimTime(phase.0 % self.granularity.0.max(1));
+        }
+        if let Some(l) = self.l22.as_mut() {
+            l.phase = phase.0 % self.granularity.0.max(1);
         }
     }
     /// A segment ending at `end` is sent for the first time at `now`. ns-2
@@ -220,6 +307,22 @@ impl RttEstimator {
         ts_rtt: Option<SimTime>,
         now: SimTime,
     ) -> Option<SimTime> {
+        if self.l22.is_some() {
+            // Jiffies between the send and now (the tick clock's phase as ns-2's).
+            let tick = self.granularity.0.max(1);
+            let phase = self.l22.as_ref().map_or(0, |l| l.phase);
+            let r = ts_rtt.or(karn_sent.map(|t| now - t))?;
+            let sent = now.saturating_sub(r);
+            let m = ((now.0 + phase) / tick - (sent.0 + phase) / tick) as i64;
+            self.l22_update(m, r);
+            if ts_rtt.is_none() {
+                // tcp_ack: a Karn sample clears the backoff (in:872); with
+                // timestamps the backoff stays until all is acknowledged.
+                self.backoff = 0;
+            }
+            self.rto = self.l22_rto();
+            return Some(r);
+        }
         if self.ns2.is_none() {
             let r = if self.one_timed && ts_rtt.is_none() {
                 match self.timed {
@@ -306,6 +409,13 @@ impl RttEstimator {
     }
     /// Take one RTT measurement R (RFC 6298 (2.2) and (2.3)); clears the backoff.
     pub fn sample(&mut self, r: SimTime) {
+        if self.l22.is_some() {
+            let tick = self.granularity.0.max(1);
+            self.l22_update((r.0 / tick) as i64, r);
+            self.backoff = 0;
+            self.rto = self.l22_rto();
+            return;
+        }
         if self.ns2.is_some() {
             // A sample outside the timed segment (the SYN's, for instance) is
             // taken as ns-2 takes the timed one.
@@ -361,6 +471,11 @@ impl RttEstimator {
             self.rto = self.ns2_rto();
             return;
         }
+        if self.l22.is_some() {
+            // tcp_retransmit_timer: rto = min(rto << 1, 120 s).
+            self.rto = self.l22_rto();
+            return;
+        }
         self.rto = SimTime(self.rto.0.saturating_mul(2)).min(self.max_rto);
     }
     /// RFC 6298 (5.7): after a SYN timed out, the RTO for data starts at 3 s if no sample came.
@@ -409,6 +524,64 @@ mod tests {
     }
     fn est() -> RttEstimator {
         RttEstimator::new(ms(1000), ms(1000), ms(60_000), ms(1))
+    }
+
+    fn l22() -> RttEstimator {
+        // Linux 2.2 on i386: HZ 100, TCP_TIMEOUT_INIT 3 s, HZ/5, 120*HZ.
+        RttEstimator::new(ms(3000), ms(200), ms(120_000), ms(10))
+            .with_estimator(RtoEstimator::Linux22)
+    }
+
+    #[test]
+    fn linux22_rto_follows_tcp_set_rto_in_jiffies() {
+        let mut e = l22();
+        assert_eq!(e.rto(), ms(3000));
+        // First sample: sent at 0, ACKed at 105 ms: 10 jiffies. srtt = 80,
+        // mdev = 40 (scaled), base = 10 + 40 = 50; cwnd 2: 50 + 50/4 + 50/2
+        // = 50 + 12 + 25 = 87 jiffies.
+        e.set_cwnd(2);
+        assert_eq!(e.on_ack(1000, Some(ms(0)), None, ms(105)), Some(ms(105)));
+        assert_eq!(e.rto(), ms(870));
+        // Second: sent at 200, ACKed at 330 ms: 33 - 20 = 13 jiffies.
+        // err = 13 - 10 = 3, srtt = 83; |3| - 40/4 = -7, mdev = 33;
+        // base = 83/8 + 33 = 43; cwnd 10: 43 + 10 + 43 >> 9 = 53 jiffies.
+        e.set_cwnd(10);
+        assert_eq!(e.on_ack(2000, Some(ms(200)), None, ms(330)), Some(ms(130)));
+        assert_eq!(e.rto(), ms(530));
+        // Each timeout doubles it; a Karn sample clears the backoff.
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.rto(), ms(2120));
+        // cwnd 33: the shift count 32 wraps to 0 on i386, the term is base.
+        // Sample 10 jiffies: err = 0, srtt 83; 0 - 33/4 = -8, mdev = 25;
+        // base = 10 + 25 = 35: 35 + 8 + 35 = 78.
+        e.set_cwnd(33);
+        e.on_ack(3000, Some(ms(400)), None, ms(500));
+        assert_eq!(e.rto(), ms(780));
+        // Before any sample, the backoff doubles TCP_TIMEOUT_INIT.
+        let mut f = l22();
+        f.back_off();
+        assert_eq!(f.rto(), ms(6000));
+    }
+
+    #[test]
+    fn linux22_on_a_lan_sits_on_the_200ms_floor() {
+        // 250 us round trips within one jiffy: m = 0 is taken as 1; mdev
+        // decays to 3 and stays (3/4 truncates to 0): base = 1 + 3 = 4,
+        // RTO <= 4 + 1 + 4 = 9 jiffies, below HZ/5: 200 ms.
+        let mut e = l22();
+        for k in 0..50u64 {
+            let t = SimTime(k * 1_000_000 + 100_000);
+            e.on_ack(k, Some(t), None, t + SimTime(250_000));
+        }
+        assert_eq!(e.rto(), ms(200));
+        assert_eq!(e.srtt(), Some(ms(10)));
+        // With timestamps the backoff stays until everything is acknowledged.
+        e.back_off();
+        e.on_ack(100, None, Some(SimTime(250_000)), ms(1000));
+        assert_eq!(e.rto(), ms(400));
+        e.all_acked();
+        assert_eq!(e.rto(), ms(200));
     }
 
     #[test]

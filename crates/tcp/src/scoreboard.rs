@@ -97,6 +97,9 @@ pub struct Acked {
     pub karn_sent: Option<SimTime>,
     /// Whether any removed segment had been retransmitted.
     pub any_retrans: bool,
+    /// Send time of the newest removed segment, if no removed segment was
+    /// ever retransmitted (Linux 2.2's `seq_rtt`, the last skb freed).
+    pub newest_sent: Option<SimTime>,
 }
 
 /// The scoreboard.
@@ -209,9 +212,11 @@ impl Scoreboard {
             } else if a.karn_sent.is_none() {
                 a.karn_sent = Some(s.sent);
             }
+            a.newest_sent = Some(s.sent);
         }
         if a.any_retrans {
             a.karn_sent = None;
+            a.newest_sent = None;
         }
         a
     }

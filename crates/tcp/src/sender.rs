@@ -52,7 +52,7 @@ use crate::cc::{
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Handshake, NewRenoRto, Recovery, TcpConfig, Undo};
-use crate::rtt::RttEstimator;
+use crate::rtt::{RtoEstimator, RttEstimator};
 use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
 use tcplab_engine::SimTime;
@@ -924,7 +924,21 @@ impl Sender {
             // rule, or ns-2's one timed segment: the estimator chooses.
             let ts_rtt = (self.ts_ok && h.has_ts && h.tsecr > 0)
                 .then(|| now.saturating_sub(SimTime(h.tsecr)));
-            let sample = self.rtt.on_ack(h.ack, acked.karn_sent, ts_rtt, now);
+            let linux22 = self.cfg.rto_estimator == RtoEstimator::Linux22;
+            let karn = if linux22 {
+                // Linux 2.2 tcp_ack: the newest freed segment, and no sample
+                // while a timeout's retransmissions are outstanding.
+                acked
+                    .newest_sent
+                    .filter(|_| self.tp.ca_state != CaState::Loss)
+            } else {
+                acked.karn_sent
+            };
+            self.rtt.set_cwnd(self.tp.cwnd);
+            let sample = self.rtt.on_ack(h.ack, karn, ts_rtt, now);
+            if linux22 && self.snd_una >= self.snd_max {
+                self.rtt.all_acked();
+            }
             if let Some(r) = sample {
                 self.note_rtt(r);
             }
