@@ -65,6 +65,14 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// Window reductions undone as spurious, whole run.
     pub undos: u64,
+    /// Timeouts whose first retransmission brought the receiver data it
+    /// already had (spurious, whether or not undo is on), whole run.
+    pub spurious_timeouts: u64,
+    /// Times the receiver dropped its whole out-of-order queue for want of
+    /// buffer (`mem_limit`, Linux 2.2's prune), whole run.
+    pub ooo_prunes: u64,
+    /// Bytes of out-of-order data so dropped.
+    pub pruned_bytes: u64,
     /// Whether ECN was negotiated (both hosts enable it).
     pub ecn: bool,
     /// Window reductions in response to ECN-Echo, whole run.

@@ -11,7 +11,9 @@ use tcplab_engine::SimTime;
 use tcplab_net::PathError;
 use tcplab_tcp::cc::{self, CcParams};
 use tcplab_tcp::profile::{NewRenoRto, Undo};
-use tcplab_tcp::{profile, profiles, Handshake, Recovery, RtoEstimator, RttSampling, TcpConfig};
+use tcplab_tcp::{
+    profile, profiles, BufferAccounting, Handshake, Recovery, RtoEstimator, RttSampling, TcpConfig,
+};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -144,6 +146,12 @@ host_settings! {
     rto_estimator: String,
     rtt_sampling: String,
     dupthresh: u32,
+    partial_ack: String,
+    ssthresh_from_window: bool,
+    count_acks: bool,
+    buffer_accounting: String,
+    rto_clears_sack: bool,
+    mem_limit: Size,
     tcp_tick: Duration,
     initial_rto: Duration,
     max_rto: Duration,
@@ -1767,6 +1775,51 @@ fn resolve_host(
                  timed (one timed segment per round trip, as 4.4BSD and ns-2)",
             )
         })?;
+    }
+    if let Some(v) = &h.partial_ack {
+        (c.partial_deflation, c.partial_keep) = match v.as_str() {
+            "deflate" => (true, false),
+            "ssthresh" => (false, false),
+            "keep" => (c.partial_deflation, true),
+            _ => {
+                return Err(cx.err(
+                    &f("partial_ack"),
+                    format!("{v:?}"),
+                    "allowed: deflate (by what it acknowledges, RFC 6582), ssthresh (back to \
+                     the window set at the loss, ns-2 partial_window_deflation_ 0), keep \
+                     (inflation kept, Linux 2.2)",
+                ))
+            }
+        };
+    }
+    if let Some(v) = h.ssthresh_from_window {
+        c.ssthresh_from_window = v;
+    }
+    if let Some(v) = h.count_acks {
+        c.count_acks = v;
+    }
+    if let Some(v) = &h.buffer_accounting {
+        c.buffer_accounting = BufferAccounting::parse(v).ok_or_else(|| {
+            cx.err(
+                &f("buffer_accounting"),
+                format!("{v:?}"),
+                "allowed: plain (the receive buffer is the window), linux22 (half the free \
+                 buffer, segments charged their kernel buffers, as Linux 2.2)",
+            )
+        })?;
+    }
+    if let Some(v) = h.rto_clears_sack {
+        c.rto_clears_sack = v;
+    }
+    if let Some(v) = h.mem_limit {
+        if v.0 > 0 && v.0 < 4 * c.mss as u64 {
+            return Err(cx.err(
+                &f("mem_limit"),
+                v.0,
+                "must be 0 (no limit) or hold a few segments (at least 4 x mss)",
+            ));
+        }
+        c.mem_limit = v.0;
     }
     if let Some(v) = h.dupthresh {
         if v == 0 {

@@ -85,6 +85,9 @@ pub struct TcpHeader {
     pub tx_cwnd: u32,
     /// See `tx_cwnd`.
     pub tx_in_ss: bool,
+    /// The retransmission a timeout sends first (simulator bookkeeping, as
+    /// `retrans`): the receiver counts it spurious if it already had the data.
+    pub rto_retx: bool,
 }
 
 impl TcpHeader {

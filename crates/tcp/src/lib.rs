@@ -13,7 +13,7 @@ pub mod scoreboard;
 pub mod sender;
 
 pub use header::TcpHeader;
-pub use profile::{profile, profiles, Handshake, Profile, Recovery, TcpConfig};
+pub use profile::{profile, profiles, BufferAccounting, Handshake, Profile, Recovery, TcpConfig};
 pub use receiver::Receiver;
 pub use rtt::{RtoEstimator, RttSampling};
 pub use sender::{FirstReduction, Sender, SenderState, SenderStats};

@@ -144,6 +144,27 @@ pub struct TcpConfig {
     /// `partial_window_deflation_` 1); false: it drops all the inflation, back
     /// to ssthresh (ns-2 `partial_window_deflation_` 0: `dupwnd_` = 0).
     pub partial_deflation: bool,
+    /// NewReno recovery (without SACK): a partial ACK leaves cwnd as it is,
+    /// inflation included (Linux 2.2 tcp_fast_retrans, "Hoe style": the
+    /// window keeps growing with the duplicate ACKs); overrides
+    /// `partial_deflation`.
+    pub partial_keep: bool,
+    /// ssthresh at a loss is half of min(cwnd, receive window in segments)
+    /// (Linux 2.2 `tcp_recalc_ssthresh`) instead of half the flight.
+    pub ssthresh_from_window: bool,
+    /// Window growth counts ACKs, not acknowledged segments: one step per
+    /// ACK in slow start, one segment per cwnd+1 ACKs after (Linux 2.2
+    /// `tcp_cong_avoid`).
+    pub count_acks: bool,
+    /// How socket buffers turn into windows and send limits.
+    pub buffer_accounting: BufferAccounting,
+    /// A timeout forgets every SACK (Linux 2.2 tcp_retransmit_timer, RFC
+    /// 2018's reneging caution) instead of only when reneging shows.
+    pub rto_clears_sack: bool,
+    /// Memory the host gives a connection's received out-of-order data,
+    /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue
+    /// is dropped (Linux 2.2 `prune_queue`).
+    pub mem_limit: u64,
     /// Limited slow start above this window, segments (0 = off): RFC 3742 in
     /// slow start, or ns-2's rule with `ns2_lss`.
     pub max_ssthresh: u32,
@@ -180,6 +201,58 @@ pub struct TcpConfig {
     /// The window grows only while cwnd limits sending (Linux
     /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (`control_increase_` 0).
     pub cwnd_limited_growth: bool,
+}
+
+/// How a host turns its socket buffers into an advertised window and a send limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferAccounting {
+    /// The receive buffer is the window, byte for byte; the send buffer
+    /// bounds unacknowledged payload bytes.
+    Plain,
+    /// Linux 2.2 (`__tcp_select_window`, `sock_wmalloc`): the window is half
+    /// the free receive buffer, (rcvbuf - buffers held)/2, rounded down to
+    /// whole segments and never shrinking its right edge, each held segment
+    /// charged its driver buffer (1536 bytes for a 1500-byte packet, the
+    /// acenic Gigabit driver's); the send buffer bounds segments charged
+    /// payload + 160 header bytes rounded up to 16 (1616 for 1448); the
+    /// window scale comes from rcvbuf/2.
+    Linux22,
+}
+
+impl BufferAccounting {
+    /// Name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            BufferAccounting::Plain => "plain",
+            BufferAccounting::Linux22 => "linux22",
+        }
+    }
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "plain" => BufferAccounting::Plain,
+            "linux22" => BufferAccounting::Linux22,
+            _ => return None,
+        })
+    }
+    /// Bytes a held received segment of `ip_size` bytes costs the receive buffer.
+    pub fn rcv_truesize(self, ip_size: u32, payload: u32) -> u64 {
+        match self {
+            BufferAccounting::Plain => payload as u64,
+            // acenic: ACE_STD_BUFSIZE = 1500 + 14 + 2 + 4 + 16 = 1536 per
+            // standard-ring buffer, whatever the packet's size; truesize is
+            // the data buffer alone in 2.2 (skbuff.c alloc_skb).
+            BufferAccounting::Linux22 => (ip_size.max(1500) as u64 + 36).div_ceil(16) * 16,
+        }
+    }
+    /// Bytes a queued segment of `payload` bytes costs the send buffer.
+    pub fn snd_truesize(self, payload: u32) -> u64 {
+        match self {
+            BufferAccounting::Plain => payload as u64,
+            // tcp_sendmsg: MAX_HEADER 32 + max_header 128 + the data, rounded to 16.
+            BufferAccounting::Linux22 => (payload as u64 + 160).div_ceil(16) * 16,
+        }
+    }
 }
 
 /// When NewReno's retransmission timer restarts during a recovery (RFC 6582
@@ -288,6 +361,12 @@ fn base() -> TcpConfig {
         dupthresh_frac: 0,
         newreno_rto: NewRenoRto::Impatient,
         partial_deflation: true,
+        partial_keep: false,
+        ssthresh_from_window: false,
+        count_acks: false,
+        buffer_accounting: BufferAccounting::Plain,
+        rto_clears_sack: false,
+        mem_limit: 0,
         max_ssthresh: 0,
         ns2_lss: false,
         ns2_decrease: false,
@@ -407,6 +486,80 @@ pub fn profiles() -> Vec<Profile> {
                     Eifel undo of timeouts (Windows sends no timestamps by default, so it \
                     rarely applies); no source found for a slow-start limit per ACK, so \
                     every acknowledged segment counts, as in Linux",
+        },
+        Profile {
+            name: "linux22",
+            description: "Linux 2.2.16 (the highspeed-fiber hosts)",
+            config: TcpConfig {
+                initial_window: 2,
+                initial_rto: SimTime(3000 * MS),
+                min_rto: SimTime(200 * MS),
+                max_rto: SimTime(120_000 * MS),
+                clock_granularity: SimTime(10 * MS),
+                rto_estimator: RtoEstimator::Linux22,
+                rtt_sampling: RttSampling::EveryAck,
+                delack_timeout: SimTime(10 * MS),
+                delack_segments: 2,
+                recovery: Recovery::Sack,
+                sack: true,
+                timestamps: true,
+                window_scaling: true,
+                newreno_rto: NewRenoRto::SlowButSteady,
+                partial_keep: true,
+                ssthresh_from_window: true,
+                count_acks: true,
+                ss_ack_limit: 1,
+                cwnd_limited_growth: false,
+                undo: Undo::None,
+                default_cc: "newreno",
+                buffer_accounting: BufferAccounting::Linux22,
+                rto_clears_sack: true,
+                sndbuf: 65535,
+                rcvbuf: 65535,
+                ..base()
+            },
+            sources: "Linux 2.2.16 (tag 2.2.16 of schwabe/davej-history; tcp_input.c 1.164.2.15), \
+                      i386: HZ 100, so RTT samples, srtt and the RTO count 10 ms jiffies (tcp_tick \
+                      10ms; tcp_time_stamp = jiffies); snd_cwnd = 2 at open (tcp_v4_init_sock, \
+                      tcp_create_openreq_child; 1 in 2.2.1), ssthresh 0x7fffffff; \
+                      TCP_TIMEOUT_INIT 3 s, RTO within [HZ/5, 120 HZ] (tcp_bound_rto), doubled per \
+                      timeout; tcp_rtt_estimator (srtt x8, mdev x4, m = 0 taken as 1) and \
+                      tcp_set_rto: RTO = base + base/4 + base >> (cwnd - 1), base = srtt + 4 mdev \
+                      (rto_estimator linux22); without timestamps a sample from every ACK of new \
+                      data (the newest skb tcp_clean_rtx_queue frees), none when it frees a \
+                      retransmission (Karn) or during a timeout's recovery; timestamps, SACK and \
+                      window scaling on (sysctl_tcp_timestamps/sack/window_scaling = 1); delayed \
+                      ACK every 2 full segments (MAX_DELAY_ACK), at once on out-of-order data; \
+                      fast retransmit at 3 duplicate ACKs, ssthresh = max(min(cwnd, snd_wnd/mss)/2, \
+                      2) (tcp_recalc_ssthresh: ssthresh_from_window), cwnd = ssthresh + 3, +1 per \
+                      further duplicate ACK with no bound; without SACK a partial ACK retransmits \
+                      the next hole and restarts the timer, cwnd unchanged (partial_ack keep, \
+                      newreno_rto slow-but-steady), cwnd = ssthresh at the end; no undo; a \
+                      timeout forgets every SACK mark (tcp_retransmit_timer), cwnd 1, go-back-N; \
+                      growth per ACK, not per segment (tcp_cong_avoid: count_acks), also when \
+                      the receive window limits (no cwnd validation: cwnd_limited_growth false); \
+                      buffers (buffer_accounting linux22): window = (rcvbuf - rmem_alloc)/2 in \
+                      whole segments, never shrinking (__tcp_select_window, tcp_select_window), \
+                      window scale from rcvbuf/2 (tcp_select_initial_window), receive truesize \
+                      1536 per standard packet (acenic ACE_STD_BUFSIZE), send truesize payload + \
+                      160 rounded to 16 (tcp_sendmsg, sock_wmalloc), out-of-order queue dropped \
+                      whole past rcvbuf (prune_queue); sysctl rmem_default = wmem_default = 65535 \
+                      (SK_RMEM_MAX with CONFIG_SKB_LARGE): sndbuf and rcvbuf here are the \
+                      kernel's sk->sndbuf/sk->rcvbuf (SO_SNDBUF/SO_RCVBUF = B gives 2B)",
+            notes: "With SACK 2.2 runs FACK (recovery at 3 dupacks or fackets_out > 3, holes \
+                    retransmitted up to the forward-most SACK, pipe = packets_out - fackets_out + \
+                    retrans_out, no inflation); RFC 6675 recovery stands in. Not modelled: the \
+                    adaptive delayed-ACK timeout (ato from inter-arrival times, capped at 500 ms; \
+                    here a fixed 10 ms, one jiffy, which a bulk flow's ACK-every-2 rule \
+                    dominates); cwnd staying at ssthresh + 3 after a recovery of exactly 3 \
+                    dupacks; the 8-bit dupack counter's wrap past 255; congestion avoidance \
+                    adds one segment per cwnd ACKs (2.2: cwnd + 1); after a timeout 2.2 sends no \
+                    new data until the whole old window is acknowledged (here new data follows \
+                    the go-back-N as cwnd allows); local drops in the 100-packet device queue \
+                    and the 300-packet input backlog (set a host stage and queues for those); \
+                    the SYN window <= 32767. 2.2 has one controller, Reno's AIMD with the \
+                    recovery above: cc newreno (whose own rules are the AIMD; cc reno would \
+                    impose RFC 5681's recovery instead).",
         },
         Profile {
             name: "ns2",

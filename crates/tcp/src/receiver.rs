@@ -29,7 +29,7 @@
 //! not modelled; ACKs here are immediate for holes and duplicates anyway.
 
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
-use crate::profile::TcpConfig;
+use crate::profile::{BufferAccounting, TcpConfig};
 use crate::sender::wscale_for;
 use tcplab_engine::SimTime;
 use tcplab_net::Ecn;
@@ -47,6 +47,13 @@ pub struct ReceiverStats {
     pub dup_segs: u64,
     /// Data segments received marked CE.
     pub ce_segs: u64,
+    /// Times the out-of-order queue was dropped whole for want of memory.
+    pub ooo_prunes: u64,
+    /// Bytes of out-of-order data so dropped.
+    pub pruned_bytes: u64,
+    /// Retransmissions sent by a timeout that brought data the receiver
+    /// already had (the timeout was spurious).
+    pub spurious_rto: u64,
 }
 
 /// The receiver.
@@ -56,6 +63,12 @@ pub struct Receiver {
     /// Next sequence number expected.
     pub rcv_nxt: u64,
     ooo: Vec<(u64, u64)>,
+    /// Bytes held out of order.
+    ooo_bytes: u64,
+    /// Buffer one held segment costs (see `BufferAccounting`).
+    seg_truesize: u64,
+    /// Right edge of the window last advertised (Linux never shrinks it).
+    right_edge: u64,
     recent: [(u64, u64); MAX_SACK_BLOCKS],
     nrecent: usize,
     sack_ok: bool,
@@ -92,6 +105,9 @@ impl Receiver {
             established: false,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(64),
+            ooo_bytes: 0,
+            seg_truesize: 0,
+            right_edge: 0,
             recent: [(0, 0); MAX_SACK_BLOCKS],
             nrecent: 0,
             sack_ok: false,
@@ -136,6 +152,59 @@ impl Receiver {
         }
     }
 
+    /// Buffer the out-of-order data holds, as the host's accounting charges it.
+    fn rmem(&self) -> u64 {
+        match self.cfg.buffer_accounting {
+            BufferAccounting::Plain => self.ooo_bytes,
+            BufferAccounting::Linux22 => {
+                self.ooo_bytes.div_ceil(self.mss.max(1) as u64) * self.seg_truesize
+            }
+        }
+    }
+    /// What the held data may cost before the out-of-order queue is
+    /// dropped: the receive buffer (Linux 2.2 charges every segment to it and
+    /// prunes past it) and the host's memory limit.
+    fn mem_cap(&self) -> u64 {
+        let mut cap = u64::MAX;
+        if self.cfg.buffer_accounting == BufferAccounting::Linux22 {
+            cap = self.cfg.rcvbuf;
+        }
+        if self.cfg.mem_limit > 0 {
+            cap = cap.min(self.cfg.mem_limit);
+        }
+        cap
+    }
+    /// Linux 2.2 `prune_queue`: a segment arriving when the buffers held
+    /// would pass the cap frees the whole out-of-order queue (and the SACK
+    /// blocks describing it); the arriving segment is then accepted.
+    fn prune_if_full(&mut self) {
+        if self.ooo.is_empty() || self.rmem() + self.seg_truesize <= self.mem_cap() {
+            return;
+        }
+        self.stats.ooo_prunes += 1;
+        self.stats.pruned_bytes += self.ooo_bytes;
+        self.ooo.clear();
+        self.ooo_bytes = 0;
+        self.nrecent = 0;
+    }
+    /// The window to advertise, bytes from rcv_nxt.
+    fn window(&mut self) -> u64 {
+        match self.cfg.buffer_accounting {
+            BufferAccounting::Plain => self.cfg.rcvbuf,
+            BufferAccounting::Linux22 => {
+                // __tcp_select_window: free = (rcvbuf - rmem_alloc) / 2, at most
+                // window_clamp, in whole segments; tcp_select_window never
+                // moves the right edge left.
+                let mss = self.mss.max(1) as u64;
+                let clamp = 65535u64 << self.rcv_wscale;
+                let free = (self.cfg.rcvbuf.saturating_sub(self.rmem()) / 2).min(clamp);
+                let right = (self.rcv_nxt + free / mss * mss).max(self.right_edge);
+                self.right_edge = right;
+                right - self.rcv_nxt
+            }
+        }
+    }
+
     /// Process a segment from the sender.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
         if self.cfg.handshake.one_way() {
@@ -146,6 +215,7 @@ impl Receiver {
                 self.sack_ok = self.cfg.sack;
                 self.ts_ok = self.cfg.timestamps;
                 self.ts_recent = h.tsval;
+                self.set_truesize();
             }
             if h.has(SYN) {
                 // ns-2 acknowledges packet 0 like any packet: a plain 40-byte ACK.
@@ -175,6 +245,11 @@ impl Receiver {
             self.ecn_check(h);
         }
         let (start, end) = (h.seq, h.seq + len);
+        if h.rto_retx
+            && (end <= self.rcv_nxt || self.ooo.iter().any(|&(l, r)| l <= start && end <= r))
+        {
+            self.stats.spurious_rto += 1;
+        }
         if end <= self.rcv_nxt {
             self.stats.dup_segs += 1;
             self.send_ack(now, out);
@@ -187,6 +262,7 @@ impl Receiver {
         if h.has(FIN) {
             self.fin = Some(end - 1);
         }
+        self.prune_if_full();
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.advance(now, end);
@@ -238,9 +314,15 @@ impl Receiver {
             self.sack_ok = self.cfg.sack && h.sack_perm;
             self.ts_ok = self.cfg.timestamps && h.has_ts;
             let ws = self.cfg.window_scaling && h.wscale.is_some();
-            self.rcv_wscale = if ws { wscale_for(self.cfg.rcvbuf) } else { 0 };
+            // Linux 2.2 tcp_select_initial_window scales from rcvbuf / 2.
+            let space = match self.cfg.buffer_accounting {
+                BufferAccounting::Plain => self.cfg.rcvbuf,
+                BufferAccounting::Linux22 => self.cfg.rcvbuf / 2,
+            };
+            self.rcv_wscale = if ws { wscale_for(space) } else { 0 };
             let peer_mss = if h.mss == 0 { 536 } else { h.mss as u32 };
             self.mss = self.cfg.mss.min(peer_mss) - if self.ts_ok { 12 } else { 0 };
+            self.set_truesize();
             self.ts_recent = h.tsval;
         }
         let ws = self.cfg.window_scaling && h.wscale.is_some();
@@ -262,6 +344,11 @@ impl Receiver {
     }
 
     /// In-order data up to `end` arrived: deliver it and whatever it joins.
+    fn set_truesize(&mut self) {
+        let ip = self.mss + 40 + if self.ts_ok { 12 } else { 0 };
+        self.seg_truesize = self.cfg.buffer_accounting.rcv_truesize(ip, self.mss);
+    }
+
     fn advance(&mut self, now: SimTime, end: u64) {
         let mut new_nxt = end.max(self.rcv_nxt);
         while let Some(&(l, r)) = self.ooo.first() {
@@ -269,6 +356,7 @@ impl Receiver {
                 break;
             }
             new_nxt = new_nxt.max(r);
+            self.ooo_bytes -= r - l;
             self.ooo.remove(0);
         }
         let data_end = match self.fin {
@@ -308,9 +396,11 @@ impl Receiver {
             } else {
                 l = l.min(a);
                 r = r.max(b);
+                self.ooo_bytes -= b - a;
                 self.ooo.remove(i);
             }
         }
+        self.ooo_bytes += r - l;
         self.ooo.insert(i, (l, r));
         (l, r)
     }
@@ -342,7 +432,7 @@ impl Receiver {
             flags: ACK,
             seq: 1,
             ack: self.rcv_nxt,
-            wnd: ((self.cfg.rcvbuf >> self.rcv_wscale).min(65535)) as u32,
+            wnd: ((self.window() >> self.rcv_wscale).min(65535)) as u32,
             has_ts: self.ts_ok,
             tsval: now.0,
             tsecr: self.ts_recent,

@@ -161,6 +161,8 @@ pub struct Sender {
     /// `SenderStats::double_slow_start`).
     ss2: Ss2Watch,
     rwnd: u64,
+    /// Unacknowledged payload bytes the send buffer holds (see `set_snd_limit`).
+    snd_limit: u64,
     snd_wscale: u8,
     mss: u32,
     ts_ok: bool,
@@ -263,6 +265,7 @@ impl Sender {
             recovery_base: 0,
             ss2: Ss2Watch::Idle,
             rwnd: 65535,
+            snd_limit: 0,
             snd_wscale: 0,
             mss,
             ts_ok: false,
@@ -445,6 +448,7 @@ impl Sender {
         self.ecn_ok = false;
         self.snd_wscale = 0;
         self.mss = self.cfg.mss;
+        self.set_snd_limit();
         self.sb.set_mss(self.mss);
         self.tp.mss = self.mss;
         self.rwnd = u64::MAX;
@@ -555,6 +559,7 @@ impl Sender {
         }
         let peer_mss = if h.mss == 0 { 536 } else { h.mss as u32 };
         self.mss = self.cfg.mss.min(peer_mss) - if self.ts_ok { 12 } else { 0 };
+        self.set_snd_limit();
         self.sb.set_mss(self.mss);
         self.tp.mss = self.mss;
         self.rwnd = h.wnd as u64; // unscaled on the SYN-ACK
@@ -742,7 +747,7 @@ impl Sender {
             if out_after > self.rwnd.max(1) && !(fin && payload == 0) {
                 break;
             }
-            if out_after > self.cfg.sndbuf {
+            if out_after > self.snd_limit {
                 break;
             }
             self.send_new(now, start, len, payload, fin, out);
@@ -991,7 +996,7 @@ impl Sender {
                                 if let Some(i) = self.sb.first_lost(0) {
                                     self.retransmit(now, i, out);
                                 }
-                                if !rate_based {
+                                if !rate_based && !self.cfg.partial_keep {
                                     if self.cfg.partial_deflation {
                                         let a = acked.segs;
                                         self.tp.cwnd = (self.tp.cwnd.saturating_sub(a)
@@ -1049,7 +1054,7 @@ impl Sender {
                 // ns-2's opencwnd runs once per new ACK, however many segments
                 // it acknowledges (tcp.cc recv_newack_helper): +1 in slow start,
                 // increase_num_/cwnd_ above it.
-                let acked = if self.one_way() && self.cc.ns2_opencwnd() {
+                let acked = if self.one_way() && self.cc.ns2_opencwnd() || self.cfg.count_acks {
                     delivered.min(1)
                 } else {
                     delivered
@@ -1185,7 +1190,7 @@ impl Sender {
         let (cwnd_before, ss_before) = (self.tp.cwnd, self.tp.in_slow_start());
         // ns-2 reset_rtx_timer in dupack_action: the timed segment is forgotten.
         self.rtt.cancel_timing();
-        self.tp.in_flight = self.flight_size();
+        self.tp.in_flight = self.loss_basis();
         if self.tp.ca_state == CaState::Cwr {
             // RFC 3168 6.1.2, Linux tcp_enter_recovery within a cwnd reduction:
             // the window of this loss was already reduced for its ECN marks;
@@ -1341,6 +1346,35 @@ impl Sender {
 
     /// FlightSize for the `ssthresh` hook: the pipe (or the outstanding
     /// segments, if more) with SACK, everything outstanding without (RFC 5681).
+    /// The payload the send buffer holds once the MSS is known: `sndbuf`
+    /// bytes (at most `mem_limit`), each segment charged as the host's
+    /// accounting says (Linux 2.2: sock_wmalloc succeeds while the charge is
+    /// below sndbuf, so ceil(sndbuf / truesize) segments).
+    fn set_snd_limit(&mut self) {
+        let mut buf = self.cfg.sndbuf;
+        if self.cfg.mem_limit > 0 {
+            buf = buf.min(self.cfg.mem_limit);
+        }
+        let ts = self.cfg.buffer_accounting.snd_truesize(self.mss);
+        self.snd_limit = if ts == self.mss as u64 {
+            buf
+        } else {
+            buf.div_ceil(ts) * self.mss as u64
+        };
+    }
+
+    /// What a loss's ssthresh halves: the flight, or with
+    /// `ssthresh_from_window` min(cwnd, receive window in segments) (Linux
+    /// 2.2 `tcp_recalc_ssthresh`).
+    fn loss_basis(&self) -> u32 {
+        if self.cfg.ssthresh_from_window {
+            let rwnd = (self.rwnd / self.mss.max(1) as u64).min(u32::MAX as u64) as u32;
+            self.tp.cwnd.min(rwnd)
+        } else {
+            self.flight_size()
+        }
+    }
+
     fn flight_size(&self) -> u32 {
         if self.one_way() {
             // ns-2 slowdown(): ssthresh from window() = min(cwnd_, window_).
@@ -1491,6 +1525,9 @@ impl Sender {
             if !self.uses_sack() {
                 self.tp.in_flight = self.sb.len() as u32;
             }
+            if self.cfg.ssthresh_from_window {
+                self.tp.in_flight = self.loss_basis();
+            }
             self.mark_undo();
             self.tp.ssthresh = self.loss_ssthresh(true);
         }
@@ -1502,6 +1539,14 @@ impl Sender {
         self.tp.cwnd_cnt = 0;
         // Linux tcp_enter_loss: mark the losses, then enter the Loss state.
         if self.uses_sack() {
+            // SACKed data the receiver dropped (reneging: the cumulative ACK
+            // reached a SACKed segment, Linux tcp_check_sack_reneging) or a
+            // stack that forgets SACKs on every timeout (Linux 2.2
+            // tcp_retransmit_timer): resend everything outstanding.
+            if self.cfg.rto_clears_sack || self.sb.get(0).has(SACKED) {
+                self.sb.clear_sacks();
+                self.sack_cache = [(0, 0); MAX_SACK_BLOCKS];
+            }
             self.tp.lost += self.sb.mark_all_lost() as u64;
         } else {
             self.sb.clear_sacks();
@@ -1520,6 +1565,7 @@ impl Sender {
         self.dupacks = 0;
         self.rtt.back_off();
         // (5.4) retransmit the earliest unacknowledged segment.
+        let first = out.len();
         if self.uses_sack() {
             if let Some(i) = self.sb.first_lost(0) {
                 self.retransmit(now, i, out);
@@ -1528,6 +1574,9 @@ impl Sender {
             let len = self.sb.get(0).len as u64;
             self.snd_nxt += len;
             self.retransmit(now, 0, out);
+        }
+        if let Some(h) = out.get_mut(first) {
+            h.rto_retx = true;
         }
         if self.tp.cwnd > 1 {
             // A controller restarting from more than one segment (WestwoodNR's

@@ -1882,3 +1882,122 @@ fn rfc_profile_keeps_the_controllers_decrease_after_a_timeout() {
     s.on_timer(rto, &mut vec![]);
     assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 175));
 }
+
+/// A data segment `i` (1448 bytes) as the receiver sees it.
+fn data(i: u64) -> TcpHeader {
+    TcpHeader {
+        flags: ACK,
+        seq: seg_start(i),
+        ack: 1,
+        payload: MSS as u32,
+        has_ts: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn linux22_advertises_half_the_free_buffer_in_whole_segments() {
+    // sk->rcvbuf = 131070 (SO_RCVBUF 65535, doubled): free/2 = 65535, in whole
+    // segments of 1448: 45 x 1448 = 65160; rcvbuf/2 fits 16 bits, no scaling.
+    let mut c = profile("linux22").unwrap().config;
+    c.rcvbuf = 131_070;
+    let (_, mut r, _) = established(&c, "newreno");
+    let mut back = vec![];
+    r.on_segment(ms(150), &data(0), &mut back);
+    r.on_segment(ms(151), &data(1), &mut back);
+    let a = back.last().unwrap();
+    assert_eq!((a.ack, a.wnd), (seg_start(2), 65160));
+    // Segments 3..=9 out of order: each holds a 1536-byte buffer. After
+    // seven of them rmem = 10752: free/2 = (131070 - 10752)/2 = 60159 ->
+    // 41 segments = 59368, but the right edge (2 + 45 segments) never moves
+    // left: the window offered is still what reaches it.
+    back.clear();
+    for i in 3..10 {
+        r.on_segment(ms(152), &data(i), &mut back);
+    }
+    let a = back.last().unwrap();
+    assert_eq!(a.ack, seg_start(2));
+    assert_eq!(a.wnd, 65160);
+    // Filling the hole: rmem 0 again, window 65160 from the new rcv_nxt.
+    back.clear();
+    r.on_segment(ms(153), &data(2), &mut back);
+    let a = back.last().unwrap();
+    assert_eq!((a.ack, a.wnd), (seg_start(10), 65160));
+}
+
+#[test]
+fn linux22_drops_the_whole_out_of_order_queue_past_its_buffer() {
+    // A host that can give the connection 8 x 1536 bytes of buffers: the
+    // out-of-order queue may hold 8 segments (each charged the 1536-byte
+    // buffer its packet came in); the segment arriving when 8 are held
+    // (8 + 1 > 8) prunes all 8, as prune_queue does past sk->rcvbuf. (A
+    // sender keeping to the window, half the free buffer, never pushes the
+    // charge past rcvbuf itself: the limit that bites is the host's memory.)
+    let mut c = profile("linux22").unwrap().config;
+    c.rcvbuf = 1 << 20;
+    c.mem_limit = 8 * 1536;
+    let (_, mut r, _) = established(&c, "newreno");
+    let mut back = vec![];
+    for i in 1..9 {
+        r.on_segment(ms(150), &data(i), &mut back);
+    }
+    assert_eq!(r.ooo(), &[(seg_start(1), seg_start(9))]);
+    assert_eq!(r.stats.ooo_prunes, 0);
+    back.clear();
+    r.on_segment(ms(151), &data(9), &mut back);
+    assert_eq!(r.stats.ooo_prunes, 1);
+    assert_eq!(r.stats.pruned_bytes, 8 * MSS);
+    // Segment 9 itself is kept; the SACK blocks say only that.
+    assert_eq!(r.ooo(), &[(seg_start(9), seg_start(10))]);
+    assert_eq!(
+        back.last().unwrap().sack_blocks(),
+        &[(seg_start(9), seg_start(10))]
+    );
+    // A memory limit prunes the same way on any profile's accounting (here
+    // payload bytes): 3 segments fit in 4 x 1448, the 5th arrival prunes 4.
+    let mut p = cfg();
+    p.mem_limit = 4 * MSS;
+    let (_, mut r, _) = established(&p, "newreno");
+    for i in 1..6 {
+        r.on_segment(ms(150), &data(i), &mut back);
+    }
+    assert_eq!((r.stats.ooo_prunes, r.stats.pruned_bytes), (1, 4 * MSS));
+}
+
+#[test]
+fn a_timeout_retransmitting_data_the_receiver_had_counts_as_spurious() {
+    let c = cfg();
+    let (mut s, mut r, first) = established(&c, "newreno");
+    let mut back = vec![];
+    for h in &first {
+        r.on_segment(ms(150), h, &mut back);
+    }
+    // The ACKs are lost; the timeout resends segment 0, which the receiver has.
+    let mut out = vec![];
+    s.on_timer(s.rto_deadline().unwrap(), &mut out);
+    assert!(out[0].rto_retx && out[0].seq == seg_start(0));
+    assert!(out.iter().skip(1).all(|h| !h.rto_retx));
+    r.on_segment(ms(1500), &out[0], &mut back);
+    assert_eq!(r.stats.spurious_rto, 1);
+    // A timeout whose retransmission repairs a real loss is not spurious.
+    let (mut s, mut r, first) = established(&c, "newreno");
+    r.on_segment(ms(150), &first[1], &mut back); // segment 0 lost
+    out.clear();
+    s.on_timer(s.rto_deadline().unwrap(), &mut out);
+    r.on_segment(ms(1500), &out[0], &mut back);
+    assert_eq!(r.stats.spurious_rto, 0);
+}
+
+#[test]
+fn linux22_send_buffer_charges_each_segment_its_kernel_buffer() {
+    // sk->sndbuf 16160 = 10 buffers of 1616 (1448 + 160, rounded to 16):
+    // sock_wmalloc succeeds while the charge is below sndbuf, so 10 segments
+    // may be unacknowledged, not 16160 / 1448 = 11.
+    let mut c = profile("linux22").unwrap().config;
+    c.sndbuf = 16_160;
+    c.rcvbuf = 1 << 20;
+    c.initial_window = 20;
+    let (s, _, out) = established(&c, "newreno");
+    assert_eq!(s.mss(), 1448);
+    assert_eq!(data_seqs(&out).len(), 10);
+}
