@@ -162,6 +162,8 @@ host_settings! {
     bus_rate: Rate,
     packet_cost: Duration,
     rx_latency: Duration,
+    tx_queue: u32,
+    rx_queue: u32,
     access: Access,
 }
 
@@ -1918,17 +1920,30 @@ fn resolve_host(
         };
         return Err(cx.err(&field, format!("{ccname:?}"), extra));
     }
+    let stage = tcplab_net::HostStageConfig {
+        per_packet: h.packet_cost.map_or(SimTime::ZERO, |d| d.0),
+        bus_bps: h.bus_rate.map_or(0, |r| r.0),
+        rx_latency: h.rx_latency.map_or(SimTime::ZERO, |d| d.0),
+        tx_limit: h.tx_queue.unwrap_or(0),
+        rx_limit: h.rx_queue.unwrap_or(0),
+    };
+    for (field, v) in [("tx_queue", h.tx_queue), ("rx_queue", h.rx_queue)] {
+        if v.is_some() && stage.per_packet == SimTime::ZERO && stage.bus_bps == 0 {
+            return Err(cx.err(
+                &f(field),
+                v.unwrap_or(0),
+                "limits the packets waiting for the host's stage, which costs nothing: \
+                 set packet_cost or bus_rate too (0 = no limit)",
+            ));
+        }
+    }
     Ok(HostSpec {
         name: String::new(),
         profile: pname,
         tcp: c,
         cc: ccname,
         cc_params: params,
-        stage: tcplab_net::HostStageConfig {
-            per_packet: h.packet_cost.map_or(SimTime::ZERO, |d| d.0),
-            bus_bps: h.bus_rate.map_or(0, |r| r.0),
-            rx_latency: h.rx_latency.map_or(SimTime::ZERO, |d| d.0),
-        },
+        stage,
     })
 }
 

@@ -669,6 +669,18 @@ fn bad_host_model_fields() {
         ("bus_rate = 1056", "host[0].bus_rate", "unit"),
         ("packet_cost = \"-1us\"", "host[0].packet_cost", "-1us"),
         ("rx_latency = 5", "host[0].rx_latency", "unit"),
+        (
+            "tx_queue = 100",
+            "host[0].tx_queue",
+            "set packet_cost or bus_rate",
+        ),
+        ("partial_ack = \"halve\"", "host[0].partial_ack", "deflate"),
+        (
+            "buffer_accounting = \"bsd\"",
+            "host[0].buffer_accounting",
+            "linux22",
+        ),
+        ("mem_limit = \"1KB\"", "host[0].mem_limit", "4 x mss"),
     ] {
         has_all(&err(&host(extra)), &[field, says]);
     }

@@ -33,8 +33,11 @@ pub enum NetEvent {
 /// single FIFO server for both directions (the I/O bus a NIC's DMA crosses,
 /// and the CPU's per-packet work) holding each packet `per_packet` plus its
 /// bytes at `bus_bps`, then, for a received packet, `rx_latency` before the
-/// transport sees it (interrupt and protocol processing delay). The stage has
-/// no limit: a sender's packets wait in it as in a device queue.
+/// transport sees it (interrupt and protocol processing delay). Packets
+/// waiting to be sent may be limited (`tx_limit`, a device queue such as
+/// Linux's `txqueuelen`) and so may packets waiting to be received
+/// (`rx_limit`, an input backlog such as Linux's `netdev_max_backlog`): a
+/// packet finding that many of its direction waiting is dropped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HostStageConfig {
     /// Fixed cost of every packet, sent or received.
@@ -43,6 +46,10 @@ pub struct HostStageConfig {
     pub bus_bps: u64,
     /// Delay between the end of a received packet's service and its delivery.
     pub rx_latency: SimTime,
+    /// Packets to send that may wait (0: no limit).
+    pub tx_limit: u32,
+    /// Received packets that may wait (0: no limit).
+    pub rx_limit: u32,
 }
 
 impl HostStageConfig {
@@ -71,6 +78,12 @@ pub struct HostStage {
     pub busy_until: SimTime,
     /// Packets in service or waiting (sent and received).
     pub held: u64,
+    /// Of which to send.
+    pub tx_held: u32,
+    /// Sent packets dropped because `tx_limit` were waiting.
+    pub tx_drops: u64,
+    /// Received packets dropped because `rx_limit` were waiting.
+    pub rx_drops: u64,
     /// Packets served, sent and received.
     pub served_pkts: u64,
     /// Time spent serving, nanoseconds.
@@ -167,20 +180,39 @@ impl<H: Copy> Network<H> {
     pub fn host_stage(&self, node: NodeId) -> Option<&HostStage> {
         self.stages[node as usize].as_ref()
     }
-    /// Put packet `id` of `size` bytes through `node`'s stage: returns when
-    /// it comes out, or `None` when the node has no stage.
+    /// Put a packet of `size` bytes through `node`'s stage (`tx`: to send):
+    /// `Some(Some(t))` when it comes out at `t`, `Some(None)` when the stage
+    /// drops it (full), `None` when the node has no stage.
     #[inline]
-    fn through_stage(&mut self, node: NodeId, size: u32, now: SimTime) -> Option<SimTime> {
+    fn through_stage(
+        &mut self,
+        node: NodeId,
+        size: u32,
+        tx: bool,
+        now: SimTime,
+    ) -> Option<Option<SimTime>> {
         if !self.any_stage {
             return None;
         }
         let st = self.stages[node as usize].as_mut()?;
+        let rx_held = st.held as u32 - st.tx_held;
+        if tx && st.cfg.tx_limit > 0 && st.tx_held >= st.cfg.tx_limit {
+            st.tx_drops += 1;
+            return Some(None);
+        }
+        if !tx && st.cfg.rx_limit > 0 && rx_held >= st.cfg.rx_limit {
+            st.rx_drops += 1;
+            return Some(None);
+        }
+        if tx {
+            st.tx_held += 1;
+        }
         let t = st.cfg.service(size);
         st.busy_until = st.busy_until.max(now) + t;
         st.held += 1;
         st.served_pkts += 1;
         st.busy_ns += t.0;
-        Some(st.busy_until)
+        Some(Some(st.busy_until))
     }
     /// Add a simplex link; returns its id.
     pub fn add_link(&mut self, cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> LinkId {
@@ -313,10 +345,33 @@ impl<H: Copy> Network<H> {
     ) {
         let p = self.pool.get(id);
         let (dst, size) = (p.dst, p.size);
-        if let Some(at) = self.through_stage(node, size, sched.now()) {
-            debug_assert_eq!(self.pool.get(id).src, node, "a host sends its own packets");
-            sched.schedule(at, NetEvent::HostOut(id).into());
-            return;
+        match self.through_stage(node, size, true, sched.now()) {
+            Some(Some(at)) => {
+                debug_assert_eq!(self.pool.get(id).src, node, "a host sends its own packets");
+                sched.schedule(at, NetEvent::HostOut(id).into());
+                return;
+            }
+            Some(None) => {
+                // Dropped in the device queue in front of the link it would
+                // take: counted there, as that link's queue would.
+                let now = sched.now();
+                match self.route(node, dst) {
+                    Some(l) => {
+                        let st = &mut self.links[l as usize].stats;
+                        st.arrived_pkts += 1;
+                        st.arrived_bytes += size as u64;
+                        st.dropped_pkts += 1;
+                        st.dropped_bytes += size as u64;
+                        Self::discard(&mut self.pool, &mut self.drops, now, l, false, id);
+                    }
+                    None => {
+                        self.unroutable += 1;
+                        self.pool.free(id);
+                    }
+                }
+                return;
+            }
+            None => {}
         }
         self.forward(node, id, dst, size, sched);
     }
@@ -548,12 +603,23 @@ impl<H: Copy> Network<H> {
                 link.stats.delivered_pkts += 1;
                 let node = link.cfg.to;
                 if w.dst == node {
-                    if let Some(at) = self.through_stage(node, w.size, sched.now()) {
-                        let lat = self.stages[node as usize]
-                            .as_ref()
-                            .map_or(SimTime::ZERO, |s| s.cfg.rx_latency);
-                        sched.schedule(at + lat, NetEvent::HostIn(w.id).into());
-                        return None;
+                    match self.through_stage(node, w.size, false, sched.now()) {
+                        Some(Some(at)) => {
+                            let lat = self.stages[node as usize]
+                                .as_ref()
+                                .map_or(SimTime::ZERO, |s| s.cfg.rx_latency);
+                            sched.schedule(at + lat, NetEvent::HostIn(w.id).into());
+                            return None;
+                        }
+                        Some(None) => {
+                            // The input backlog is full: the host drops it
+                            // (recorded against the link it came on, which
+                            // delivered it).
+                            let now = sched.now();
+                            Self::discard(&mut self.pool, &mut self.drops, now, l, false, w.id);
+                            return None;
+                        }
+                        None => {}
                     }
                     Some((node, w.id))
                 } else {
@@ -565,6 +631,9 @@ impl<H: Copy> Network<H> {
                 let p = self.pool.get(id);
                 let (src, dst, size) = (p.src, p.dst, p.size);
                 self.leave_stage(src);
+                if let Some(st) = self.stages[src as usize].as_mut() {
+                    st.tx_held -= 1;
+                }
                 self.forward(src, id, dst, size, sched);
                 None
             }
@@ -683,7 +752,7 @@ mod tests {
         let stage = HostStageConfig {
             per_packet: SimTime::from_micros(10),
             bus_bps: 1_000_000_000,
-            rx_latency: SimTime::ZERO,
+            ..HostStageConfig::default()
         };
         assert_eq!(stage.service(1500), SimTime::from_micros(22));
         net.set_host_stage(0, stage);
@@ -712,6 +781,71 @@ mod tests {
         // A free stage installs nothing.
         net.set_host_stage(0, HostStageConfig::default());
         assert!(net.host_stage(0).is_none());
+    }
+
+    #[test]
+    fn full_host_queues_drop_what_finds_them_full() {
+        // tx_limit 3: of 5 packets sent at once, 3 wait in (or are served by)
+        // the stage, 2 are dropped and counted on the link they would take.
+        let mut net = two_hosts(1_000_000_000, 0, 100);
+        net.set_host_stage(
+            0,
+            HostStageConfig {
+                per_packet: SimTime::from_micros(100),
+                tx_limit: 3,
+                ..HostStageConfig::default()
+            },
+        );
+        // The receiver serves a packet in 50 us; rx_limit 2. Here packets
+        // leave the sender 100 us apart, so no backlog forms.
+        net.set_host_stage(
+            1,
+            HostStageConfig {
+                per_packet: SimTime::from_micros(50),
+                rx_limit: 2,
+                ..HostStageConfig::default()
+            },
+        );
+        let mut s = Scheduler::new();
+        for i in 0..5 {
+            let id = net.alloc(pkt(i, 1500));
+            net.send(0, id, &mut s);
+        }
+        assert_eq!(net.host_stage(0).unwrap().tx_drops, 2);
+        let l = net.link(0).stats;
+        assert_eq!((l.arrived_pkts, l.dropped_pkts), (2, 2));
+        assert_eq!(net.drops().len(), 2);
+        let got = drain(&mut net, &mut s);
+        assert_eq!(got.len(), 3);
+        assert_eq!(net.packets_in_links(), 0);
+        assert_eq!(
+            net.host_stage(1).unwrap().rx_drops,
+            0,
+            "100 us apart: no backlog"
+        );
+        // A burst straight on the wire: packets arrive 12 us apart (1 Gb/s,
+        // 1500 B) at 12, 24, ... 84 us. Packet 0 is served 12..62, 1 waits
+        // (held 2); 2 (36) and 3 (48) find 2 held: dropped; 4 (60) too;
+        // at 62 packet 0 leaves, so 5 (72) waits; 6 (84) finds 1 and 5: dropped.
+        let mut net = two_hosts(1_000_000_000, 0, 100);
+        net.set_host_stage(
+            1,
+            HostStageConfig {
+                per_packet: SimTime::from_micros(50),
+                rx_limit: 2,
+                ..HostStageConfig::default()
+            },
+        );
+        let mut s = Scheduler::new();
+        for i in 0..7 {
+            let id = net.alloc(pkt(i, 1500));
+            net.send(0, id, &mut s);
+        }
+        let got = drain(&mut net, &mut s);
+        let kept: Vec<u32> = got.iter().map(|&(_, h)| h).collect();
+        assert_eq!(kept, vec![0, 1, 5]);
+        assert_eq!(net.host_stage(1).unwrap().rx_drops, 4);
+        assert_eq!(net.drops().len(), 4);
     }
 
     #[test]
