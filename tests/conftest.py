@@ -149,6 +149,18 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "arrivals": [3],
             "completed": [2],
         },
+        "episodes": {
+            "flow": ["a"],
+            "flow_index": [0],
+            "start_s": [2.5],
+            "end_s": [2.7],
+            "kind": ["fast_retransmit"],
+            "cwnd_before": [40],
+            "ssthresh": [20],
+            "timeouts": [0],
+            "retrans": [3],
+            "cwnd_after": [20],
+        },
         "transfers": {
             "generator": [0, 0, 0],
             "seq": [0, 1, 2],
@@ -171,6 +183,8 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
                 "ssthresh": np.full(n, 2**32 - 1, dtype=np.uint32),
                 "srtt_s": np.full(n, NAN),
                 "inflight_bytes": np.zeros(n, dtype=np.uint64),
+                "rto_s": np.full(n, 0.2),
+                "backoff": np.zeros(n, dtype=np.uint32),
             },
             "rtt": {
                 "time_s": np.linspace(0.0, 1.0, n),

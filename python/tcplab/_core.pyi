@@ -48,6 +48,8 @@ class CwndTrace(TypedDict):
     ssthresh: npt.NDArray[np.uint32]
     srtt_s: npt.NDArray[np.float64]
     inflight_bytes: npt.NDArray[np.uint64]
+    rto_s: npt.NDArray[np.float64]
+    backoff: npt.NDArray[np.uint32]
 
 class RttTrace(TypedDict):
     time_s: npt.NDArray[np.float64]
@@ -79,6 +81,8 @@ class RunDict(TypedDict):
     """Column name -> one value per traffic generator (GeneratorResult)."""
     transfers: dict[str, list[Any]]
     """Column name -> one value per generated connection (TransferResult)."""
+    episodes: dict[str, list[Any]]
+    """Column name -> one value per loss episode of a scenario flow (EpisodeResult)."""
     traces: Traces
 
 class CatalogEntry(TypedDict):

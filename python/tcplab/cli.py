@@ -635,7 +635,9 @@ def _interrupted(out: Path, what: str) -> None:
 @click.argument("directory", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option(
     "--table",
-    type=click.Choice(["flows", "links", "phases", "link_phases", "generators", "transfers"]),
+    type=click.Choice(
+        ["flows", "links", "phases", "link_phases", "generators", "transfers", "episodes"]
+    ),
     default="flows",
     show_default=True,
 )
@@ -669,6 +671,7 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
         "link_phases": ["utilisation", "throughput_bps", "drops"],
         "generators": ["offered_load", "completed"],
         "transfers": ["fct_s"],
+        "episodes": ["retrans", "timeouts"],
     }[table]
     wanted = [c.strip() for c in columns.split(",")] if columns else default
     missing = [c for c in wanted if f"{c}_mean" not in df.columns]

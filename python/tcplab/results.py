@@ -26,7 +26,7 @@ SCENARIO_FILE = "scenario.toml"
 FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
 # Tables written only when the run has rows for them.
-OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers")
+OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers", "episodes")
 TRACE_PREFIX = "trace_"
 TRACE_SUFFIX = ".parquet"
 # The traces a scenario can ask for (`[trace]`).
@@ -53,6 +53,9 @@ class Results:
     - ``generators``: one row per traffic generator (offered load, arrivals).
     - ``transfers``: one row per connection a generator started (size,
       response time, retransmissions). Empty tables when the scenario has none.
+    - ``episodes``: one row per loss episode of a scenario flow (from its
+      first fast retransmit or timeout to its return to the Open state: how
+      it began, cwnd before and after, ssthresh, timeouts, retransmissions).
     - ``traces``: trace name (``cwnd``, ``rtt``, ``queue``) -> polars
       DataFrame, for the traces the scenario asked for. Flow traces carry a
       ``flow_name`` column and the queue trace a ``link_name`` column.
@@ -132,11 +135,16 @@ class Results:
         """One row per generated connection; ``generator`` indexes the generators table."""
         return self._optional_frame("transfers")
 
+    @property
+    def episodes(self) -> pl.DataFrame:
+        """One row per loss episode; ``flow_index`` indexes the flows table."""
+        return self._optional_frame("episodes")
+
     def _has_rows(self, name: str) -> bool:
         return any(len(col) > 0 for col in self._optional[name].values())
 
     def records(self, table: str) -> list[dict[str, Any]]:
-        """Any table (flows, links, phases, link_phases, generators, transfers)
+        """Any table (flows, links, phases, link_phases, generators, transfers, episodes)
         as a list of dicts."""
         if table == "flows":
             return self.flow_records()

@@ -66,7 +66,7 @@ MANIFEST = "sweep.json"
 RUNS = "runs"
 FAILED = "failed"
 RUN_FILE = "run.json"
-TABLES = ("flows", "links", "phases", "link_phases", "generators", "transfers")
+TABLES = ("flows", "links", "phases", "link_phases", "generators", "transfers", "episodes")
 U64 = 2**64
 
 
@@ -1167,16 +1167,18 @@ _ROW_KEYS = {
     "phases": ["flow", "phase"],
     "link_phases": ["link", "phase"],
     "transfers": ["generator"],
+    "episodes": ["flow"],
 }
 
 
 def summarize(out: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame:
     """Mean, std and 95 % CI half-width (Student t) of every numeric column of
     ``table`` over the repetitions of each sweep point, per row (flow, link,
-    generator, or flow and phase): columns ``<col>_mean``, ``<col>_std``,
+    generator, or flow and phase; episodes per flow): columns ``<col>_mean``, ``<col>_std``,
     ``<col>_ci95`` and ``<col>_n`` (the runs with a value: NaN and nulls are
-    left out), and ``n`` (the runs). Transfers are first averaged per run and
-    generator, so that a run, not a transfer, is one replicate."""
+    left out), and ``n`` (the runs). Transfers (and loss episodes) are first
+    averaged per run and generator (flow), so that a run, not a transfer, is
+    one replicate."""
     import polars as pl
 
     from tcplab.analysis import describe
@@ -1188,7 +1190,7 @@ def summarize(out: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame
     ids = [c for c in _ROW_KEYS.get(table, []) if c in df.columns]
     skip = {"run", "point", "rep", "seed", *axes, *ids}
     numeric = [c for c, t in df.schema.items() if c not in skip and t.is_numeric()]
-    if table == "transfers":
+    if table in ("transfers", "episodes"):
         df = df.with_columns([pl.col(c).cast(pl.Float64).fill_nan(None) for c in numeric])
         df = df.group_by(["run", "point", *axes, *ids], maintain_order=True).agg(
             [pl.col(c).mean() for c in numeric]

@@ -163,6 +163,32 @@ pub struct LinkResult {
     pub queue_limit_bytes: u64,
 }
 
+/// One loss episode of a scenario flow: from its first fast retransmit or
+/// timeout to its return to the Open state.
+#[derive(Clone, Debug, Default)]
+pub struct EpisodeResult {
+    /// Flow name.
+    pub flow: String,
+    /// Its row in the flows table.
+    pub flow_index: u32,
+    /// When it began, seconds.
+    pub start_s: f64,
+    /// When it ended, seconds (NaN: still going at the end of the run).
+    pub end_s: f64,
+    /// How it began: `fast_retransmit` or `timeout`.
+    pub kind: String,
+    /// cwnd just before it, segments.
+    pub cwnd_before: u32,
+    /// The ssthresh it set, segments.
+    pub ssthresh: u32,
+    /// Timeouts in it.
+    pub timeouts: u32,
+    /// Segments retransmitted in it.
+    pub retrans: u64,
+    /// cwnd when it ended, segments.
+    pub cwnd_after: u32,
+}
+
 /// One finite connection started by a traffic generator.
 #[derive(Clone, Debug, Default)]
 pub struct TransferResult {
@@ -292,6 +318,10 @@ pub struct CwndTrace {
     pub srtt_s: Vec<f64>,
     /// Bytes in flight.
     pub inflight_bytes: Vec<u64>,
+    /// Retransmission timeout, backoff included, seconds.
+    pub rto_s: Vec<f64>,
+    /// Consecutive backoffs of the RTO.
+    pub backoff: Vec<u32>,
 }
 
 /// Every RTT sample taken by every sender.
@@ -346,6 +376,8 @@ pub struct RunResult {
     pub generators: Vec<GeneratorResult>,
     /// One row per connection started by a generator.
     pub transfers: Vec<TransferResult>,
+    /// One row per loss episode of a scenario flow.
+    pub episodes: Vec<EpisodeResult>,
     /// Optional traces.
     pub traces: Traces,
 }

@@ -438,6 +438,8 @@ impl World {
                 tr.srtt_s
                     .push(f.sender.rtt().srtt().map_or(f64::NAN, |s| s.as_secs_f64()));
                 tr.inflight_bytes.push(f.sender.outstanding_bytes());
+                tr.rto_s.push(f.sender.rtt().rto().as_secs_f64());
+                tr.backoff.push(f.sender.rtt().backoffs());
             }
         }
         if let Some(tr) = self.traces.queue.as_mut() {
@@ -536,6 +538,8 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
                 ssthresh: Vec::with_capacity(n),
                 srtt_s: Vec::with_capacity(n),
                 inflight_bytes: Vec::with_capacity(n),
+                rto_s: Vec::with_capacity(n),
+                backoff: Vec::with_capacity(n),
             }
         }),
         rtt: sc.trace.rtt.then(RttTrace::default),
@@ -723,7 +727,28 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         })
         .collect();
     let mut flows = Vec::new();
-    for (spec, f) in sc.flows.iter().zip(w.flows.iter_mut()) {
+    let mut episodes = Vec::new();
+    for (i, (spec, f)) in sc.flows.iter().zip(w.flows.iter_mut()).enumerate() {
+        f.sender.finish_episodes();
+        episodes.extend(f.sender.episodes.iter().map(|e| {
+            EpisodeResult {
+                flow: spec.name.clone(),
+                flow_index: i as u32,
+                start_s: e.start.as_secs_f64(),
+                end_s: e.end.map_or(f64::NAN, |t| t.as_secs_f64()),
+                kind: if e.timeout {
+                    "timeout"
+                } else {
+                    "fast_retransmit"
+                }
+                .to_string(),
+                cwnd_before: e.cwnd,
+                ssthresh: e.ssthresh,
+                timeouts: e.timeouts,
+                retrans: e.retrans,
+                cwnd_after: e.cwnd_after,
+            }
+        }));
         let sh = &sc.hosts[f.src as usize];
         let rtts = f.rtts.as_deref().expect("static flows keep RTT statistics");
         let n = rtts.count();
@@ -853,6 +878,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         link_phases,
         generators,
         transfers: w.transfers,
+        episodes,
         traces: w.traces,
     }
 }

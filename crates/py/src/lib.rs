@@ -12,8 +12,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcplab_model::{
-    Catalog, CatalogEntry, CwndTrace, FlowResult, GeneratorResult, LinkPhaseResult, LinkResult,
-    Meta, PhaseResult, QueueTrace, RttTrace, RunResult, Traces, TransferResult,
+    Catalog, CatalogEntry, CwndTrace, EpisodeResult, FlowResult, GeneratorResult, LinkPhaseResult,
+    LinkResult, Meta, PhaseResult, QueueTrace, RttTrace, RunResult, Traces, TransferResult,
 };
 
 create_exception!(
@@ -112,6 +112,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
         link_phases,
         generators,
         transfers,
+        episodes,
         traces,
     } = result;
     let out = PyDict::new(py);
@@ -122,6 +123,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
     out.set_item("link_phases", link_phases_to_py(py, &link_phases)?)?;
     out.set_item("generators", generators_to_py(py, &generators)?)?;
     out.set_item("transfers", transfers_to_py(py, &transfers)?)?;
+    out.set_item("episodes", episodes_to_py(py, &episodes)?)?;
     out.set_item("traces", traces_to_py(py, traces)?)?;
     Ok(out)
 }
@@ -324,6 +326,25 @@ fn generators_to_py<'py>(
     ))
 }
 
+fn episodes_to_py<'py>(py: Python<'py>, rows: &[EpisodeResult]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        EpisodeResult {
+            flow,
+            flow_index,
+            start_s,
+            end_s,
+            kind,
+            cwnd_before,
+            ssthresh,
+            timeouts,
+            retrans,
+            cwnd_after,
+        }
+    ))
+}
+
 fn transfers_to_py<'py>(py: Python<'py>, rows: &[TransferResult]) -> PyResult<Bound<'py, PyDict>> {
     Ok(columns!(
         py,
@@ -370,6 +391,8 @@ fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
                 ssthresh,
                 srtt_s,
                 inflight_bytes,
+                rto_s,
+                backoff,
             }
         );
         out.set_item("cwnd", columns)?;

@@ -16,7 +16,7 @@ pub use header::TcpHeader;
 pub use profile::{profile, profiles, BufferAccounting, Handshake, Profile, Recovery, TcpConfig};
 pub use receiver::Receiver;
 pub use rtt::{RtoEstimator, RttSampling};
-pub use sender::{FirstReduction, Sender, SenderState, SenderStats};
+pub use sender::{FirstReduction, LossEpisode, Sender, SenderState, SenderStats};
 
 #[cfg(test)]
 mod tests;

@@ -118,6 +118,29 @@ enum Ss2Watch {
     Climbing(u32),
 }
 
+/// A loss episode: from the first fast retransmit or timeout while the
+/// sender was in the Open (or Disorder, or CWR) state to its return there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossEpisode {
+    /// When it began.
+    pub start: SimTime,
+    /// When the sender was back in the Open state (`None`: still in it at
+    /// the end of the run).
+    pub end: Option<SimTime>,
+    /// It began with a timeout (else a fast retransmit).
+    pub timeout: bool,
+    /// cwnd just before it, segments.
+    pub cwnd: u32,
+    /// The ssthresh its first reduction set.
+    pub ssthresh: u32,
+    /// Timeouts during it (the first included when it began with one).
+    pub timeouts: u32,
+    /// Segments retransmitted during it.
+    pub retrans: u64,
+    /// cwnd when it ended (or at the end of the run).
+    pub cwnd_after: u32,
+}
+
 /// The first loss reaction of a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FirstReduction {
@@ -195,6 +218,10 @@ pub struct Sender {
     ns2_action: Ns2Action,
     /// Counters.
     pub stats: SenderStats,
+    /// Loss episodes so far (the last may still be open).
+    pub episodes: Vec<LossEpisode>,
+    /// Retransmissions counted when the open episode began.
+    episode_retrans0: u64,
     /// When the FIN was acknowledged.
     pub done_at: Option<SimTime>,
 }
@@ -291,6 +318,8 @@ impl Sender {
             first_decrease: true,
             ns2_action: Ns2Action::None,
             stats: SenderStats::default(),
+            episodes: Vec::new(),
+            episode_retrans0: 0,
             done_at: None,
         }
     }
@@ -852,6 +881,11 @@ impl Sender {
         if s == CaState::Open {
             self.undo_marker = false;
             self.retrans_stamp = None;
+            if let Some(e) = self.episodes.last_mut().filter(|e| e.end.is_none()) {
+                e.end = Some(self.tp.now);
+                e.retrans = self.stats.segs_retrans - self.episode_retrans0;
+                e.cwnd_after = self.tp.cwnd;
+            }
         }
         if self.tp.ca_state != s {
             self.cc.set_state(&mut self.tp, s);
@@ -1313,6 +1347,23 @@ impl Sender {
     /// they were just before it) and, if it came in slow start, start
     /// watching for the second slow start.
     fn note_first_reduction(&mut self, now: SimTime, timeout: bool, cwnd: u32, in_ss: bool) {
+        match self.episodes.last_mut().filter(|e| e.end.is_none()) {
+            Some(e) => e.timeouts += timeout as u32,
+            None => {
+                // Episodes are few (one per loss event): this push is not per packet.
+                self.episode_retrans0 = self.stats.segs_retrans;
+                self.episodes.push(LossEpisode {
+                    start: now,
+                    end: None,
+                    timeout,
+                    cwnd,
+                    ssthresh: self.tp.ssthresh,
+                    timeouts: timeout as u32,
+                    retrans: 0,
+                    cwnd_after: 0,
+                });
+            }
+        }
         if self.stats.first_reduction.is_some() {
             return;
         }
@@ -1585,6 +1636,14 @@ impl Sender {
         }
         // (5.6) restart the timer with the backed-off RTO.
         self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// Close the accounts of a still-open episode (at the end of a run).
+    pub fn finish_episodes(&mut self) {
+        if let Some(e) = self.episodes.last_mut().filter(|e| e.end.is_none()) {
+            e.retrans = self.stats.segs_retrans - self.episode_retrans0;
+            e.cwnd_after = self.tp.cwnd;
+        }
     }
 
     /// Debug invariant: counters match the scoreboard, sequence pointers are ordered.

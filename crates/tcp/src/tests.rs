@@ -336,6 +336,52 @@ fn newreno_recovery_follows_rfc6582() {
     assert_eq!(s.tp.cwnd, 5);
     assert_eq!(s.stats.fast_retransmits, 1);
     assert_eq!(s.stats.segs_retrans, 2);
+    // One loss episode: from the third duplicate ACK (204 ms, cwnd 10) to the
+    // full ACK (400 ms, cwnd 5 = ssthresh), two retransmissions, no timeout.
+    assert_eq!(
+        s.episodes,
+        vec![crate::sender::LossEpisode {
+            start: ms(204),
+            end: Some(ms(400)),
+            timeout: false,
+            cwnd: 10,
+            ssthresh: 5,
+            timeouts: 0,
+            retrans: 2,
+            cwnd_after: 5,
+        }]
+    );
+}
+
+#[test]
+fn linux22_partial_acks_keep_the_inflated_window() {
+    // The window of newreno_recovery_follows_rfc6582 on Linux 2.2's rule:
+    // at the partial ACK cwnd stays 11 (ssthresh 5 + 3, +3 duplicate ACKs),
+    // and the retransmission timer restarts (slow-but-steady).
+    let mut c = no_sack_cfg();
+    c.partial_keep = true;
+    c.newreno_rto = NewRenoRto::SlowButSteady;
+    let mut s = sender(&c, "newreno");
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(ms(50), &out[0], &mut back);
+    out.clear();
+    s.on_segment(ms(100), &back[0], &mut out);
+    s.tp.cwnd = 10;
+    s.tp.ssthresh = 10;
+    s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+    s.on_segment(ms(201), &ack(seg_start(3), &[], false, 0), &mut out);
+    for k in 0..6 {
+        s.on_segment(ms(202 + k), &ack(seg_start(3), &[], false, 0), &mut out);
+    }
+    assert_eq!(s.tp.cwnd, 11);
+    out.clear();
+    s.on_segment(ms(300), &ack(seg_start(6), &[], false, 0), &mut out);
+    assert_eq!(data_seqs(&out)[0], 6);
+    assert_eq!(s.tp.cwnd, 11);
+    assert_eq!(s.rto_deadline(), Some(ms(300) + s.rtt().rto()));
 }
 
 #[test]
