@@ -546,17 +546,35 @@ def _mechanisms(rep: Report, out: Path, p2p: pl.DataFrame, vthd: pl.DataFrame) -
         )
     drops = _drops_by_link(out / "vthd", [BUFFER, COST, SACK, TS])
     if drops.height:
-        at, total = _share_at(drops, "s->sophia")
+        at_s, total = _share_at(drops, "s->sophia")
+        at_r, _ = _share_at(drops, "r->paris")
+        routers = total - at_s - at_r
         rep.add_text(
             "Router buffer overflow. On the path as the paper describes it, every link "
             "from the sender's NIC on runs at 1 Gb/s or more and the hosts at both ends "
-            "are alike, so packets reach each router no faster than it forwards them: "
-            f"of {total:.0f} losses per run (summed over the VTHD points), {at:.0f} "
-            "happened at the sender itself (its device queue and NIC queue, s->sophia). "
-            "The router-buffer sweep above shows the same: throughput does not depend on "
-            "the routers' buffers. A router queue overflows only where a slower link or "
-            "competing traffic makes one (neither is in the paper's description)."
+            "are alike, so packets reach each router no faster than it forwards them. Of "
+            f"{total:.0f} packets dropped per run (summed over the VTHD points), "
+            f"{at_s:.0f} were data dropped at the sender itself (its 100-packet device "
+            f"queue in front of the stage, and its NIC queue: s->sophia), {at_r:.0f} "
+            "ACKs dropped at the receiver's device queue (r->paris: its stage serves the "
+            "data it receives and the ACKs it sends in one queue, and ACKs waiting behind "
+            f"a burst of data overflow it), and {routers:.0f} in routers. The "
+            "router-buffer sweep shows the same: throughput does not depend on the "
+            "routers' buffers. A router queue overflows only where a slower link or "
+            "competing traffic makes one; neither is in the paper's description, so the "
+            "paper's router losses are not reproduced: here the same burst losses happen "
+            "in the sending host."
         )
+    rep.add_text(
+        "Timestamps off. Without timestamps the window is 12 bytes per segment larger "
+        "(1460-byte segments), and Linux 2.2 samples the RTT only from ACKs that free "
+        "no retransmitted data, in jiffies; on these paths the RTO stays on its 200 ms "
+        "floor either way and timeouts are rare, so turning timestamps off changes "
+        "little here, unlike the paper's measurements. Not modelled, and candidates for "
+        "the difference: PAWS (RFC 1323 protection against wrapped sequence numbers, "
+        "which a 1 Gb/s transfer wraps every 34 s; tcplab's sequence numbers do not "
+        "wrap), and whatever the real hosts did that 2.2's sources alone do not show."
+    )
 
 
 def _report(out: Path, quick: bool) -> Path:
