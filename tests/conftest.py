@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,13 +14,17 @@ import pytest
 NAN = math.nan
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m tcplab ARGS`` and capture its output."""
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m tcplab ARGS`` (with ``env`` added to the environment)
+    and capture its output."""
     return subprocess.run(
         [sys.executable, "-m", "tcplab", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
+        env={**os.environ, **env} if env else None,
         timeout=120,
         check=False,
     )

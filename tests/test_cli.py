@@ -326,3 +326,48 @@ def test_run_shows_the_throughput_of_finite_transfers(tmp_path: Path) -> None:
     proc = run_cli("run", str(f), "--out", str(tmp_path / "o2"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "FCT s" not in proc.stdout
+
+
+def _flows_scenario(tmp_path: Path, n: int) -> Path:
+    text = (
+        'duration = "1s"\n[[host]]\nname = "a"\n[[host]]\nname = "b"\n'
+        '[[link]]\nbetween = ["a", "b"]\nrate = "1Gbps"\ndelay = "1ms"\n'
+        "queue = { packets = 100 }\n"
+    )
+    text += "".join(f'[[flow]]\nname = "f{i}"\nfrom = "a"\nto = "b"\n' for i in range(n))
+    p = tmp_path / "many.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_a_run_the_machine_cannot_hold_is_refused_up_front(tmp_path: Path) -> None:
+    from tcplab import _core, memory
+
+    p = _flows_scenario(tmp_path, 200)
+    need = int(_core.validate(p.read_text(encoding="utf-8"), str(p))["memory_bytes"])
+    # The estimate grows with the flows: 200 flows of some kilobytes each.
+    assert need > 200 * 2_000
+    # Pretend the machine has less than one run needs (and less than 4 runs).
+    with pytest.raises(memory.MemoryCheckError) as e:
+        memory.check(str(p), need, available=need - 1)
+    assert str(e.value).startswith(f"{p}: a run needs about")
+    assert "TCPLAB_MEMORY_CHECK=0" in str(e.value)
+    with pytest.raises(memory.MemoryCheckError, match="4 runs at once"):
+        memory.check(str(p), need, jobs=4, available=3 * need)
+    memory.check(str(p), need, jobs=4, available=4 * need)
+
+
+@pytest.mark.parametrize("command", ["run", "validate", "sweep"])
+def test_cli_refuses_an_oversized_scenario_with_a_clear_error(tmp_path: Path, command: str) -> None:
+    # A machine with 100 kB to spare (TCPLAB_MEMORY_LIMIT) cannot hold a run.
+    p = _flows_scenario(tmp_path, 3)
+    if command == "sweep":
+        p.write_text(p.read_text() + '[sweep]\n"link[0].delay" = ["1ms", "2ms"]\n')
+    r = run_cli(command, str(p), env={"TCPLAB_MEMORY_LIMIT": "100000"})
+    assert_user_error(r, str(p), "of memory", "this machine has 0 MB available")
+    # With the check off it goes ahead.
+    out = [] if command == "validate" else ["--out", str(tmp_path / "o")]
+    r = run_cli(
+        command, str(p), *out, env={"TCPLAB_MEMORY_CHECK": "0", "TCPLAB_MEMORY_LIMIT": "100000"}
+    )
+    assert r.returncode == 0, r.stderr

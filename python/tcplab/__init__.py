@@ -18,7 +18,7 @@ import operator
 import os
 from typing import TYPE_CHECKING, Union
 
-from tcplab import _core
+from tcplab import _core, memory
 from tcplab._core import ScenarioError, __version__
 from tcplab.results import Results
 
@@ -64,10 +64,13 @@ def run(scenario: Scenario, seed: int | None = None) -> Results:
     """Run a scenario and return its results.
 
     ``seed``, when given, overrides the scenario's own seed. Raises
-    ``ScenarioError`` for an invalid scenario.
+    ``ScenarioError`` for an invalid scenario, and
+    ``tcplab.memory.MemoryCheckError`` when a run would need more memory than
+    the machine has available.
     """
     seed = _check_seed(seed)
     text, path = read_scenario(scenario)
+    memory.check(path, int(_core.validate(text, path)["memory_bytes"]))
     return Results(_core.run(text, path, seed), scenario=text)
 
 

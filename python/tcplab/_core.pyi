@@ -29,6 +29,8 @@ class ScenarioInfo(TypedDict):
     """The names of the simplex links ("from->to"), as the links table gives them."""
     columns: dict[str, list[str]]
     """Every column of the "flows" and "links" tables."""
+    memory_bytes: int
+    """A rough figure (within a factor of two) of the memory one run needs."""
 
 class Meta(TypedDict):
     name: str

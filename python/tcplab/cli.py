@@ -79,9 +79,12 @@ def _run(scenario: str, seed: int | None) -> tcplab.Results:
             "to run them",
             err=True,
         )
+    from tcplab import memory
+
     try:
+        memory.check(path, int(_core.validate(text, path)["memory_bytes"]))
         return tcplab.Results(_core.run(text, path, seed), scenario=text)
-    except _core.ScenarioError as e:
+    except (_core.ScenarioError, memory.MemoryCheckError) as e:
         raise UserError(str(e)) from e
 
 
@@ -373,9 +376,12 @@ def run(scenario: str, seed: int | None, out: Path | None, quiet: bool) -> None:
 def validate(scenario: str) -> None:
     """Check SCENARIO without running it; with a [sweep], every point too."""
     text, path = _load(scenario)
+    from tcplab import memory
+
     try:
         info = _core.validate(text, path)
-    except _core.ScenarioError as e:
+        memory.check(path, int(info["memory_bytes"]))
+    except (_core.ScenarioError, memory.MemoryCheckError) as e:
         raise UserError(str(e)) from e
     swept = ""
     if _has_sweep(text):
@@ -589,6 +595,7 @@ def _progress_fields(p: Any) -> dict[str, str]:
 def _run_errors(out: Path, what: str, scheduler: str | None) -> Iterator[None]:
     """Turn what a sweep or a study can raise into user errors; on Ctrl-C, say
     how to resume."""
+    from tcplab.memory import MemoryCheckError
     from tcplab.sweep import SweepError
 
     try:
@@ -596,7 +603,7 @@ def _run_errors(out: Path, what: str, scheduler: str | None) -> Iterator[None]:
     except KeyboardInterrupt:
         _interrupted(out, what)
         raise
-    except (SweepError, _core.ScenarioError) as e:
+    except (SweepError, _core.ScenarioError, MemoryCheckError) as e:
         raise UserError(str(e)) from e
     except ImportError as e:
         if scheduler is None:

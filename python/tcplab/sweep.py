@@ -478,6 +478,8 @@ class Sweep:
     base_seed: int
     points: list[dict[str, Any]] = field(default_factory=list)
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: The largest memory estimate of one run over the points (set by ``validate``).
+    memory_bytes: int = 0
 
     @property
     def scenario_hash(self) -> str:
@@ -528,6 +530,7 @@ class Sweep:
             try:
                 info = _core.validate(t.text, t.path)
                 self._check_until(info, t.path)
+                self.memory_bytes = max(self.memory_bytes, int(info["memory_bytes"]))
             except _core.ScenarioError as e:
                 # The core's line and column count in the point's regenerated
                 # text, not in the file: point at the line of the user's file
@@ -976,6 +979,10 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     if jobs is None:
         affinity = getattr(os, "sched_getaffinity", None)
         jobs = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    if scheduler is None and pending:
+        from tcplab import memory
+
+        memory.check(sw.path, sw.memory_bytes, min(jobs, len(pending)))
     ex = _Executor(jobs, scheduler)
     futures: dict[Any, RunTask] = {}
     suspects: list[RunTask] = []  # in flight when a worker died

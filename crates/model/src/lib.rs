@@ -10,7 +10,7 @@ mod world;
 
 pub use results::*;
 pub use schema::Scenario;
-pub use world::{build_network, offered_loads, result_names};
+pub use world::{build_network, memory_estimate, offered_loads, result_names};
 
 /// A scenario that failed validation: the message names the file, the field
 /// path, the value and what is allowed.

@@ -898,6 +898,59 @@ fn set_tick_phase(sc: &Scenario, f: &mut FlowState, seed: u64) {
     }
 }
 
+/// A rough figure of the memory a run of `sc` needs, bytes, to refuse a
+/// scenario the machine cannot hold before building it: every static flow's
+/// state (sender, receiver, controller, statistics, its first window of
+/// packets and their ACKs in flight), every queue full, the routing table, the
+/// traces, and a fixed base. A generator's connections come and go: each
+/// counts as a few flows. Within a factor of two of what runs measure (see
+/// the `memory` test); RTT traces, which grow with every ACK, are left out.
+pub fn memory_estimate(sc: &Scenario) -> u64 {
+    use std::mem::size_of;
+    let pkt = (size_of::<Packet<TcpHeader>>() + size_of::<u32>()) as u64;
+    let event = 24u64;
+    let flows = sc.flows.len() as u64 + 4 * sc.generators.len() as u64;
+    let iw = sc
+        .hosts
+        .iter()
+        .map(|h| h.tcp.initial_window as u64)
+        .max()
+        .unwrap_or(10);
+    let per_flow = size_of::<FlowState>() as u64
+        + 64 * size_of::<tcplab_tcp::scoreboard::Seg>() as u64
+        + 4 * 16
+        + 512 // the controller's state
+        + 1024 // the RTT summary's first histogram range
+        + sc.phases.len() as u64 * size_of::<(u64, tcplab_tcp::SenderStats)>() as u64
+        + 2 * iw * (pkt + event); // a first window and its ACKs in flight
+    let queued: u64 = sc
+        .links
+        .iter()
+        .map(|l| match l.queue.limit {
+            tcplab_net::QueueLimit::Packets(n) => n as u64,
+            tcplab_net::QueueLimit::Bytes(b) => b / 1500 + 1,
+        })
+        .sum();
+    let nodes = sc.nodes.len() as u64;
+    let samples = if sc.trace.cwnd || sc.trace.queue {
+        sc.duration.0 / sc.trace.interval.0.max(1) + 2
+    } else {
+        0
+    };
+    let traces = samples
+        * (if sc.trace.cwnd {
+            sc.flows.len() as u64 * 48
+        } else {
+            0
+        } + if sc.trace.queue {
+            sc.links.len() as u64 * 24
+        } else {
+            0
+        });
+    let base: u64 = 1 << 20; // the scheduler, the pools' first slabs, the results
+    base + flows * per_flow + queued * (pkt + event) + nodes * nodes * 4 + traces
+}
+
 /// `from->to`: a simplex link's name in the tables.
 fn link_name(sc: &Scenario, l: &tcplab_net::Link) -> String {
     name_of_link(sc, l.cfg.from, l.cfg.to)

@@ -46,6 +46,7 @@ fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, Py
     columns.set_item("flows", flows_to_py(py, &[])?.keys())?;
     columns.set_item("links", links_to_py(py, &[])?.keys())?;
     out.set_item("columns", columns)?;
+    out.set_item("memory_bytes", tcplab_model::memory_estimate(&sc))?;
     out.set_item("name", sc.name)?;
     Ok(out)
 }

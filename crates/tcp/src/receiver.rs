@@ -104,7 +104,7 @@ impl Receiver {
             cfg,
             established: false,
             rcv_nxt: 0,
-            ooo: Vec::with_capacity(64),
+            ooo: Vec::with_capacity(4),
             ooo_bytes: 0,
             seg_truesize: 0,
             right_edge: 0,

@@ -231,12 +231,14 @@ impl Sender {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
         let mss = cfg.mss;
         // The scoreboard holds at most a send buffer's (or a short transfer's,
-        // or ns-2's window_) segments.
+        // or ns-2's window_) segments; it starts small and doubles as the
+        // window grows (a few times per connection, never per packet), so
+        // that memory follows the packets in flight, not the buffer sizes.
         let mut segs = bytes.map_or(cfg.sndbuf, |b| b.min(cfg.sndbuf)) / mss as u64;
         if cfg.window > 0 {
             segs = segs.min(cfg.window as u64);
         }
-        let cap = (segs + 16).min(1 << 20) as usize;
+        let cap = (segs + 16).min(64) as usize;
         let rtt = RttEstimator::new(
             cfg.initial_rto,
             cfg.min_rto,
