@@ -209,3 +209,23 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
 @pytest.fixture
 def raw() -> dict[str, Any]:
     return fake_raw()
+
+
+def assert_study_files_are_generated(study: str) -> None:
+    """The files shipped in ``studies/data/<study>/`` are exactly what
+    ``scenarios/<study>/make_scenarios.py`` writes (its ``files()``)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        f"make_{study}", root / "scenarios" / study / "make_scenarios.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    data = root / "python" / "tcplab" / "studies" / "data" / study
+    files = gen.files()
+    assert sorted(files) == sorted(p.name for p in data.glob("*.toml"))
+    for name, text in files.items():
+        assert (data / name).read_text(encoding="utf-8") == text, name

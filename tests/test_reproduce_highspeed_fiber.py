@@ -5,7 +5,6 @@ the simulated curves against those limits where they bind."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import polars as pl
@@ -14,7 +13,7 @@ import pytest
 from tcplab import reproduce
 from tcplab.studies import highspeed_fiber as h
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import assert_study_files_are_generated
 
 
 @pytest.fixture(scope="module")
@@ -25,18 +24,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_study_files_are_what_their_generator_writes() -> None:
-    spec = importlib.util.spec_from_file_location(
-        "make_hsf", ROOT / "scenarios" / "highspeed-fiber" / "make_scenarios.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    data = ROOT / "python" / "tcplab" / "studies" / "data" / "highspeed-fiber"
-    files = gen.files()
-    assert sorted(files) == sorted(p.name for p in data.glob("*.toml"))
-    for name, text in files.items():
-        assert (data / name).read_text() == text, name
+    assert_study_files_are_generated("highspeed-fiber")
 
 
 def test_linux22_window_is_half_the_buffer_in_whole_segments() -> None:

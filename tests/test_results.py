@@ -24,6 +24,7 @@ EXPECTED_FILES = {
     "link_phases.parquet",
     "generators.parquet",
     "transfers.parquet",
+    "episodes.parquet",
     "trace_cwnd.parquet",
     "trace_rtt.parquet",
     "trace_queue.parquet",
@@ -174,7 +175,7 @@ def test_results_without_flows_or_traces_still_write(tmp_path: Path) -> None:
     raw["flows"] = {"name": []}
     raw["links"] = {}
     raw["traces"] = {}
-    for table in ("phases", "link_phases", "generators", "transfers"):
+    for table in ("phases", "link_phases", "generators", "transfers", "episodes"):
         raw[table] = {}
     res = Results(raw)
     assert res.flows.height == 0

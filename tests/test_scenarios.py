@@ -11,7 +11,7 @@ import pytest
 
 import tcplab
 
-from conftest import run_cli
+from conftest import assert_study_files_are_generated, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").rglob("*.toml")) + sorted(
@@ -94,17 +94,4 @@ def test_run_summary_names_directions_and_rtt(tmp_path: Path) -> None:
 
 
 def test_the_barakat1999_files_are_what_their_generator_writes() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "make_barakat", ROOT / "scenarios" / "barakat1999" / "make_scenarios.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    data = ROOT / "python" / "tcplab" / "studies" / "data" / "barakat1999"
-    files = gen.files()
-    assert sorted(files) == sorted(p.name for p in data.glob("*.toml"))
-    for name, text in files.items():
-        assert (data / name).read_text() == text, name
+    assert_study_files_are_generated("barakat1999")

@@ -549,6 +549,7 @@ def test_collect_keeps_only_the_tables_of_this_sweep(tmp_path: Path) -> None:
     sweep.run_sweep(second, out, jobs=1)
     names = sorted(p.name for p in out.iterdir() if p.is_file())
     assert names == [
+        "episodes.parquet",
         "flows.parquet",
         "link_phases.parquet",
         "links.parquet",

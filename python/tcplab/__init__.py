@@ -70,7 +70,7 @@ def run(scenario: Scenario, seed: int | None = None) -> Results:
     """
     seed = _check_seed(seed)
     text, path = read_scenario(scenario)
-    memory.check(path, int(_core.validate(text, path)["memory_bytes"]))
+    memory.check_scenario(text, path)
     return Results(_core.run(text, path, seed), scenario=text)
 
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MemoryCheckError", "available_bytes", "check"]
+from tcplab import _core
+
+__all__ = ["MemoryCheckError", "available_bytes", "check", "check_scenario"]
 
 ENV = "TCPLAB_MEMORY_CHECK"
 LIMIT_ENV = "TCPLAB_MEMORY_LIMIT"
@@ -75,3 +77,15 @@ def check(path: str, need: int, jobs: int = 1, available: int | None = None) -> 
         f"{path}: {runs} of memory (estimated from its flows, queues and traces) and "
         f"this machine has {_mb(have)} available: {hint}"
     )
+
+
+def check_scenario(text: str, path: str, jobs: int = 1) -> None:
+    """``check`` with the core's estimate for a scenario's text; an invalid
+    scenario is left to the run, which reports it."""
+    if os.environ.get(ENV, "1") == "0":
+        return
+    try:
+        need = int(_core.validate(text, path)["memory_bytes"])
+    except _core.ScenarioError:
+        return
+    check(path, need, jobs)

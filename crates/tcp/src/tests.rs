@@ -280,11 +280,9 @@ fn without_sack_a_new_recovery_waits_for_an_ack_above_recover() {
     assert_eq!(s.stats.fast_retransmits, 2);
 }
 
-#[test]
-fn newreno_recovery_follows_rfc6582() {
-    // Window of 10 segments 0..9 sent, segments 3 and 6 lost.
-    let c = no_sack_cfg();
-    let mut s = sender(&c, "newreno");
+/// A NewReno sender established at 100 ms with cwnd = ssthresh = 10.
+fn newreno_at_cwnd_10(c: &TcpConfig) -> Sender {
+    let mut s = sender(c, "newreno");
     let mut r = Receiver::new(c.clone());
     let mut out = vec![];
     s.start(SimTime::ZERO, &mut out);
@@ -294,6 +292,14 @@ fn newreno_recovery_follows_rfc6582() {
     s.on_segment(ms(100), &back[0], &mut out);
     s.tp.cwnd = 10;
     s.tp.ssthresh = 10;
+    s
+}
+
+#[test]
+fn newreno_recovery_follows_rfc6582() {
+    // Window of 10 segments 0..9 sent, segments 3 and 6 lost.
+    let mut s = newreno_at_cwnd_10(&no_sack_cfg());
+    let mut out = vec![];
     // Release the whole window with an ACK of segment 0 -> segments 2..10 go out; cwnd 10 -> 10 + 1/10.
     s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
     assert_eq!(s.snd_max, seg_start(11)); // segments 0..10 sent, 1..10 outstanding
@@ -361,16 +367,8 @@ fn linux22_partial_acks_keep_the_inflated_window() {
     let mut c = no_sack_cfg();
     c.partial_keep = true;
     c.newreno_rto = NewRenoRto::SlowButSteady;
-    let mut s = sender(&c, "newreno");
-    let mut r = Receiver::new(c.clone());
+    let mut s = newreno_at_cwnd_10(&c);
     let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
-    let mut back = vec![];
-    r.on_segment(ms(50), &out[0], &mut back);
-    out.clear();
-    s.on_segment(ms(100), &back[0], &mut out);
-    s.tp.cwnd = 10;
-    s.tp.ssthresh = 10;
     s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
     s.on_segment(ms(201), &ack(seg_start(3), &[], false, 0), &mut out);
     for k in 0..6 {

@@ -126,6 +126,17 @@ def _options_label(sack: bool, ts: bool) -> str:
     return "neither"
 
 
+def _options_column() -> pl.Expr:
+    """The option set of a row (from the SACK and timestamps axes), as a label."""
+    import polars as pl
+
+    return (
+        pl.struct([SACK, TS])
+        .map_elements(lambda r: _options_label(r[SACK], r[TS]), return_dtype=pl.Utf8)
+        .alias("options")
+    )
+
+
 OPTION_ORDER = [
     _options_label(True, True),
     _options_label(True, False),
@@ -146,12 +157,7 @@ def _flows(out: Path) -> pl.DataFrame:
     df = read_table(out, "flows")
     if df.height == 0:
         return df
-    cols = [
-        pl.struct([SACK, TS])
-        .map_elements(lambda r: _options_label(r[SACK], r[TS]), return_dtype=pl.Utf8)
-        .alias("options"),
-        (pl.col("goodput_bps") / 1e6).alias("goodput Mb/s"),
-    ]
+    cols = [_options_column(), (pl.col("goodput_bps") / 1e6).alias("goodput Mb/s")]
     if BUFFER in df.columns:
         cols.append(pl.col(BUFFER).map_elements(parse_size, return_dtype=pl.Int64).alias("B bytes"))
     if COST in df.columns:
@@ -382,11 +388,7 @@ def _trace_section(rep: Report, out: Path) -> None:
     tr = read_table(d, "cwnd")
     if tr.height == 0:
         return
-    tr = tr.with_columns(
-        pl.struct([SACK, TS])
-        .map_elements(lambda r: _options_label(r[SACK], r[TS]), return_dtype=pl.Utf8)
-        .alias("options")
-    )
+    tr = tr.with_columns(_options_column())
     fig = figures.time_series(
         tr.filter(pl.col("flow_name") == FLOW) if "flow_name" in tr.columns else tr,
         x="time_s",
@@ -421,10 +423,7 @@ def _trace_section(rep: Report, out: Path) -> None:
     ep = read_table(d, "episodes")
     if ep.height:
         ep = ep.with_columns(
-            pl.struct([SACK, TS])
-            .map_elements(lambda r: _options_label(r[SACK], r[TS]), return_dtype=pl.Utf8)
-            .alias("options"),
-            (pl.col("end_s") - pl.col("start_s")).alias("lasted s"),
+            _options_column(), (pl.col("end_s") - pl.col("start_s")).alias("lasted s")
         )
         rep.add_table(
             ep.sort("lasted s", descending=True, nulls_last=True)
