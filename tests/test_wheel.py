@@ -120,6 +120,24 @@ def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_p
     assert str(ROOT) not in html
 
 
+def test_the_wheel_reproduces_highspeed_fiber(installed: Path, tmp_path: Path) -> None:
+    # A study whose name is not a module name (highspeed-fiber, module
+    # highspeed_fiber) finds its files in the wheel.
+    r = subprocess.run(
+        [str(installed / "tcplab"), "reproduce", "highspeed-fiber", "--quick", "--jobs", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr + r.stdout
+    html = (tmp_path / "out" / "highspeed-fiber-quick" / "report.html").read_text(encoding="utf-8")
+    assert "Linux 2.2" in html
+    assert html.count("<figure") >= 7
+    assert str(ROOT) not in html
+
+
 def test_exported_study_files_run_through_tcplab_scenarios(installed: Path, tmp_path: Path) -> None:
     env = _clean_env()
     subprocess.run(
