@@ -227,12 +227,58 @@ pub fn catalog() -> Catalog {
                     (
                         s("rto_estimator"),
                         s(c.rto_estimator.name()),
-                        s("RTO computation: rfc6298 or ns2 (integer ticks)"),
+                        s("RTO computation: rfc6298, ns2 (integer ticks) or linux22 (jiffies)"),
                     ),
                     (
                         s("tcp_tick"),
                         ms(c.clock_granularity),
-                        s("clock granularity (ns-2 tcpTick_)"),
+                        s("clock granularity (ns-2 tcpTick_, Linux's jiffy)"),
+                    ),
+                    (
+                        s("rtt_sampling"),
+                        s(c.rtt_sampling.name()),
+                        s("without timestamps: every-ack (Linux) or timed (one segment per RTT, BSD)"),
+                    ),
+                    (
+                        s("dupthresh"),
+                        c.dupthresh.to_string(),
+                        s("duplicate ACKs that start a fast retransmit"),
+                    ),
+                    (
+                        s("partial_ack"),
+                        s(if c.partial_keep {
+                            "keep"
+                        } else if c.partial_deflation {
+                            "deflate"
+                        } else {
+                            "ssthresh"
+                        }),
+                        s("NewReno partial ACK: deflate (RFC 6582), ssthresh, or keep (Linux 2.2)"),
+                    ),
+                    (
+                        s("ssthresh_from_window"),
+                        c.ssthresh_from_window.to_string(),
+                        s("ssthresh = half of min(cwnd, receive window) (Linux 2.2), not of the flight"),
+                    ),
+                    (
+                        s("count_acks"),
+                        c.count_acks.to_string(),
+                        s("window growth counts ACKs, not acknowledged segments"),
+                    ),
+                    (
+                        s("buffer_accounting"),
+                        s(c.buffer_accounting.name()),
+                        s("plain (rcvbuf is the window) or linux22 (half the free buffer, kernel buffers)"),
+                    ),
+                    (
+                        s("rto_clears_sack"),
+                        c.rto_clears_sack.to_string(),
+                        s("every timeout forgets the SACK marks (else only on reneging)"),
+                    ),
+                    (
+                        s("mem_limit"),
+                        c.mem_limit.to_string(),
+                        s("bytes held out of order before the queue is dropped (0 = no limit)"),
                     ),
                     (
                         s("window"),

@@ -697,3 +697,22 @@ fn bad_host_model_fields() {
     assert_eq!(h.stage.per_packet.0, 10_000);
     assert_eq!(h.stage.rx_latency.0, 20_000);
 }
+
+#[test]
+fn every_profile_setting_tcplab_list_shows_is_a_host_field() {
+    // `tcplab list` names each profile setting as a host writes it: a
+    // scenario setting it (to a wrong value) must fail on the value, never
+    // on an unknown field.
+    let cat = tcplab_model::catalog();
+    for p in &cat.profiles {
+        for (name, _, _) in &p.params {
+            let text = GOOD.replace("name = \"a\"", &format!("name = \"a\"\n{name} = [[1]]"));
+            let m = err(&text);
+            assert!(
+                !m.contains("unknown field"),
+                "{} lists {name}, which no host field takes: {m}",
+                p.name
+            );
+        }
+    }
+}
