@@ -441,6 +441,7 @@ pub fn profiles() -> Vec<Profile> {
                 undo: Undo::Rto,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
+                rtt_sampling: RttSampling::Timed,
                 ..base()
             },
             sources: "IW: net.inet.tcp.rfc3390=1 (RFC 3390, 3 segments), initcwnd10 off in 9.x; \
@@ -451,12 +452,12 @@ pub fn profiles() -> Vec<Profile> {
                       (newreno_ack_received); bad-retransmit undo of \
                       timeouts (tcp_input.c CC_RTO_ERR); tcp_newreno_partial_ack stops the \
                       retransmission timer and tcp_output restarts it on every partial ACK \
-                      (newreno_rto slow-but-steady), with partial window deflation",
+                      (newreno_rto slow-but-steady), with partial window deflation; without \
+                      timestamps the RTO is fed one timed segment per round trip (tcp_input.c \
+                      t_rtttime/t_rtseq: rtt_sampling timed)",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
-                    without timestamps FreeBSD times one segment per round trip (tcp_input.c \
-                    t_rtttime/t_rtseq, rtt_sampling = \"timed\"); the profile still samples \
-                    every ACK (rtt_sampling every-ack) until braud2016, whose Windows clients \
-                    send no timestamps, is re-run with it; \
+                    controllers see the RTT of every ACK (FreeBSD's ERTT module, which \
+                    cc_vegas reads) even while the RTO times one segment per round trip; \
                     bad-retransmit detection by timestamps (Eifel) rather than FreeBSD's \
                     time window",
         },

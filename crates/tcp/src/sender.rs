@@ -52,7 +52,7 @@ use crate::cc::{
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Handshake, NewRenoRto, Recovery, TcpConfig, Undo};
-use crate::rtt::{RtoEstimator, RttEstimator};
+use crate::rtt::{RtoEstimator, RttEstimator, RttSampling};
 use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
 use tcplab_engine::SimTime;
@@ -987,9 +987,19 @@ impl Sender {
             delivered += acked.newly_delivered;
             self.tp.delivered += delivered as u64;
             self.dupacks = 0;
+            // A controller sees the RTT of every ACK (Linux ca_rtt_us, FreeBSD's
+            // ERTT module for Vegas) even when the RTO is fed one timed
+            // segment per round trip (rtt_sampling "timed" on RFC 6298).
+            let cc_rtt = if self.cfg.rtt_sampling == RttSampling::Timed
+                && self.cfg.rto_estimator == RtoEstimator::Rfc6298
+            {
+                ts_rtt.or(acked.karn_sent.map(|t| now - t))
+            } else {
+                sample
+            };
             let s = AckSample {
                 pkts_acked: delivered,
-                rtt: sample,
+                rtt: cc_rtt,
                 in_flight: prior_in_flight,
             };
             self.cc.pkts_acked(&mut self.tp, &s);

@@ -2045,3 +2045,51 @@ fn linux22_send_buffer_charges_each_segment_its_kernel_buffer() {
     assert_eq!(s.mss(), 1448);
     assert_eq!(data_seqs(&out).len(), 10);
 }
+
+/// A controller that records the RTT samples the sender hands it (Reno's rules otherwise).
+struct RttRecorder(std::rc::Rc<std::cell::RefCell<Vec<Option<SimTime>>>>);
+
+impl crate::cc::CongestionControl for RttRecorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn ssthresh(&mut self, tp: &crate::cc::CcState) -> u32 {
+        crate::cc::reno_ssthresh(tp)
+    }
+    fn cong_avoid(&mut self, tp: &mut crate::cc::CcState, acked: u32) {
+        crate::cc::reno_cong_avoid(tp, acked)
+    }
+    fn pkts_acked(&mut self, _tp: &mut crate::cc::CcState, s: &crate::cc::AckSample) {
+        self.0.borrow_mut().push(s.rtt);
+    }
+}
+
+#[test]
+fn a_timed_rto_sampler_still_gives_its_controller_every_acks_rtt() {
+    // BSD timing without timestamps: the RTO takes one sample per round trip,
+    // but the controller (FreeBSD's Vegas reads ERTT) sees every ACK's RTT.
+    let mut c = no_sack_cfg();
+    c.timestamps = false;
+    c.rtt_sampling = crate::rtt::RttSampling::Timed;
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut s = Sender::new(c.clone(), Box::new(RttRecorder(seen.clone())), None);
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let mut back = vec![];
+    r.on_segment(ms(50), &out[0], &mut back);
+    out.clear();
+    s.on_segment(ms(100), &back[0], &mut out);
+    // IW 2 (1460-byte segments: no timestamps) sent at 100 ms; ACKed one by
+    // one at 200 and 201 ms: two ACKs of never-retransmitted data, RTTs 100
+    // and 101 ms.
+    assert_eq!(s.mss(), 1460);
+    assert_eq!(out.iter().filter(|h| h.payload > 0).count(), 2);
+    seen.borrow_mut().clear();
+    s.on_segment(ms(200), &ack(1 + 1460, &[], false, 0), &mut out);
+    s.on_segment(ms(201), &ack(1 + 2 * 1460, &[], false, 0), &mut out);
+    assert_eq!(*seen.borrow(), vec![Some(ms(100)), Some(ms(101))]);
+    // The RTO's estimator took the handshake's sample and the timed segment's
+    // (segment 0, 100 ms) only: SRTT 100 ms exactly, not a mix with 101 ms.
+    assert_eq!(s.rtt().srtt(), Some(ms(100)));
+}
