@@ -103,10 +103,11 @@ def test_the_wheel_carries_its_studies_and_reproduces_braud2016(
     assert str(ROOT) not in html
 
 
-def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_path: Path) -> None:
-    # The study's files and tcplab.models come with the wheel.
+def _quick_report(installed: Path, tmp_path: Path, study: str) -> str:
+    """``tcplab reproduce STUDY --quick`` from the wheel, outside the checkout:
+    the report's HTML."""
     r = subprocess.run(
-        [str(installed / "tcplab"), "reproduce", "barakat1999", "--quick", "--jobs", "2"],
+        [str(installed / "tcplab"), "reproduce", study, "--quick", "--jobs", "2"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -114,28 +115,24 @@ def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_p
         check=False,
     )
     assert r.returncode == 0, r.stderr + r.stdout
-    html = (tmp_path / "out" / "barakat1999-quick" / "report.html").read_text(encoding="utf-8")
+    html = (tmp_path / "out" / f"{study}-quick" / "report.html").read_text(encoding="utf-8")
+    assert str(ROOT) not in html
+    return html
+
+
+def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_path: Path) -> None:
+    # The study's files and tcplab.models come with the wheel.
+    html = _quick_report(installed, tmp_path, "barakat1999")
     assert "RR-3620" in html
     assert html.count("<figure") == 7
-    assert str(ROOT) not in html
 
 
 def test_the_wheel_reproduces_highspeed_fiber(installed: Path, tmp_path: Path) -> None:
     # A study whose name is not a module name (highspeed-fiber, module
     # highspeed_fiber) finds its files in the wheel.
-    r = subprocess.run(
-        [str(installed / "tcplab"), "reproduce", "highspeed-fiber", "--quick", "--jobs", "2"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=_clean_env(),
-        check=False,
-    )
-    assert r.returncode == 0, r.stderr + r.stdout
-    html = (tmp_path / "out" / "highspeed-fiber-quick" / "report.html").read_text(encoding="utf-8")
+    html = _quick_report(installed, tmp_path, "highspeed-fiber")
     assert "Linux 2.2" in html
     assert html.count("<figure") >= 7
-    assert str(ROOT) not in html
 
 
 def test_exported_study_files_run_through_tcplab_scenarios(installed: Path, tmp_path: Path) -> None:

@@ -30,7 +30,15 @@ fn sender(c: &TcpConfig, ccname: &str) -> Sender {
 /// Handshake through a real receiver with a 100 ms RTT; returns the sender, the
 /// receiver and the data segments the sender sent on establishment (at t = 100 ms).
 fn established(c: &TcpConfig, ccname: &str) -> (Sender, Receiver, Vec<TcpHeader>) {
-    let mut s = sender(c, ccname);
+    established_with(c, cc::make(ccname, &CcParams::new()).unwrap())
+}
+
+/// `established` with a controller of the test's own.
+fn established_with(
+    c: &TcpConfig,
+    ctl: Box<dyn cc::CongestionControl>,
+) -> (Sender, Receiver, Vec<TcpHeader>) {
+    let mut s = Sender::new(c.clone(), ctl, None);
     let mut r = Receiver::new(c.clone());
     let mut out = vec![];
     s.start(SimTime::ZERO, &mut out);
@@ -282,14 +290,7 @@ fn without_sack_a_new_recovery_waits_for_an_ack_above_recover() {
 
 /// A NewReno sender established at 100 ms with cwnd = ssthresh = 10.
 fn newreno_at_cwnd_10(c: &TcpConfig) -> Sender {
-    let mut s = sender(c, "newreno");
-    let mut r = Receiver::new(c.clone());
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
-    let mut back = vec![];
-    r.on_segment(ms(50), &out[0], &mut back);
-    out.clear();
-    s.on_segment(ms(100), &back[0], &mut out);
+    let (mut s, _, _) = established(c, "newreno");
     s.tp.cwnd = 10;
     s.tp.ssthresh = 10;
     s
@@ -2072,14 +2073,7 @@ fn a_timed_rto_sampler_still_gives_its_controller_every_acks_rtt() {
     c.timestamps = false;
     c.rtt_sampling = crate::rtt::RttSampling::Timed;
     let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let mut s = Sender::new(c.clone(), Box::new(RttRecorder(seen.clone())), None);
-    let mut r = Receiver::new(c.clone());
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
-    let mut back = vec![];
-    r.on_segment(ms(50), &out[0], &mut back);
-    out.clear();
-    s.on_segment(ms(100), &back[0], &mut out);
+    let (mut s, _, mut out) = established_with(&c, Box::new(RttRecorder(seen.clone())));
     // IW 2 (1460-byte segments: no timestamps) sent at 100 ms; ACKed one by
     // one at 200 and 201 ms: two ACKs of never-retransmitted data, RTTs 100
     // and 101 ms.

@@ -286,43 +286,40 @@ def _share_at(drops: pl.DataFrame, link: str) -> tuple[float, float]:
     return at, total
 
 
-def _p2p(rep: Report, out: Path) -> pl.DataFrame:
-    rep.add_section(
+#: Each path's section: title, description, figure title, table caption.
+_PATHS = {
+    "p2p": (
         "Path 1: point to point",
         "Two hosts on one 1 Gb/s fibre, 125 us each way. Each host's stage (its PCI "
         "bus and a cost per packet) carries its data and its ACKs; 100 packets may "
         "wait to be sent (the device queue), 300 to be received.",
-    )
-    df = _flows(out / "p2p")
-    if df.height == 0:
-        return df
-    _throughput_figures(rep, df, "p2p", "Point to point")
-    rep.add_table(
-        _point_table(df, ["cost us", "options", BUFFER]),
+        "Point to point",
         "Point to point, per point (mean over the repetitions): throughput, "
         "retransmissions, fast retransmits, timeouts, spurious timeouts (the receiver "
         "already had the data), losses (segments dropped anywhere), prunes of the "
         "receiver's out-of-order queue.",
-    )
-    return df
-
-
-def _vthd(rep: Report, out: Path) -> pl.DataFrame:
-    rep.add_section(
+    ),
+    "vthd": (
         "Path 2: VTHD (15 ms)",
         "Gigabit Ethernet access at both ends, three 2.5 Gb/s hops between four "
         "backbone routers, 15 ms round trip; the bandwidth-delay product at 1 Gb/s is "
         "15 Mbit (1.875 MB), so a window of that much, a buffer of twice that under "
         "Linux 2.2, fills the path. Router queues 500 packets.",
-    )
-    df = _flows(out / "vthd")
+        "VTHD",
+        "VTHD, per point (mean over the repetitions).",
+    ),
+}
+
+
+def _path_section(rep: Report, out: Path, path: str) -> pl.DataFrame:
+    """A path's throughput figures (one per cost) and per-point table."""
+    title, text, what, caption = _PATHS[path]
+    rep.add_section(title, text)
+    df = _flows(out / path)
     if df.height == 0:
         return df
-    _throughput_figures(rep, df, "vthd", "VTHD")
-    rep.add_table(
-        _point_table(df, ["cost us", "options", BUFFER]),
-        "VTHD, per point (mean over the repetitions).",
-    )
+    _throughput_figures(rep, df, path, what)
+    rep.add_table(_point_table(df, ["cost us", "options", BUFFER]), caption)
     return df
 
 
@@ -591,8 +588,8 @@ def _report(out: Path, quick: bool) -> Path:
         "(sk->sndbuf, sk->rcvbuf), as the sysctls rmem_max/wmem_max the paper names "
         "set it for a socket taking the default.",
     )
-    p2p = _p2p(rep, out)
-    vthd = _vthd(rep, out)
+    p2p = _path_section(rep, out, "p2p")
+    vthd = _path_section(rep, out, "vthd")
     _routers(rep, out)
     rep.add_section("Traces: the window with and without SACK and timestamps")
     _trace_section(rep, out)
