@@ -154,6 +154,7 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "arrivals": [3],
             "completed": [2],
         },
+        "pcap": {},
         "episodes": {
             "flow": ["a"],
             "flow_index": [0],

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tcplab._core import Meta, RunDict
 
-__all__ = ["Results", "column_rows"]
+__all__ = ["Results", "column_rows", "pcap_file"]
 
 SUMMARY_FILE = "summary.json"
 SCENARIO_FILE = "scenario.toml"
@@ -27,6 +27,8 @@ FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
 # Tables written only when the run has rows for them.
 OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers", "episodes")
+PCAP_PREFIX = "capture_"
+PCAP_SUFFIX = ".pcap"
 TRACE_PREFIX = "trace_"
 TRACE_SUFFIX = ".parquet"
 # The traces a scenario can ask for (`[trace]`).
@@ -77,6 +79,8 @@ class Results:
         self._trace_columns: dict[str, Mapping[str, Any]] = dict(
             cast("Mapping[str, Mapping[str, Any]]", raw["traces"])
         )
+        #: Packet captures (``[trace] pcap``): link name -> pcap file bytes.
+        self.pcap: dict[str, bytes] = dict(cast("Mapping[str, bytes]", raw.get("pcap", {})))
         self._flows: pl.DataFrame | None = None
         self._links: pl.DataFrame | None = None
         self._traces: dict[str, pl.DataFrame] | None = None
@@ -199,7 +203,8 @@ class Results:
 
     def write(self, directory: str | os.PathLike[str]) -> Path:
         """Write ``flows.parquet``, ``links.parquet``, the other tables the
-        run has rows for, one ``trace_<name>.parquet`` per trace, the
+        run has rows for, one ``trace_<name>.parquet`` per trace, one
+        ``capture_<from>_<to>.pcap`` per captured link, the
         scenario text as ``scenario.toml`` (when known) and ``summary.json``
         into ``directory`` (created if needed) and return its path.
 
@@ -224,9 +229,14 @@ class Results:
             path = out / f"{TRACE_PREFIX}{name}{TRACE_SUFFIX}"
             _write_atomic(path, df.write_parquet)
             written.add(path.name)
-        for stale in out.glob(f"{TRACE_PREFIX}*{TRACE_SUFFIX}"):
-            if stale.name not in written:
-                stale.unlink()
+        for link, data in self.pcap.items():
+            path = out / pcap_file(link)
+            _write_atomic(path, lambda p, data=data: p.write_bytes(data))
+            written.add(path.name)
+        for pattern in (f"{TRACE_PREFIX}*{TRACE_SUFFIX}", f"{PCAP_PREFIX}*{PCAP_SUFFIX}"):
+            for stale in out.glob(pattern):
+                if stale.name not in written:
+                    stale.unlink()
         scenario = self.scenario
         if scenario is not None:
             _write_atomic(out / SCENARIO_FILE, lambda p: p.write_text(scenario, encoding="utf-8"))
@@ -235,6 +245,11 @@ class Results:
         text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
         _write_atomic(out / SUMMARY_FILE, lambda p: p.write_text(text, encoding="utf-8"))
         return out
+
+
+def pcap_file(link: str) -> str:
+    """The capture file of a link named ``from->to``: ``capture_from_to.pcap``."""
+    return f"{PCAP_PREFIX}{link.replace('->', '_')}{PCAP_SUFFIX}"
 
 
 def column_rows(columns: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 //! Scenarios and runs: the TOML schema, the wiring of a world from it, the
 //! probes that measure it, and `run()`.
 
+pub mod pcap;
 pub mod results;
 pub mod schema;
 pub mod stats;

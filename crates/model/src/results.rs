@@ -378,6 +378,9 @@ pub struct RunResult {
     pub transfers: Vec<TransferResult>,
     /// One row per loss episode of a scenario flow.
     pub episodes: Vec<EpisodeResult>,
+    /// Packet captures: (link name, pcap file bytes), for the links
+    /// `[trace] pcap` names.
+    pub pcap: Vec<(String, Vec<u8>)>,
     /// Optional traces.
     pub traces: Traces,
 }

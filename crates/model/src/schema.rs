@@ -74,6 +74,8 @@ struct Trace {
     #[serde(default)]
     queue: bool,
     interval: Option<Duration>,
+    #[serde(default)]
+    pcap: Vec<String>,
 }
 
 /// The settings of a host, written once: a `[[host]]` entry is its name (or
@@ -477,6 +479,8 @@ pub struct TraceSpec {
     pub queue: bool,
     /// Sampling interval for cwnd and queue.
     pub interval: SimTime,
+    /// Links (indexes) whose packets are captured (pcap).
+    pub pcap: Vec<u32>,
 }
 
 /// A validated scenario.
@@ -654,6 +658,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 rtt: t.rtt,
                 queue: t.queue,
                 interval,
+                pcap: Vec::new(),
             }
         }
         None => TraceSpec {
@@ -1137,6 +1142,36 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         });
     }
 
+    // Packet captures name links as the links table does ("from->to").
+    let mut trace = trace;
+    if let Some(t) = &f.trace {
+        for (i, name) in t.pcap.iter().enumerate() {
+            let found = links.iter().position(|l| {
+                format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize]) == *name
+            });
+            match found {
+                Some(l) if !trace.pcap.contains(&(l as u32)) => trace.pcap.push(l as u32),
+                Some(_) => {
+                    return Err(cx.err(
+                        &format!("trace.pcap[{i}]"),
+                        format!("{name:?}"),
+                        "named twice",
+                    ))
+                }
+                None => {
+                    let names: Vec<String> = links
+                        .iter()
+                        .map(|l| format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize]))
+                        .collect();
+                    return Err(cx.err(
+                        &format!("trace.pcap[{i}]"),
+                        format!("{name:?}"),
+                        format!("no link of that name; the links: {}", names.join(", ")),
+                    ));
+                }
+            }
+        }
+    }
     let sc = Scenario {
         name: f.name.unwrap_or_else(|| {
             cx.path

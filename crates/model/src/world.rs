@@ -133,6 +133,9 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
     for (n, h) in sc.hosts.iter().enumerate() {
         net.set_host_stage(n as u32, h.stage);
     }
+    for &l in &sc.trace.pcap {
+        net.set_capture(l, true);
+    }
     for r in &sc.routes {
         net.set_route(r.node, r.dst, r.link);
     }
@@ -244,6 +247,8 @@ struct World {
     gens: Vec<GenState>,
     transfers: Vec<TransferResult>,
     seed: u64,
+    /// Packet captures of the links `[trace] pcap` names: (link, capture).
+    captures: Vec<(u32, crate::pcap::Capture)>,
 }
 
 impl World {
@@ -282,6 +287,30 @@ impl World {
             }
         }
         self.net.clear_drops();
+    }
+
+    /// Write the packets captured links started to transmit into their captures.
+    fn note_captures(&mut self) {
+        for r in self.net.captures() {
+            let Some((_, cap)) = self.captures.iter_mut().find(|(l, _)| *l == r.link) else {
+                continue;
+            };
+            let p = &r.packet;
+            let slot = self
+                .conn_slot
+                .get(p.flow as usize)
+                .copied()
+                .unwrap_or(RETIRED);
+            let from_sender = if slot == RETIRED {
+                p.header.payload > 0
+                    || p.header.has(tcplab_tcp::header::SYN)
+                        && !p.header.has(tcplab_tcp::header::ACK)
+            } else {
+                self.flows[slot as usize].src == p.src
+            };
+            cap.record(r.at, p.src, p.dst, p.flow, from_sender, p.size, &p.header);
+        }
+        self.net.clear_captures();
     }
 
     /// Hand the segments in `out` to the network, from endpoint `ep`.
@@ -570,6 +599,12 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         free_slots: Vec::new(),
         gens,
         transfers: Vec::new(),
+        captures: sc
+            .trace
+            .pcap
+            .iter()
+            .map(|&l| (l, crate::pcap::Capture::new()))
+            .collect(),
         seed,
     };
     for (i, f) in w.flows.iter().enumerate() {
@@ -649,6 +684,9 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         }
         if !w.net.drops().is_empty() {
             w.note_drops();
+        }
+        if !w.net.captures().is_empty() {
+            w.note_captures();
         }
         #[cfg(debug_assertions)]
         w.check(touched);
@@ -879,6 +917,11 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         generators,
         transfers: w.transfers,
         episodes,
+        pcap: w
+            .captures
+            .into_iter()
+            .map(|(l, c)| (link_name(sc, w.net.link(l)), c.bytes))
+            .collect(),
         traces: w.traces,
     }
 }

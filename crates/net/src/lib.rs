@@ -12,7 +12,9 @@ mod packet;
 pub mod qdisc;
 
 pub use link::{Link, LinkConfig, LinkStats, LossModel};
-pub use network::{DropRecord, HostStage, HostStageConfig, NetEvent, Network, NodeKind, PathError};
+pub use network::{
+    CaptureRecord, DropRecord, HostStage, HostStageConfig, NetEvent, Network, NodeKind, PathError,
+};
 pub use packet::{Ecn, Packet, PacketId, PacketPool};
 pub use qdisc::{QPkt, Qdisc, QueueLimit};
 

@@ -130,6 +130,17 @@ pub struct DropRecord<H> {
     pub header: H,
 }
 
+/// A packet a captured link started to transmit (see [`Network::set_capture`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CaptureRecord<H> {
+    /// When its transmission started.
+    pub at: SimTime,
+    /// The link.
+    pub link: LinkId,
+    /// The packet as it left (its ECN field as the queue left it).
+    pub packet: Packet<H>,
+}
+
 /// The network: nodes, links, routes and the packet pool.
 pub struct Network<H> {
     /// All packets in existence.
@@ -146,6 +157,10 @@ pub struct Network<H> {
     stages: Vec<Option<HostStage>>,
     /// Whether any node has a stage.
     any_stage: bool,
+    /// Links whose transmissions are logged.
+    capture: Vec<bool>,
+    /// Transmissions of captured links since the caller last cleared them.
+    captures: Vec<CaptureRecord<H>>,
 }
 
 impl<H: Copy> Network<H> {
@@ -161,7 +176,32 @@ impl<H: Copy> Network<H> {
             drops: Vec::with_capacity(64),
             stages: vec![None; n],
             any_stage: false,
+            capture: Vec::new(),
+            captures: Vec::new(),
         }
+    }
+    /// Log every packet link `l` starts to transmit (a packet capture on the
+    /// link's sending interface: queue drops are not seen, wire losses are).
+    pub fn set_capture(&mut self, l: LinkId, on: bool) {
+        if self.capture.len() < self.links.len() {
+            self.capture.resize(self.links.len(), false);
+        }
+        self.capture[l as usize] = on;
+    }
+    /// Transmissions of captured links since the last [`Network::clear_captures`],
+    /// in order of event (per link, in order of time).
+    #[inline]
+    pub fn captures(&self) -> &[CaptureRecord<H>] {
+        &self.captures
+    }
+    /// Forget the logged transmissions (the buffer keeps its capacity).
+    #[inline]
+    pub fn clear_captures(&mut self) {
+        self.captures.clear();
+    }
+    #[inline]
+    fn captured(&self, l: LinkId) -> bool {
+        self.capture.get(l as usize).copied().unwrap_or(false)
     }
     /// Give host `node` a stage (a free one removes it).
     pub fn set_host_stage(&mut self, node: NodeId, cfg: HostStageConfig) {
@@ -430,6 +470,16 @@ impl<H: Copy> Network<H> {
                     if alone {
                         sched.schedule(at, NetEvent::Arrive(l).into());
                     }
+                    if self.captured(l) {
+                        let link = &self.links[l as usize];
+                        let start = at - link.cfg.delay - link.tx_time(size);
+                        let packet = *self.pool.get(id);
+                        self.captures.push(CaptureRecord {
+                            at: start,
+                            link: l,
+                            packet,
+                        });
+                    }
                 }
                 None => {
                     link.stats.dropped_pkts += 1;
@@ -534,6 +584,13 @@ impl<H: Copy> Network<H> {
             if p.ecn == Ecn::Ce && pkt.ecn != Ecn::Ce {
                 pkt.ecn = Ecn::Ce;
                 link.stats.marked_pkts += 1;
+            }
+            if self.capture.get(l as usize).copied().unwrap_or(false) {
+                self.captures.push(CaptureRecord {
+                    at: now,
+                    link: l,
+                    packet: *pkt,
+                });
             }
             let (enqueued, dst) = (pkt.enqueued_at, pkt.dst);
             let waited = (now - enqueued).0;

@@ -114,6 +114,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
         generators,
         transfers,
         episodes,
+        pcap,
         traces,
     } = result;
     let out = PyDict::new(py);
@@ -125,6 +126,11 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
     out.set_item("generators", generators_to_py(py, &generators)?)?;
     out.set_item("transfers", transfers_to_py(py, &transfers)?)?;
     out.set_item("episodes", episodes_to_py(py, &episodes)?)?;
+    let captures = PyDict::new(py);
+    for (name, bytes) in pcap {
+        captures.set_item(name, pyo3::types::PyBytes::new(py, &bytes))?;
+    }
+    out.set_item("pcap", captures)?;
     out.set_item("traces", traces_to_py(py, traces)?)?;
     Ok(out)
 }

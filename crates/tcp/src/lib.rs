@@ -11,6 +11,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod wire;
 
 pub use header::TcpHeader;
 pub use profile::{profile, profiles, BufferAccounting, Handshake, Profile, Recovery, TcpConfig};
