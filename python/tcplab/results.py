@@ -231,7 +231,7 @@ class Results:
             written.add(path.name)
         for link, data in self.pcap.items():
             path = out / pcap_file(link)
-            _write_atomic(path, lambda p, data=data: p.write_bytes(data))
+            _write_atomic(path, _bytes_writer(data))
             written.add(path.name)
         for pattern in (f"{TRACE_PREFIX}*{TRACE_SUFFIX}", f"{PCAP_PREFIX}*{PCAP_SUFFIX}"):
             for stale in out.glob(pattern):
@@ -245,6 +245,11 @@ class Results:
         text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
         _write_atomic(out / SUMMARY_FILE, lambda p: p.write_text(text, encoding="utf-8"))
         return out
+
+
+def _bytes_writer(data: bytes) -> Callable[[Path], object]:
+    """A writer of ``data`` to a path, for ``_write_atomic``."""
+    return lambda p: p.write_bytes(data)
 
 
 def pcap_file(link: str) -> str:
