@@ -607,6 +607,13 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
             .collect(),
         seed,
     };
+    // Phase boundaries first: at an instant shared with other events (a flow
+    // starting at the window's start), the boundary runs before them, so its
+    // counters leave out what happens at that instant (scheduling order breaks ties).
+    // The last boundary (the end of the window) is taken after the loop.
+    for (k, &t) in sc.phases[..sc.phases.len() - 1].iter().enumerate() {
+        w.sched.schedule(t, Ev::Phase(k as u32));
+    }
     for (i, f) in w.flows.iter().enumerate() {
         w.sched.schedule(f.start, Ev::FlowStart(i as u32));
     }
@@ -622,10 +629,6 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         if t < spec.stop {
             w.sched.schedule(t, Ev::Arrival(g as u32));
         }
-    }
-    // The last boundary (the end of the window) is taken after the loop.
-    for (k, &t) in sc.phases[..sc.phases.len() - 1].iter().enumerate() {
-        w.sched.schedule(t, Ev::Phase(k as u32));
     }
     if sc.trace.cwnd || sc.trace.queue {
         w.sched.schedule(SimTime::ZERO, Ev::Sample);
