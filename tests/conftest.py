@@ -155,6 +155,7 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "completed": [2],
         },
         "pcap": {},
+        "hosts": {},
         "episodes": {
             "flow": ["a"],
             "flow_index": [0],

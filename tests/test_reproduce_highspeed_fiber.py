@@ -85,3 +85,4 @@ def test_quick_report_and_the_limits_that_bind(quick: Path) -> None:
     ep = read_table(quick / "vthd-trace", "episodes")
     assert set(ep["kind"].to_list()) <= {"fast_retransmit", "timeout"}
     assert "Loss episodes of the traced runs" in html
+    assert "Host stages of the traced runs" in html

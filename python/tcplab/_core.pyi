@@ -85,6 +85,8 @@ class RunDict(TypedDict):
     """Column name -> one value per generated connection (TransferResult)."""
     episodes: dict[str, list[Any]]
     """Column name -> one value per loss episode of a scenario flow (EpisodeResult)."""
+    hosts: dict[str, list[Any]]
+    """Column name -> one value per host with a stage (HostResult)."""
     pcap: dict[str, bytes]
     """Link name -> the pcap file of its captured packets (``[trace] pcap``)."""
     traces: Traces

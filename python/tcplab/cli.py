@@ -643,7 +643,16 @@ def _interrupted(out: Path, what: str) -> None:
 @click.option(
     "--table",
     type=click.Choice(
-        ["flows", "links", "phases", "link_phases", "generators", "transfers", "episodes"]
+        [
+            "flows",
+            "links",
+            "phases",
+            "link_phases",
+            "generators",
+            "transfers",
+            "episodes",
+            "hosts",
+        ]
     ),
     default="flows",
     show_default=True,
@@ -679,6 +688,7 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
         "generators": ["offered_load", "completed"],
         "transfers": ["fct_s"],
         "episodes": ["retrans", "timeouts"],
+        "hosts": ["utilisation", "tx_drops", "rx_drops"],
     }[table]
     wanted = [c.strip() for c in columns.split(",")] if columns else default
     missing = [c for c in wanted if f"{c}_mean" not in df.columns]

@@ -26,7 +26,7 @@ SCENARIO_FILE = "scenario.toml"
 FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
 # Tables written only when the run has rows for them.
-OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers", "episodes")
+OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers", "episodes", "hosts")
 PCAP_PREFIX = "capture_"
 PCAP_SUFFIX = ".pcap"
 TRACE_PREFIX = "trace_"
@@ -58,6 +58,8 @@ class Results:
     - ``episodes``: one row per loss episode of a scenario flow (from its
       first fast retransmit or timeout to its return to the Open state: how
       it began, cwnd before and after, ssthresh, timeouts, retransmissions).
+    - ``hosts``: one row per host with a stage (``bus_rate``, ``packet_cost``...):
+      packets served, utilisation over the run, queue drops.
     - ``traces``: trace name (``cwnd``, ``rtt``, ``queue``) -> polars
       DataFrame, for the traces the scenario asked for. Flow traces carry a
       ``flow_name`` column and the queue trace a ``link_name`` column.
@@ -140,6 +142,12 @@ class Results:
         return self._optional_frame("transfers")
 
     @property
+    def hosts(self) -> pl.DataFrame:
+        """One row per host with a stage: packets served, utilisation over
+        the run, drops of its device queue and backlog."""
+        return self._optional_frame("hosts")
+
+    @property
     def episodes(self) -> pl.DataFrame:
         """One row per loss episode; ``flow_index`` indexes the flows table."""
         return self._optional_frame("episodes")
@@ -148,7 +156,8 @@ class Results:
         return any(len(col) > 0 for col in self._optional[name].values())
 
     def records(self, table: str) -> list[dict[str, Any]]:
-        """Any table (flows, links, phases, link_phases, generators, transfers, episodes)
+        """Any table (flows, links, phases, link_phases, generators, transfers,
+        episodes, hosts)
         as a list of dicts."""
         if table == "flows":
             return self.flow_records()

@@ -66,7 +66,16 @@ MANIFEST = "sweep.json"
 RUNS = "runs"
 FAILED = "failed"
 RUN_FILE = "run.json"
-TABLES = ("flows", "links", "phases", "link_phases", "generators", "transfers", "episodes")
+TABLES = (
+    "flows",
+    "links",
+    "phases",
+    "link_phases",
+    "generators",
+    "transfers",
+    "episodes",
+    "hosts",
+)
 U64 = 2**64
 
 
@@ -1175,6 +1184,7 @@ _ROW_KEYS = {
     "link_phases": ["link", "phase"],
     "transfers": ["generator"],
     "episodes": ["flow"],
+    "hosts": ["name"],
 }
 
 

@@ -218,6 +218,22 @@ pub struct TransferResult {
     pub rtt_mean_s: f64,
 }
 
+/// A host's stage (`bus_rate`, `packet_cost`...) over the whole run; hosts
+/// without one have no row.
+#[derive(Clone, Debug, Default)]
+pub struct HostResult {
+    /// Host name.
+    pub name: String,
+    /// Packets it served, sent and received.
+    pub packets: u64,
+    /// Fraction of the run the stage was busy.
+    pub utilisation: f64,
+    /// Packets to send dropped by its full device queue (`tx_queue`).
+    pub tx_drops: u64,
+    /// Received packets dropped by its full backlog (`rx_queue`).
+    pub rx_drops: u64,
+}
+
 /// A traffic generator: what it offers and what it started.
 #[derive(Clone, Debug, Default)]
 pub struct GeneratorResult {
@@ -378,6 +394,8 @@ pub struct RunResult {
     pub transfers: Vec<TransferResult>,
     /// One row per loss episode of a scenario flow.
     pub episodes: Vec<EpisodeResult>,
+    /// One row per host with a stage.
+    pub hosts: Vec<HostResult>,
     /// Packet captures: (link name, pcap file bytes), for the links
     /// `[trace] pcap` names.
     pub pcap: Vec<(String, Vec<u8>)>,

@@ -920,6 +920,22 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         generators,
         transfers: w.transfers,
         episodes,
+        hosts: (0..sc.hosts.len() as u32)
+            .filter_map(|n| {
+                let st = w.net.host_stage(n)?;
+                Some(HostResult {
+                    name: sc.nodes[n as usize].clone(),
+                    packets: st.served_pkts,
+                    // Service booked past the end of the run is not counted.
+                    utilisation: (st.busy_ns as f64
+                        - st.busy_until.0.saturating_sub(sc.duration.0) as f64)
+                        .max(0.0)
+                        / sc.duration.0.max(1) as f64,
+                    tx_drops: st.tx_drops,
+                    rx_drops: st.rx_drops,
+                })
+            })
+            .collect(),
         pcap: w
             .captures
             .into_iter()

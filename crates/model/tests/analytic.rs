@@ -384,6 +384,13 @@ fn a_host_costing_more_per_packet_than_the_link_bounds_the_throughput() {
         "goodput {got} vs one segment per 150 us {expected}"
     );
     assert_eq!(r.flows[0].segs_retrans, 0);
+    // The stages set the pace: both are busy all the run but its first
+    // round trips (the hosts table); their queues have no limit, so no drops.
+    assert_eq!(r.hosts.len(), 2);
+    for h in &r.hosts {
+        assert!(h.utilisation > 0.99, "{} busy {}", h.name, h.utilisation);
+        assert_eq!((h.tx_drops, h.rx_drops), (0, 0));
+    }
 }
 
 #[test]

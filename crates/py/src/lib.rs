@@ -12,8 +12,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcplab_model::{
-    Catalog, CatalogEntry, CwndTrace, EpisodeResult, FlowResult, GeneratorResult, LinkPhaseResult,
-    LinkResult, Meta, PhaseResult, QueueTrace, RttTrace, RunResult, Traces, TransferResult,
+    Catalog, CatalogEntry, CwndTrace, EpisodeResult, FlowResult, GeneratorResult, HostResult,
+    LinkPhaseResult, LinkResult, Meta, PhaseResult, QueueTrace, RttTrace, RunResult, Traces,
+    TransferResult,
 };
 
 create_exception!(
@@ -114,6 +115,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
         generators,
         transfers,
         episodes,
+        hosts,
         pcap,
         traces,
     } = result;
@@ -126,6 +128,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
     out.set_item("generators", generators_to_py(py, &generators)?)?;
     out.set_item("transfers", transfers_to_py(py, &transfers)?)?;
     out.set_item("episodes", episodes_to_py(py, &episodes)?)?;
+    out.set_item("hosts", hosts_to_py(py, &hosts)?)?;
     let captures = PyDict::new(py);
     for (name, bytes) in pcap {
         captures.set_item(name, pyo3::types::PyBytes::new(py, &bytes))?;
@@ -329,6 +332,20 @@ fn generators_to_py<'py>(
             offered_load,
             arrivals,
             completed,
+        }
+    ))
+}
+
+fn hosts_to_py<'py>(py: Python<'py>, rows: &[HostResult]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        HostResult {
+            name,
+            packets,
+            utilisation,
+            tx_drops,
+            rx_drops,
         }
     ))
 }

@@ -417,6 +417,22 @@ def _trace_section(rep: Report, out: Path) -> None:
             ),
             "The traced runs: what each lost and how it recovered.",
         )
+    hosts = read_table(d, "hosts")
+    if hosts.height:
+        rep.add_table(
+            hosts.with_columns(_options_column()).select(
+                "options",
+                pl.col("name").alias("host"),
+                pl.col("utilisation").round(3).alias("stage busy"),
+                "packets",
+                pl.col("tx_drops").alias("device queue drops"),
+                pl.col("rx_drops").alias("backlog drops"),
+            ),
+            "Host stages of the traced runs: the fraction of the run each host's stage "
+            "(bus and per-packet cost) was busy, and the packets its device queue "
+            "(100) and input backlog (300) dropped. A stage busy all the time is the "
+            "host bound at work.",
+        )
     ep = read_table(d, "episodes")
     if ep.height:
         ep = ep.with_columns(
