@@ -141,7 +141,9 @@ def fake_core(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int | Non
 
     calls: list[tuple[str, str, int | None]] = []
 
-    def fake_run(text: str, path: str, seed: int | None = None) -> dict[str, Any]:
+    def fake_run(
+        text: str, path: str, seed: int | None = None, before_run: Any = None
+    ) -> dict[str, Any]:
         calls.append((text, path, seed))
         return fake_raw()
 

@@ -70,8 +70,7 @@ def run(scenario: Scenario, seed: int | None = None) -> Results:
     """
     seed = _check_seed(seed)
     text, path = read_scenario(scenario)
-    memory.check_scenario(text, path)
-    return Results(_core.run(text, path, seed), scenario=text)
+    return Results(_core.run(text, path, seed, memory.guard(path)), scenario=text)
 
 
 def validate(scenario: Scenario) -> ScenarioInfo:

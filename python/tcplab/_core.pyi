@@ -3,12 +3,21 @@
 Summaries come back one list per column; traces come back as NumPy arrays.
 """
 
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ScenarioError", "__version__", "catalog", "run", "validate"]
+__all__ = [
+    "ScenarioError",
+    "__version__",
+    "catalog",
+    "parse_duration",
+    "parse_size",
+    "run",
+    "validate",
+]
 
 __version__: str
 
@@ -106,9 +115,22 @@ class Catalog(TypedDict):
 def validate(text: str, path: str) -> ScenarioInfo:
     """Parse and validate a scenario; raises ScenarioError."""
 
-def run(text: str, path: str, seed: int | None = None) -> RunDict:
+def parse_size(text: str) -> int:
+    """Bytes of a size as scenario files write it ("64KB", "1GiB"); ValueError otherwise."""
+
+def parse_duration(text: str) -> float:
+    """Seconds of a duration as scenario files write it ("10us"); ValueError otherwise."""
+
+def run(
+    text: str,
+    path: str,
+    seed: int | None = None,
+    before_run: Callable[[int], object] | None = None,
+) -> RunDict:
     """Parse, validate and run a scenario with the GIL released; `seed`
-    overrides the scenario's own seed. Raises ScenarioError."""
+    overrides the scenario's own seed; `before_run`, when given, is called
+    with the run's memory estimate (bytes) before it runs, and an exception
+    it raises stops the run. Raises ScenarioError."""
 
 def catalog() -> Catalog:
     """Everything a scenario can name: controllers, queues and profiles."""

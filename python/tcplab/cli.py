@@ -82,8 +82,7 @@ def _run(scenario: str, seed: int | None) -> tcplab.Results:
     from tcplab import memory
 
     try:
-        memory.check_scenario(text, path)
-        return tcplab.Results(_core.run(text, path, seed), scenario=text)
+        return tcplab.Results(_core.run(text, path, seed, memory.guard(path)), scenario=text)
     except (_core.ScenarioError, memory.MemoryCheckError) as e:
         raise UserError(str(e)) from e
 

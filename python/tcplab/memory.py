@@ -1,7 +1,8 @@
 """Refuse a run the machine cannot hold, before it starts.
 
 The core estimates what a run of a scenario needs (``_core.validate(...)
-["memory_bytes"]``: flows, queues, traces; within a factor of two of what runs
+["memory_bytes"]``, and ``_core.run`` hands it to ``before_run`` once it has
+parsed the scenario: flows, queues, traces; within a factor of two of what runs
 measure). A run, or a sweep running ``jobs`` of them at once, whose estimate
 exceeds the memory available is refused with an error naming the file, the
 figure and what to change, instead of failing part-way on an allocation.
@@ -13,10 +14,9 @@ machine others use too).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
-from tcplab import _core
-
-__all__ = ["MemoryCheckError", "available_bytes", "check", "check_scenario"]
+__all__ = ["MemoryCheckError", "available_bytes", "check", "guard"]
 
 ENV = "TCPLAB_MEMORY_CHECK"
 LIMIT_ENV = "TCPLAB_MEMORY_LIMIT"
@@ -79,13 +79,14 @@ def check(path: str, need: int, jobs: int = 1, available: int | None = None) -> 
     )
 
 
-def check_scenario(text: str, path: str, jobs: int = 1) -> None:
-    """``check`` with the core's estimate for a scenario's text; an invalid
-    scenario is left to the run, which reports it."""
+def guard(path: str) -> Callable[[int], None] | None:
+    """What ``_core.run`` calls with its memory estimate before running the
+    scenario of ``path`` (the scenario is parsed once): ``check`` for one run,
+    or None when the check is off."""
     if os.environ.get(ENV, "1") == "0":
-        return
-    try:
-        need = int(_core.validate(text, path)["memory_bytes"])
-    except _core.ScenarioError:
-        return
-    check(path, need, jobs)
+        return None
+
+    def before_run(need: int) -> None:
+        check(path, need)
+
+    return before_run

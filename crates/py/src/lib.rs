@@ -53,22 +53,42 @@ fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, Py
 }
 
 /// Parse, validate and run a scenario with the GIL released; `seed`
-/// overrides the scenario's own seed.
+/// overrides the scenario's own seed. `before_run`, when given, is called
+/// with the run's memory estimate (bytes) once the scenario is parsed and
+/// before it runs; an exception it raises stops the run.
 #[pyfunction]
-#[pyo3(signature = (text, path, seed = None))]
-fn run(
-    py: Python<'_>,
+#[pyo3(signature = (text, path, seed = None, before_run = None))]
+fn run<'py>(
+    py: Python<'py>,
     text: String,
     path: String,
     seed: Option<u64>,
-) -> PyResult<Bound<'_, PyDict>> {
-    let result = py
-        .detach(move || {
-            let sc = tcplab_model::parse_scenario(&text, &path)?;
-            Ok(tcplab_model::run(&sc, seed))
-        })
+    before_run: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sc = py
+        .detach(move || tcplab_model::parse_scenario(&text, &path))
         .map_err(ScenarioError::from_model)?;
+    if let Some(f) = before_run {
+        f.call1((tcplab_model::memory_estimate(&sc),))?;
+    }
+    let result = py.detach(move || tcplab_model::run(&sc, seed));
     run_result_to_py(py, result)
+}
+
+/// Bytes of a size as scenario files write it ("64KB", "1GiB"); ValueError
+/// naming the accepted units otherwise.
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    tcplab_model::units::parse_size(text)
+        .map_err(|e| PyValueError::new_err(format!("{text:?}: {e}")))
+}
+
+/// Seconds of a duration as scenario files write it ("10us", "2ms").
+#[pyfunction]
+fn parse_duration(text: &str) -> PyResult<f64> {
+    tcplab_model::units::parse_duration(text)
+        .map(|t| t.as_secs_f64())
+        .map_err(|e| PyValueError::new_err(format!("{text:?}: {e}")))
 }
 
 /// Everything a scenario can name: controllers, queues and profiles.
@@ -459,5 +479,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     Ok(())
 }

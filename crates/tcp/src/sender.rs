@@ -1584,13 +1584,13 @@ impl Sender {
             self.mark_undo();
             self.tp.ssthresh = self.loss_ssthresh(true);
         } else if self.rtt.backoffs() == 0 {
-            self.tp.in_flight = self.sb.in_flight();
-            if !self.uses_sack() {
-                self.tp.in_flight = self.sb.len() as u32;
-            }
-            if self.cfg.ssthresh_from_window {
-                self.tp.in_flight = self.loss_basis();
-            }
+            self.tp.in_flight = if self.cfg.ssthresh_from_window {
+                self.loss_basis()
+            } else if self.uses_sack() {
+                self.sb.in_flight()
+            } else {
+                self.sb.len() as u32
+            };
             self.mark_undo();
             self.tp.ssthresh = self.loss_ssthresh(true);
         }

@@ -24,7 +24,6 @@ share of the ACKs).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,21 +68,17 @@ ACK_BYTES = {True: 52, False: 40}
 
 def parse_size(text: str) -> int:
     """Bytes of a size as the scenario files write it ("64KB" = 64,000;
-    "1GiB" = 2^30)."""
-    m = re.fullmatch(r"\s*([0-9.]+)\s*([KMGT]?)(i?)B\s*", text)
-    if m is None:
-        raise ValueError(f"not a size: {text!r}")
-    power = " KMGT".index(m.group(2) or " ")
-    base = 1024 if m.group(3) else 1000
-    return int(float(m.group(1)) * base**power)
+    "1GiB" = 2^30), as the core reads it."""
+    from tcplab import _core
+
+    return _core.parse_size(text)
 
 
 def parse_duration_s(text: str) -> float:
-    """Seconds of "10us", "2ms", "1s"."""
-    m = re.fullmatch(r"\s*([0-9.]+)\s*(ns|us|ms|s)\s*", text)
-    if m is None:
-        raise ValueError(f"not a duration: {text!r}")
-    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
+    """Seconds of "10us", "2ms", "1s", as the core reads them."""
+    from tcplab import _core
+
+    return _core.parse_duration(text)
 
 
 def mss_of(timestamps: bool) -> int:
@@ -462,36 +457,28 @@ def _trace_section(rep: Report, out: Path) -> None:
 
 def _ratio_text(df: pl.DataFrame, path: str) -> str:
     """How close window-limited points come to Linux 2.2's window over the RTT."""
-    import polars as pl
 
     if df.height == 0:
         return ""
     rtt = RTT[path]
-    stats = _by_point(df, ["cost us", "options", "B bytes"])
-    rows = []
+    stats = _by_point(df, ["cost us", "options", TS, "B bytes"])
+    ratio: list[float] = []
+    naive: list[float] = []
     for r in stats.iter_rows(named=True):
-        mss = 1448 if "timestamps" in r["options"] and "no timestamps" not in r["options"] else 1460
-        limit = linux22_window(int(r["B bytes"]), mss) * 8 / rtt / 1e6
-        naive_mbps = int(r["B bytes"]) * 8 / rtt / 1e6
-        got = r["goodput Mb/s_mean"]
-        bound = host_bound_bps(r["cost us"] * 1e-6, mss == 1448) / 1e6
+        b, got = int(r["B bytes"]), r["goodput Mb/s_mean"]
+        limit = linux22_window(b, mss_of(r[TS])) * 8 / rtt / 1e6
+        bound = host_bound_bps(r["cost us"] * 1e-6, r[TS]) / 1e6
         if limit < 0.8 * bound and got is not None:
-            rows.append((r["B bytes"], r["options"], r["cost us"], got, limit, naive_mbps))
-    if not rows:
+            ratio.append(got / limit)
+            naive.append(got / (b * 8 / rtt / 1e6))
+    if not ratio:
         return (
             "No point of this path is limited by its window: even the smallest buffer's "
             "window over the round trip exceeds what the hosts can move."
         )
-    t = pl.DataFrame(
-        rows,
-        schema=["B", "options", "cost us", "measured", "W22/RTT", "B/RTT"],
-        orient="row",
-    )
-    ratio: list[float] = (t["measured"] / t["W22/RTT"]).to_list()
-    naive: list[float] = (t["measured"] / t["B/RTT"]).to_list()
     return (
         f"Window-limited points (window over the RTT below 80 % of the host's bound, "
-        f"{len(rows)} of them): throughput / (Linux 2.2 window / RTT) between "
+        f"{len(ratio)} of them): throughput / (Linux 2.2 window / RTT) between "
         f"{min(ratio):.2f} and {max(ratio):.2f}; against B/RTT between {min(naive):.2f} "
         f"and {max(naive):.2f}. The RTT here is the propagation delay alone; "
         "serialisation and the hosts' stages lengthen the real one, so the measured "
