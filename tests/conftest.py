@@ -48,6 +48,9 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "packets": 400,
             "wall_s": 0.01,
             "version": "0.0.0",
+            "backend": "sim",
+            "notes": [],
+            "timing_flagged": False,
         },
         "flows": {
             "name": ["alpha", "beta"],
@@ -156,6 +159,7 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
         },
         "pcap": {},
         "hosts": {},
+        "timing": {},
         "episodes": {
             "flow": ["a"],
             "flow_index": [0],

@@ -19,13 +19,21 @@ import os
 from typing import TYPE_CHECKING, Union
 
 from tcplab import _core, memory
-from tcplab._core import ScenarioError, __version__
+from tcplab._core import BackendError, ScenarioError, __version__
 from tcplab.results import Results
 
 if TYPE_CHECKING:
     from tcplab._core import ScenarioInfo
 
-__all__ = ["Results", "ScenarioError", "__version__", "read_scenario", "run", "validate"]
+__all__ = [
+    "BackendError",
+    "Results",
+    "ScenarioError",
+    "__version__",
+    "read_scenario",
+    "run",
+    "validate",
+]
 
 Scenario = Union[str, "os.PathLike[str]"]
 """A path to a TOML scenario file, or the TOML text itself."""
@@ -60,16 +68,23 @@ def _check_seed(seed: int | None) -> int | None:
     return seed
 
 
-def run(scenario: Scenario, seed: int | None = None) -> Results:
+def run(scenario: Scenario, seed: int | None = None, backend: str = "sim") -> Results:
     """Run a scenario and return its results.
 
-    ``seed``, when given, overrides the scenario's own seed. Raises
-    ``ScenarioError`` for an invalid scenario, and
+    ``seed``, when given, overrides the scenario's own seed. ``backend`` is
+    ``"sim"`` (the simulator) or ``"linux"`` (the real Linux stack in network
+    namespaces joined by tcplab's link emulator: root, real time). Raises
+    ``ScenarioError`` for an invalid scenario,
     ``tcplab.memory.MemoryCheckError`` when a run would need more memory than
-    the machine has available.
+    the machine has available, and ``BackendError`` when the linux backend
+    cannot run it here.
     """
     seed = _check_seed(seed)
     text, path = read_scenario(scenario)
+    if backend == "linux":
+        return Results(_core.run_linux(text, path, seed), scenario=text)
+    if backend != "sim":
+        raise ValueError(f"backend must be 'sim' or 'linux', got {backend!r}")
     return Results(_core.run(text, path, seed, memory.guard(path)), scenario=text)
 
 

@@ -10,12 +10,15 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "BackendError",
     "ScenarioError",
     "__version__",
     "catalog",
+    "check_linux",
     "parse_duration",
     "parse_size",
     "run",
+    "run_linux",
     "validate",
 ]
 
@@ -27,6 +30,10 @@ __version__: str
 class ScenarioError(ValueError):
     """A scenario that failed validation; the message names the file, the
     field, the value and what is allowed."""
+
+class BackendError(RuntimeError):
+    """The real-stack backend cannot run a scenario here (not root, a
+    controller the kernel lacks...) or its run failed; the message says why."""
 
 class ScenarioInfo(TypedDict):
     name: str
@@ -51,6 +58,12 @@ class Meta(TypedDict):
     packets: int
     wall_s: float
     version: str
+    backend: str
+    """``sim`` or ``linux``."""
+    notes: list[str]
+    """For the linux backend: the kernel and the settings it did not apply."""
+    timing_flagged: bool
+    """The link emulator missed its schedule by more than 1 % on some link."""
 
 class CwndTrace(TypedDict):
     time_s: npt.NDArray[np.float64]
@@ -96,6 +109,8 @@ class RunDict(TypedDict):
     """Column name -> one value per loss episode of a scenario flow (EpisodeResult)."""
     hosts: dict[str, list[Any]]
     """Column name -> one value per host with a stage (HostResult)."""
+    timing: dict[str, list[Any]]
+    """Column name -> one value per simplex link: the emulator's timing (linux backend)."""
     pcap: dict[str, bytes]
     """Link name -> the pcap file of its captured packets (``[trace] pcap``)."""
     traces: Traces
@@ -131,6 +146,17 @@ def run(
     overrides the scenario's own seed; `before_run`, when given, is called
     with the run's memory estimate (bytes) before it runs, and an exception
     it raises stops the run. Raises ScenarioError."""
+
+def check_linux(text: str, path: str) -> list[str]:
+    """Check that a scenario can run on this machine's real Linux stack,
+    without running it; returns the notes the run would carry. Raises
+    ScenarioError or BackendError."""
+
+def run_linux(text: str, path: str, seed: int | None = None) -> RunDict:
+    """Run a scenario on the real Linux stack (namespaces, TUN devices, the
+    link emulator) in real time, with the GIL released; the result has the
+    simulator's form. A pending KeyboardInterrupt stops it. Raises
+    ScenarioError or BackendError."""
 
 def catalog() -> Catalog:
     """Everything a scenario can name: controllers, queues and profiles."""

@@ -70,7 +70,7 @@ def _has_sweep(text: str) -> bool:
     return re.search(r"(?m)^\s*(\[sweep\]|repetitions\s*=|until\s*=|\[until\])", text) is not None
 
 
-def _run(scenario: str, seed: int | None) -> tcplab.Results:
+def _run(scenario: str, seed: int | None, backend: str = "sim") -> tcplab.Results:
     text, path = _load(scenario)
     if _has_sweep(text):
         click.echo(
@@ -79,6 +79,13 @@ def _run(scenario: str, seed: int | None) -> tcplab.Results:
             "to run them",
             err=True,
         )
+    if backend == "linux":
+        from tcplab import realstack
+
+        try:
+            return realstack.run(text, path, seed)
+        except (_core.ScenarioError, _core.BackendError) as e:
+            raise UserError(str(e)) from e
     from tcplab import memory
 
     try:
@@ -244,12 +251,44 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             _num(lk["lost"], ","),
         )
     tables = [flows, links]
+    timing = res.records("timing")
+    if timing:
+        tables.append(_timing_table(timing))
     gens = res.records("generators")
     if gens:
         tables.append(_generators_table(gens, res))
     for table in tables:
         _never_cut_cells(table)
     return tables
+
+
+def _timing_table(rows: Sequence[dict[str, Any]]) -> Table:
+    """The link emulator's timing per link (linux backend)."""
+    table = _table(
+        "link emulator timing",
+        [
+            ("link", "left"),
+            ("delivered", "right"),
+            ("late p50 us", "right"),
+            ("late p99 us", "right"),
+            ("late p99.9 us", "right"),
+            ("rate err %", "right"),
+            ("delay err %", "right"),
+            ("", "left"),
+        ],
+    )
+    for t in rows:
+        table.add_row(
+            str(t["link"]),
+            _num(t["delivered"], ","),
+            _num(t["lateness_p50_s"], ".1f", 1e6),
+            _num(t["lateness_p99_s"], ".1f", 1e6),
+            _num(t["lateness_p999_s"], ".1f", 1e6),
+            _num(t["rate_error"], ".3f", 100.0),
+            _num(t["delay_error"], ".3f", 100.0),
+            "OVER 1 %" if t["flagged"] else "ok",
+        )
+    return table
 
 
 def _generators_table(gens: Sequence[dict[str, Any]], res: tcplab.Results | None) -> Table:
@@ -301,6 +340,11 @@ def _never_cut_cells(table: Table) -> None:
 
 def _run_line(meta: Meta) -> str:
     events, wall = meta["events"], meta["wall_s"]
+    if meta.get("backend") == "linux":
+        return (
+            f"{meta['packets']:,} packets through the link emulator, "
+            f"{meta['measure_end_s']:g} s on the real Linux stack, {wall:.1f} s wall"
+        )
     return (
         f"{events:,} events, {meta['duration_s']:g} simulated s, "
         f"{wall:.3f} s wall, {_per_second(events, wall)} events/s"
@@ -349,12 +393,22 @@ def cli(ctx: click.Context) -> None:
     help="Directory for the result tables [default: out/<scenario stem>].",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def run(scenario: str, seed: int | None, out: Path | None, quiet: bool) -> None:
+@click.option(
+    "--backend",
+    type=click.Choice(["sim", "linux"]),
+    default="sim",
+    show_default=True,
+    help="sim: the simulator; linux: the real Linux TCP stack in network namespaces "
+    "joined by tcplab's link emulator (root; runs in real time).",
+)
+def run(scenario: str, seed: int | None, out: Path | None, quiet: bool, backend: str) -> None:
     """Run SCENARIO (a TOML file), print a summary and write the results."""
     # In the order they are needed: numpy by the core for traces, polars to
     # write, rich to print.
     _preload(["numpy", "polars"] + ([] if quiet else ["rich.console", "rich.table"]))
-    res = _run(scenario, seed)
+    if backend == "linux" and not quiet:
+        click.echo(f"running {scenario} on the real Linux stack (real time)...", err=True)
+    res = _run(scenario, seed, backend)
     out = out if out is not None else Path("out") / Path(scenario).stem
     try:
         res.write(out)
@@ -366,6 +420,8 @@ def run(scenario: str, seed: int | None, out: Path | None, quiet: bool) -> None:
     for table in _summary_tables(res):
         # Wider than the terminal: let the line wrap rather than drop columns.
         console.print(table, crop=False)
+    for note in res.meta.get("notes", []):
+        console.print(f"note: {note}")
     console.print(_run_line(res.meta))
     console.print(f"results in {out}")
 
@@ -398,6 +454,27 @@ def validate(scenario: str) -> None:
         table = _generators_table(gens, None)
         _never_cut_cells(table)
         _console().print(table, crop=False)
+
+
+@cli.command()
+@click.option("-n", "--dry-run", is_flag=True, help="List what would be removed; remove nothing.")
+def cleanup(dry_run: bool) -> None:
+    """Remove what real-stack runs hold or left behind.
+
+    A run's namespaces, TUN devices and sockets belong to its process and
+    vanish with it, however it ends; this finds processes still holding tcplab
+    namespaces (other than this one), and devices or named namespaces with
+    tcplab's prefix in the root namespace, and removes them.
+    """
+    from tcplab import realstack
+
+    found = realstack.leftovers() if dry_run else realstack.cleanup()
+    if not found:
+        click.echo("nothing to clean up")
+        return
+    verb = "would remove" if dry_run else "removed"
+    for f in found:
+        click.echo(f"{verb} {f.kind} {f.name}")
 
 
 @cli.command(name="list")
@@ -651,6 +728,7 @@ def _interrupted(out: Path, what: str) -> None:
             "transfers",
             "episodes",
             "hosts",
+            "timing",
         ]
     ),
     default="flows",
@@ -688,6 +766,7 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
         "transfers": ["fct_s"],
         "episodes": ["retrans", "timeouts"],
         "hosts": ["utilisation", "tx_drops", "rx_drops"],
+        "timing": ["lateness_p99_s", "rate_error", "delay_error"],
     }[table]
     wanted = [c.strip() for c in columns.split(",")] if columns else default
     missing = [c for c in wanted if f"{c}_mean" not in df.columns]

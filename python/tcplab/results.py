@@ -26,7 +26,15 @@ SCENARIO_FILE = "scenario.toml"
 FLOWS_FILE = "flows.parquet"
 LINKS_FILE = "links.parquet"
 # Tables written only when the run has rows for them.
-OPTIONAL_TABLES = ("phases", "link_phases", "generators", "transfers", "episodes", "hosts")
+OPTIONAL_TABLES = (
+    "phases",
+    "link_phases",
+    "generators",
+    "transfers",
+    "episodes",
+    "hosts",
+    "timing",
+)
 PCAP_PREFIX = "capture_"
 PCAP_SUFFIX = ".pcap"
 TRACE_PREFIX = "trace_"
@@ -60,6 +68,9 @@ class Results:
       it began, cwnd before and after, ssthresh, timeouts, retransmissions).
     - ``hosts``: one row per host with a stage (``bus_rate``, ``packet_cost``...):
       packets served, utilisation over the run, queue drops.
+    - ``timing``: one row per simplex link of a run on the real stack
+      (``--backend linux``): the link emulator's lateness and its rate and
+      delay errors; empty for the simulator.
     - ``traces``: trace name (``cwnd``, ``rtt``, ``queue``) -> polars
       DataFrame, for the traces the scenario asked for. Flow traces carry a
       ``flow_name`` column and the queue trace a ``link_name`` column.
@@ -148,6 +159,11 @@ class Results:
         return self._optional_frame("hosts")
 
     @property
+    def timing(self) -> pl.DataFrame:
+        """The link emulator's timing per simplex link (linux backend only)."""
+        return self._optional_frame("timing")
+
+    @property
     def episodes(self) -> pl.DataFrame:
         """One row per loss episode; ``flow_index`` indexes the flows table."""
         return self._optional_frame("episodes")
@@ -204,7 +220,7 @@ class Results:
             "links": [_finite(r) for r in self.link_records()],
         }
         # Transfers can be tens of thousands of rows: Parquet only.
-        for name in ("phases", "link_phases", "generators"):
+        for name in ("phases", "link_phases", "generators", "timing"):
             rows = self.records(name)
             if rows:
                 out[name] = [_finite(r) for r in rows]

@@ -75,6 +75,7 @@ TABLES = (
     "transfers",
     "episodes",
     "hosts",
+    "timing",
 )
 U64 = 2**64
 
@@ -1185,6 +1186,7 @@ _ROW_KEYS = {
     "transfers": ["generator"],
     "episodes": ["flow"],
     "hosts": ["name"],
+    "timing": ["link"],
 }
 
 

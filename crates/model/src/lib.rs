@@ -11,7 +11,10 @@ mod world;
 
 pub use results::*;
 pub use schema::Scenario;
-pub use world::{build_network, memory_estimate, offered_loads, result_names};
+pub use world::{
+    build_network, flow_starts, loss_model, make_qdisc, memory_estimate, offered_loads,
+    result_names,
+};
 
 /// A scenario that failed validation: the message names the file, the field
 /// path, the value and what is allowed.
@@ -118,187 +121,19 @@ pub fn catalog() -> Catalog {
     ];
     let profiles = tcplab_tcp::profiles()
         .into_iter()
-        .map(|p| {
-            let c = &p.config;
-            let ms = |t: tcplab_engine::SimTime| format!("{} ms", t.0 / 1_000_000);
-            CatalogEntry {
-                name: s(p.name),
-                description: s(p.description),
-                source: format!(
-                    "{}{}",
-                    p.sources,
-                    if p.notes.is_empty() {
-                        String::new()
-                    } else {
-                        format!(". Simplified: {}", p.notes)
-                    }
-                ),
-                params: vec![
-                    (
-                        s("initial_window"),
-                        c.initial_window.to_string(),
-                        s("segments"),
-                    ),
-                    (
-                        s("min_rto"),
-                        ms(c.min_rto),
-                        s("minimum retransmission timeout"),
-                    ),
-                    (
-                        s("initial_rto"),
-                        ms(c.initial_rto),
-                        s("RTO before the first sample"),
-                    ),
-                    (
-                        s("max_rto"),
-                        ms(c.max_rto),
-                        s("maximum retransmission timeout"),
-                    ),
-                    (s("delack"), ms(c.delack_timeout), s("delayed-ACK timer")),
-                    (
-                        s("delack_segments"),
-                        c.delack_segments.to_string(),
-                        s("ACK every N full segments"),
-                    ),
-                    (s("recovery"), s(c.recovery.name()), s("loss recovery")),
-                    (s("sack"), c.sack.to_string(), s("offer SACK")),
-                    (
-                        s("timestamps"),
-                        c.timestamps.to_string(),
-                        s("offer timestamps"),
-                    ),
-                    (
-                        s("window_scaling"),
-                        c.window_scaling.to_string(),
-                        s("offer window scaling"),
-                    ),
-                    (s("ecn"), c.ecn.to_string(), s("ECN (RFC 3168)")),
-                    (s("mss"), c.mss.to_string(), s("MSS option (MTU - 40)")),
-                    (s("sndbuf"), c.sndbuf.to_string(), s("send buffer, bytes")),
-                    (
-                        s("rcvbuf"),
-                        c.rcvbuf.to_string(),
-                        s("receive buffer, bytes"),
-                    ),
-                    (
-                        s("ss_ack_limit"),
-                        c.ss_ack_limit.to_string(),
-                        s("slow start adds at most this many segments per ACK (0 = no limit)"),
-                    ),
-                    (
-                        s("max_ssthresh"),
-                        c.max_ssthresh.to_string(),
-                        s("RFC 3742 limited slow start above this window (0 = off)"),
-                    ),
-                    (
-                        s("ns2_lss"),
-                        c.ns2_lss.to_string(),
-                        s("limited slow start as ns-2's opencwnd (in congestion avoidance until the first fast retransmit and after timeouts) instead of RFC 3742"),
-                    ),
-                    (
-                        s("dupthresh_frac"),
-                        c.dupthresh_frac.to_string(),
-                        s("ns-2 numdupacksFrac_: with SACK, max(3, cwnd / this) duplicate ACKs start a recovery (0 = off)"),
-                    ),
-                    (
-                        s("newreno_rto"),
-                        s(c.newreno_rto.name()),
-                        s("NewReno recovery without SACK: the timer restarts on the first partial ACK (impatient, RFC 6582) or on each (slow-but-steady; ns-2 newreno_changes1_ 0, WestwoodNR's default on ns2)"),
-                    ),
-                    (
-                        s("partial_window_deflation"),
-                        c.partial_deflation.to_string(),
-                        s("NewReno: a partial ACK deflates the window by what it acknowledges (RFC 6582); false: back to the reduced window (ns-2 partial_window_deflation_ 0, WestwoodNR's default on ns2)"),
-                    ),
-                    (
-                        s("ns2_decrease"),
-                        c.ns2_decrease.to_string(),
-                        s("ns-2 slowdown: ssthresh = window/2 on the first decrease, in slow start and on timeouts, whatever the controller"),
-                    ),
-                    (
-                        s("undo"),
-                        s(c.undo.name()),
-                        s("undo spurious reductions: none, rto, all"),
-                    ),
-                    (
-                        s("handshake"),
-                        s(c.handshake.name()),
-                        s("tcp (SYN/SYN-ACK), ns2-syn or none (ns-2 one-way agents)"),
-                    ),
-                    (
-                        s("rto_estimator"),
-                        s(c.rto_estimator.name()),
-                        s("RTO computation: rfc6298, ns2 (integer ticks) or linux22 (jiffies)"),
-                    ),
-                    (
-                        s("tcp_tick"),
-                        ms(c.clock_granularity),
-                        s("clock granularity (ns-2 tcpTick_, Linux's jiffy)"),
-                    ),
-                    (
-                        s("rtt_sampling"),
-                        s(c.rtt_sampling.name()),
-                        s("without timestamps: every-ack (Linux) or timed (one segment per RTT, BSD)"),
-                    ),
-                    (
-                        s("dupthresh"),
-                        c.dupthresh.to_string(),
-                        s("duplicate ACKs that start a fast retransmit"),
-                    ),
-                    (
-                        s("partial_ack"),
-                        s(if c.partial_keep {
-                            "keep"
-                        } else if c.partial_deflation {
-                            "deflate"
-                        } else {
-                            "ssthresh"
-                        }),
-                        s("NewReno partial ACK: deflate (RFC 6582), ssthresh, or keep (Linux 2.2)"),
-                    ),
-                    (
-                        s("ssthresh_from_window"),
-                        c.ssthresh_from_window.to_string(),
-                        s("ssthresh = half of min(cwnd, receive window) (Linux 2.2), not of the flight"),
-                    ),
-                    (
-                        s("count_acks"),
-                        c.count_acks.to_string(),
-                        s("window growth counts ACKs, not acknowledged segments"),
-                    ),
-                    (
-                        s("buffer_accounting"),
-                        s(c.buffer_accounting.name()),
-                        s("plain (rcvbuf is the window) or linux22 (half the free buffer, kernel buffers)"),
-                    ),
-                    (
-                        s("rto_clears_sack"),
-                        c.rto_clears_sack.to_string(),
-                        s("every timeout forgets the SACK marks (else only on reneging)"),
-                    ),
-                    (
-                        s("mem_limit"),
-                        c.mem_limit.to_string(),
-                        s("bytes held out of order before the queue is dropped (0 = no limit)"),
-                    ),
-                    (
-                        s("window"),
-                        c.window.to_string(),
-                        s("ns-2 window_: at most min(cwnd, window) outstanding (0 = off)"),
-                    ),
-                    (
-                        s("max_cwnd"),
-                        c.max_cwnd.to_string(),
-                        s("ns-2 maxcwnd_: cap on cwnd (0 = none)"),
-                    ),
-                    (
-                        s("cwnd_limited_growth"),
-                        c.cwnd_limited_growth.to_string(),
-                        s("cwnd grows only while it limits sending (Linux); false: on every ACK (ns-2)"),
-                    ),
-                    (s("cc"), s(c.default_cc), s("default congestion controller")),
-                ],
-            }
+        .map(|p| CatalogEntry {
+            name: s(p.name),
+            description: s(p.description),
+            source: format!(
+                "{}{}",
+                p.sources,
+                if p.notes.is_empty() {
+                    String::new()
+                } else {
+                    format!(". Simplified: {}", p.notes)
+                }
+            ),
+            params: tcp_settings(&p.config),
         })
         .collect();
     Catalog {
@@ -306,6 +141,178 @@ pub fn catalog() -> Catalog {
         queues,
         profiles,
     }
+}
+
+/// Every setting of a host's TCP as `tcplab list` shows it: (name, value,
+/// meaning).
+pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> {
+    let s = |x: &str| x.to_string();
+    let ms = |t: tcplab_engine::SimTime| format!("{} ms", t.0 / 1_000_000);
+    vec![
+            (
+                s("initial_window"),
+                c.initial_window.to_string(),
+                s("segments"),
+            ),
+            (
+                s("min_rto"),
+                ms(c.min_rto),
+                s("minimum retransmission timeout"),
+            ),
+            (
+                s("initial_rto"),
+                ms(c.initial_rto),
+                s("RTO before the first sample"),
+            ),
+            (
+                s("max_rto"),
+                ms(c.max_rto),
+                s("maximum retransmission timeout"),
+            ),
+            (s("delack"), ms(c.delack_timeout), s("delayed-ACK timer")),
+            (
+                s("delack_segments"),
+                c.delack_segments.to_string(),
+                s("ACK every N full segments"),
+            ),
+            (s("recovery"), s(c.recovery.name()), s("loss recovery")),
+            (s("sack"), c.sack.to_string(), s("offer SACK")),
+            (
+                s("timestamps"),
+                c.timestamps.to_string(),
+                s("offer timestamps"),
+            ),
+            (
+                s("window_scaling"),
+                c.window_scaling.to_string(),
+                s("offer window scaling"),
+            ),
+            (s("ecn"), c.ecn.to_string(), s("ECN (RFC 3168)")),
+            (s("mss"), c.mss.to_string(), s("MSS option (MTU - 40)")),
+            (s("sndbuf"), c.sndbuf.to_string(), s("send buffer, bytes")),
+            (
+                s("rcvbuf"),
+                c.rcvbuf.to_string(),
+                s("receive buffer, bytes"),
+            ),
+            (
+                s("ss_ack_limit"),
+                c.ss_ack_limit.to_string(),
+                s("slow start adds at most this many segments per ACK (0 = no limit)"),
+            ),
+            (
+                s("max_ssthresh"),
+                c.max_ssthresh.to_string(),
+                s("RFC 3742 limited slow start above this window (0 = off)"),
+            ),
+            (
+                s("ns2_lss"),
+                c.ns2_lss.to_string(),
+                s("limited slow start as ns-2's opencwnd (in congestion avoidance until the first fast retransmit and after timeouts) instead of RFC 3742"),
+            ),
+            (
+                s("dupthresh_frac"),
+                c.dupthresh_frac.to_string(),
+                s("ns-2 numdupacksFrac_: with SACK, max(3, cwnd / this) duplicate ACKs start a recovery (0 = off)"),
+            ),
+            (
+                s("newreno_rto"),
+                s(c.newreno_rto.name()),
+                s("NewReno recovery without SACK: the timer restarts on the first partial ACK (impatient, RFC 6582) or on each (slow-but-steady; ns-2 newreno_changes1_ 0, WestwoodNR's default on ns2)"),
+            ),
+            (
+                s("partial_window_deflation"),
+                c.partial_deflation.to_string(),
+                s("NewReno: a partial ACK deflates the window by what it acknowledges (RFC 6582); false: back to the reduced window (ns-2 partial_window_deflation_ 0, WestwoodNR's default on ns2)"),
+            ),
+            (
+                s("ns2_decrease"),
+                c.ns2_decrease.to_string(),
+                s("ns-2 slowdown: ssthresh = window/2 on the first decrease, in slow start and on timeouts, whatever the controller"),
+            ),
+            (
+                s("undo"),
+                s(c.undo.name()),
+                s("undo spurious reductions: none, rto, all"),
+            ),
+            (
+                s("handshake"),
+                s(c.handshake.name()),
+                s("tcp (SYN/SYN-ACK), ns2-syn or none (ns-2 one-way agents)"),
+            ),
+            (
+                s("rto_estimator"),
+                s(c.rto_estimator.name()),
+                s("RTO computation: rfc6298, ns2 (integer ticks) or linux22 (jiffies)"),
+            ),
+            (
+                s("tcp_tick"),
+                ms(c.clock_granularity),
+                s("clock granularity (ns-2 tcpTick_, Linux's jiffy)"),
+            ),
+            (
+                s("rtt_sampling"),
+                s(c.rtt_sampling.name()),
+                s("without timestamps: every-ack (Linux) or timed (one segment per RTT, BSD)"),
+            ),
+            (
+                s("dupthresh"),
+                c.dupthresh.to_string(),
+                s("duplicate ACKs that start a fast retransmit"),
+            ),
+            (
+                s("partial_ack"),
+                s(if c.partial_keep {
+                    "keep"
+                } else if c.partial_deflation {
+                    "deflate"
+                } else {
+                    "ssthresh"
+                }),
+                s("NewReno partial ACK: deflate (RFC 6582), ssthresh, or keep (Linux 2.2)"),
+            ),
+            (
+                s("ssthresh_from_window"),
+                c.ssthresh_from_window.to_string(),
+                s("ssthresh = half of min(cwnd, receive window) (Linux 2.2), not of the flight"),
+            ),
+            (
+                s("count_acks"),
+                c.count_acks.to_string(),
+                s("window growth counts ACKs, not acknowledged segments"),
+            ),
+            (
+                s("buffer_accounting"),
+                s(c.buffer_accounting.name()),
+                s("plain (rcvbuf is the window) or linux22 (half the free buffer, kernel buffers)"),
+            ),
+            (
+                s("rto_clears_sack"),
+                c.rto_clears_sack.to_string(),
+                s("every timeout forgets the SACK marks (else only on reneging)"),
+            ),
+            (
+                s("mem_limit"),
+                c.mem_limit.to_string(),
+                s("bytes held out of order before the queue is dropped (0 = no limit)"),
+            ),
+            (
+                s("window"),
+                c.window.to_string(),
+                s("ns-2 window_: at most min(cwnd, window) outstanding (0 = off)"),
+            ),
+            (
+                s("max_cwnd"),
+                c.max_cwnd.to_string(),
+                s("ns-2 maxcwnd_: cap on cwnd (0 = none)"),
+            ),
+            (
+                s("cwnd_limited_growth"),
+                c.cwnd_limited_growth.to_string(),
+                s("cwnd grows only while it limits sending (Linux); false: on every ACK (ns-2)"),
+            ),
+            (s("cc"), s(c.default_cc), s("default congestion controller")),
+    ]
 }
 
 /// The crate version.

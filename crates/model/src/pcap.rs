@@ -111,6 +111,35 @@ impl Capture {
         self.bytes[rec + 12..rec + 16].copy_from_slice(&orig.to_le_bytes());
         self.packets += 1;
     }
+
+    /// Record an IPv4 packet as it was on a real wire (the real-stack
+    /// emulator's captures): `ip` is the whole packet, of which the headers
+    /// (at most the snap length) are kept, in an Ethernet frame between the
+    /// MAC addresses of its source and destination addresses' nodes.
+    pub fn record_ip(&mut self, at: SimTime, ip: &[u8]) {
+        let node_of = |a: &[u8]| -> u32 {
+            (u32::from(a[1]) << 16 | u32::from(a[2]) << 8 | u32::from(a[3])).saturating_sub(1)
+        };
+        let (src, dst) = if ip.len() >= 20 {
+            (node_of(&ip[12..16]), node_of(&ip[16..20]))
+        } else {
+            (0, 0)
+        };
+        let keep = ip.len().min(SNAPLEN as usize - 14);
+        self.bytes
+            .extend_from_slice(&((at.0 / 1_000_000_000) as u32).to_le_bytes());
+        self.bytes
+            .extend_from_slice(&((at.0 % 1_000_000_000) as u32).to_le_bytes());
+        self.bytes
+            .extend_from_slice(&(14 + keep as u32).to_le_bytes());
+        self.bytes
+            .extend_from_slice(&(14 + ip.len() as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&node_mac(dst));
+        self.bytes.extend_from_slice(&node_mac(src));
+        self.bytes.extend_from_slice(&0x0800u16.to_be_bytes());
+        self.bytes.extend_from_slice(&ip[..keep]);
+        self.packets += 1;
+    }
 }
 
 #[cfg(test)]
@@ -143,5 +172,24 @@ mod tests {
         assert_eq!(&r[16 + 14 + 12..16 + 14 + 20], &[10, 0, 0, 1, 10, 0, 0, 4]);
         assert_eq!(u16::from_be_bytes([r[50], r[51]]), 10_007);
         assert_eq!(u16::from_be_bytes([r[52], r[53]]), 5001);
+    }
+
+    #[test]
+    fn a_raw_ip_record_keeps_the_headers_and_the_whole_length() {
+        let mut c = Capture::new();
+        // A 1500-byte IPv4 packet 10.0.0.2 -> 10.0.0.1: nodes 1 and 0.
+        let mut ip = vec![0u8; 1500];
+        ip[0] = 0x45;
+        ip[12..16].copy_from_slice(&[10, 0, 0, 2]);
+        ip[16..20].copy_from_slice(&[10, 0, 0, 1]);
+        c.record_ip(SimTime(1_000_000_007), &ip);
+        let r = &c.bytes[24..];
+        assert_eq!(u32::from_le_bytes([r[4], r[5], r[6], r[7]]), 7);
+        assert_eq!(u32::from_le_bytes([r[8], r[9], r[10], r[11]]), 256);
+        assert_eq!(u32::from_le_bytes([r[12], r[13], r[14], r[15]]), 1514);
+        assert_eq!(&r[16..22], &[2, 0, 0, 0, 0, 1]); // destination MAC: node 0
+        assert_eq!(&r[22..28], &[2, 0, 0, 0, 0, 2]);
+        assert_eq!(r[16 + 14], 0x45);
+        assert_eq!(c.packets, 1);
     }
 }

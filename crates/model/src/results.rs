@@ -22,6 +22,15 @@ pub struct Meta {
     pub wall_s: f64,
     /// tcplab version.
     pub version: String,
+    /// What ran it: `sim` (the simulator) or `linux` (real Linux TCP through
+    /// the link emulator).
+    pub backend: String,
+    /// Facts a reader of the results needs: for the linux backend, the
+    /// kernel, and each scenario setting the real stack did not apply.
+    pub notes: Vec<String>,
+    /// The linux backend's emulator missed its timing by more than 1 % on
+    /// some link (see the timing table); always false for the simulator.
+    pub timing_flagged: bool,
 }
 
 /// One flow's results. Rates and RTT statistics are over the measurement window.
@@ -234,6 +243,33 @@ pub struct HostResult {
     pub rx_drops: u64,
 }
 
+/// The link emulator's timing on one simplex link (linux backend only).
+#[derive(Clone, Debug, Default)]
+pub struct TimingResult {
+    /// `from->to`.
+    pub link: String,
+    /// Packets the link delivered to a host (written to its TUN device).
+    pub delivered: u64,
+    /// Lateness of those writes behind the ideal schedule: mean, seconds.
+    pub lateness_mean_s: f64,
+    /// Median lateness, seconds.
+    pub lateness_p50_s: f64,
+    /// 99th percentile, seconds.
+    pub lateness_p99_s: f64,
+    /// 99.9th percentile, seconds.
+    pub lateness_p999_s: f64,
+    /// Achieved versus configured rate: |actual - ideal| / ideal length of
+    /// the link's busy periods (0 when it never sent two packets back to back).
+    pub rate_error: f64,
+    /// Mean lateness over the shortest one-way delay of a path ending on the
+    /// link (propagation and serialisation of a full packet on each hop).
+    pub delay_error: f64,
+    /// rate_error or delay_error above 1 %.
+    pub flagged: bool,
+    /// Packets the destination's TUN device refused.
+    pub write_failures: u64,
+}
+
 /// A traffic generator: what it offers and what it started.
 #[derive(Clone, Debug, Default)]
 pub struct GeneratorResult {
@@ -396,6 +432,8 @@ pub struct RunResult {
     pub episodes: Vec<EpisodeResult>,
     /// One row per host with a stage.
     pub hosts: Vec<HostResult>,
+    /// One row per simplex link: the emulator's timing (linux backend only).
+    pub timing: Vec<TimingResult>,
     /// Packet captures: (link name, pcap file bytes), for the links
     /// `[trace] pcap` names.
     pub pcap: Vec<(String, Vec<u8>)>,

@@ -2,7 +2,7 @@
 //! loop that runs it, and the probes that measure it.
 
 use crate::results::*;
-use crate::schema::{LossSpec, QueueKind, Scenario, StartSpec};
+use crate::schema::{LinkSpec, LossSpec, QueueKind, Scenario, StartSpec};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
 use tcplab_net::qdisc::{
     Codel, CodelParams, DropFront, DropTail, FqCodel, FqCodelParams, Qdisc, RandomDrop, Red,
@@ -47,6 +47,87 @@ const TICK_STREAM: u64 = 5 << 32;
 /// A retired connection: packets still in the network for it are discarded on arrival.
 const RETIRED: u32 = u32::MAX;
 
+/// The queue discipline of link `i` of a scenario, its random choices drawn
+/// from stream `QUEUE_STREAM + i` of `seed` (shared by the simulator and the
+/// real-stack emulator, so both run the same queue code).
+pub fn make_qdisc(l: &LinkSpec, i: usize, seed: u64) -> Box<dyn Qdisc> {
+    match l.queue.kind {
+        QueueKind::DropTail => Box::new(DropTail::new(l.queue.limit)),
+        QueueKind::DropFront => Box::new(DropFront::new(l.queue.limit)),
+        QueueKind::RandomDrop => Box::new(RandomDrop::new(
+            l.queue.limit,
+            RngStream::new(seed, QUEUE_STREAM + i as u64),
+        )),
+        QueueKind::Codel(target, interval) => {
+            let p = CodelParams {
+                target,
+                interval,
+                ecn: l.queue.ecn,
+                ..CodelParams::default()
+            };
+            Box::new(Codel::new(l.queue.limit, p))
+        }
+        QueueKind::FqCodel(target, interval, flows, quantum) => {
+            let p = FqCodelParams {
+                flows,
+                quantum,
+                target,
+                interval,
+                perturbation: RngStream::new(seed, QUEUE_STREAM + i as u64).below(u64::MAX),
+                ecn: l.queue.ecn,
+                ..FqCodelParams::default()
+            };
+            Box::new(FqCodel::new(l.queue.limit, p))
+        }
+        QueueKind::Red(min_th, max_th, max_p, w_q, gentle) => {
+            // Idle decay counts typical transmission times of 1500-byte packets.
+            let tx_time_ns = 1500.0 * 8.0 * 1e9 / l.rate_bps as f64;
+            let p = RedParams {
+                min_th,
+                max_th,
+                max_p,
+                w_q,
+                gentle,
+                tx_time_ns,
+                ecn: l.queue.ecn,
+            };
+            Box::new(Red::new(
+                l.queue.limit,
+                p,
+                RngStream::new(seed, QUEUE_STREAM + i as u64),
+            ))
+        }
+    }
+}
+
+/// The wire-loss model of link `i`, drawn from stream `LINK_STREAM + i` of `seed`.
+pub fn loss_model(l: &LinkSpec, i: usize, seed: u64) -> LossModel {
+    match l.loss {
+        LossSpec::None => LossModel::None,
+        LossSpec::Every(n) => LossModel::Every { n, seen: 0 },
+        LossSpec::Rate(p) => LossModel::Random {
+            p,
+            rng: RngStream::new(seed, LINK_STREAM + i as u64),
+        },
+    }
+}
+
+/// When each scenario flow starts (its SYN), a uniform start drawn from the
+/// flow's own stream `FLOW_STREAM + index` of `seed`.
+pub fn flow_starts(sc: &Scenario, seed: u64) -> Vec<SimTime> {
+    sc.flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f.start {
+            StartSpec::At(t) => t,
+            StartSpec::Uniform(a, b) => {
+                let mut rng = RngStream::new(seed, FLOW_STREAM + i as u64);
+                SimTime(a.0 + ((b.0 - a.0) as f64 * rng.uniform()).round() as u64)
+            }
+        })
+        .collect()
+}
+
 /// Build the network of a scenario (nodes, links, routes), random losses drawn
 /// from streams of `seed`.
 pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
@@ -61,53 +142,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
         .collect();
     let mut net = Network::new(kinds);
     for (i, l) in sc.links.iter().enumerate() {
-        let q: Box<dyn Qdisc> = match l.queue.kind {
-            QueueKind::DropTail => Box::new(DropTail::new(l.queue.limit)),
-            QueueKind::DropFront => Box::new(DropFront::new(l.queue.limit)),
-            QueueKind::RandomDrop => Box::new(RandomDrop::new(
-                l.queue.limit,
-                RngStream::new(seed, QUEUE_STREAM + i as u64),
-            )),
-            QueueKind::Codel(target, interval) => {
-                let p = CodelParams {
-                    target,
-                    interval,
-                    ecn: l.queue.ecn,
-                    ..CodelParams::default()
-                };
-                Box::new(Codel::new(l.queue.limit, p))
-            }
-            QueueKind::FqCodel(target, interval, flows, quantum) => {
-                let p = FqCodelParams {
-                    flows,
-                    quantum,
-                    target,
-                    interval,
-                    perturbation: RngStream::new(seed, QUEUE_STREAM + i as u64).below(u64::MAX),
-                    ecn: l.queue.ecn,
-                    ..FqCodelParams::default()
-                };
-                Box::new(FqCodel::new(l.queue.limit, p))
-            }
-            QueueKind::Red(min_th, max_th, max_p, w_q, gentle) => {
-                // Idle decay counts typical transmission times of 1500-byte packets.
-                let tx_time_ns = 1500.0 * 8.0 * 1e9 / l.rate_bps as f64;
-                let p = RedParams {
-                    min_th,
-                    max_th,
-                    max_p,
-                    w_q,
-                    gentle,
-                    tx_time_ns,
-                    ecn: l.queue.ecn,
-                };
-                Box::new(Red::new(
-                    l.queue.limit,
-                    p,
-                    RngStream::new(seed, QUEUE_STREAM + i as u64),
-                ))
-            }
-        };
+        let q = make_qdisc(l, i, seed);
         net.add_link(
             LinkConfig {
                 from: l.from,
@@ -120,15 +155,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
         );
     }
     for (i, l) in sc.links.iter().enumerate() {
-        let loss = match l.loss {
-            LossSpec::None => LossModel::None,
-            LossSpec::Every(n) => LossModel::Every { n, seen: 0 },
-            LossSpec::Rate(p) => LossModel::Random {
-                p,
-                rng: RngStream::new(seed, LINK_STREAM + i as u64),
-            },
-        };
-        net.set_loss(i as u32, loss);
+        net.set_loss(i as u32, loss_model(l, i, seed));
     }
     for (n, h) in sc.hosts.iter().enumerate() {
         net.set_host_stage(n as u32, h.stage);
@@ -535,14 +562,9 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
     let seed = seed.unwrap_or(sc.seed);
     let net = build_network(sc, seed);
     let mut flows = Vec::with_capacity(sc.flows.len());
+    let starts = flow_starts(sc, seed);
     for (i, f) in sc.flows.iter().enumerate() {
-        let start = match f.start {
-            StartSpec::At(t) => t,
-            StartSpec::Uniform(a, b) => {
-                let mut rng = RngStream::new(seed, FLOW_STREAM + i as u64);
-                SimTime(a.0 + ((b.0 - a.0) as f64 * rng.uniform()).round() as u64)
-            }
-        };
+        let start = starts[i];
         let mut fl = new_flow(sc, f.src, f.dst, f.size, start, Origin::Static);
         fl.conn = i as u32;
         set_tick_phase(sc, &mut fl, seed);
@@ -912,6 +934,9 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             packets: w.packets,
             wall_s: wall.elapsed().as_secs_f64(),
             version: crate::VERSION.to_string(),
+            backend: "sim".to_string(),
+            notes: Vec::new(),
+            timing_flagged: false,
         },
         flows,
         links,
@@ -936,6 +961,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
                 })
             })
             .collect(),
+        timing: Vec::new(),
         pcap: w
             .captures
             .into_iter()

@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcplab_model::{
     Catalog, CatalogEntry, CwndTrace, EpisodeResult, FlowResult, GeneratorResult, HostResult,
-    LinkPhaseResult, LinkResult, Meta, PhaseResult, QueueTrace, RttTrace, RunResult, Traces,
-    TransferResult,
+    LinkPhaseResult, LinkResult, Meta, PhaseResult, QueueTrace, RttTrace, RunResult, TimingResult,
+    Traces, TransferResult,
 };
 
 create_exception!(
@@ -22,6 +22,13 @@ create_exception!(
     ScenarioError,
     PyValueError,
     "A scenario that failed validation; the message names the file, the field, the value and what is allowed."
+);
+
+create_exception!(
+    tcplab._core,
+    BackendError,
+    pyo3::exceptions::PyRuntimeError,
+    "The real-stack backend cannot run a scenario here (not root, a controller the kernel lacks...) or its run failed; the message says why."
 );
 
 impl ScenarioError {
@@ -72,6 +79,48 @@ fn run<'py>(
         f.call1((tcplab_model::memory_estimate(&sc),))?;
     }
     let result = py.detach(move || tcplab_model::run(&sc, seed));
+    run_result_to_py(py, result)
+}
+
+/// Check that a scenario can run on the real Linux stack of this machine
+/// (root, TUN, controllers the kernel has...), without running it; returns
+/// the notes the run would carry. `BackendError` says why not.
+#[pyfunction]
+fn check_linux(text: String, path: String) -> PyResult<Vec<String>> {
+    let sc = tcplab_model::parse_scenario(&text, &path).map_err(ScenarioError::from_model)?;
+    tcplab_emu::check(&sc).map_err(|e| BackendError::new_err(e.to_string()))
+}
+
+/// Run a scenario on the real Linux stack (network namespaces, TUN devices
+/// and tcplab's link emulator), in real time, with the GIL released; the
+/// result has the simulator's form. Ctrl-C (a pending KeyboardInterrupt)
+/// stops the run and raises it; `BackendError` says what failed.
+#[pyfunction]
+#[pyo3(signature = (text, path, seed = None))]
+fn run_linux<'py>(
+    py: Python<'py>,
+    text: String,
+    path: String,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sc = tcplab_model::parse_scenario(&text, &path).map_err(ScenarioError::from_model)?;
+    let mut pending: Option<PyErr> = None;
+    let result = py.detach(|| {
+        let mut interrupted = || {
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(e) => {
+                    pending = Some(e);
+                    true
+                }
+            })
+        };
+        tcplab_emu::run(&sc, seed, &mut interrupted)
+    });
+    if let Some(e) = pending {
+        return Err(e);
+    }
+    let result = result.map_err(|e| BackendError::new_err(e.to_string()))?;
     run_result_to_py(py, result)
 }
 
@@ -136,6 +185,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
         transfers,
         episodes,
         hosts,
+        timing,
         pcap,
         traces,
     } = result;
@@ -149,6 +199,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
     out.set_item("transfers", transfers_to_py(py, &transfers)?)?;
     out.set_item("episodes", episodes_to_py(py, &episodes)?)?;
     out.set_item("hosts", hosts_to_py(py, &hosts)?)?;
+    out.set_item("timing", timing_to_py(py, &timing)?)?;
     let captures = PyDict::new(py);
     for (name, bytes) in pcap {
         captures.set_item(name, pyo3::types::PyBytes::new(py, &bytes))?;
@@ -206,6 +257,9 @@ fn meta_to_py<'py>(py: Python<'py>, meta: &Meta) -> PyResult<Bound<'py, PyDict>>
             packets,
             wall_s,
             version,
+            backend,
+            notes,
+            timing_flagged,
         }
     ))
 }
@@ -356,6 +410,25 @@ fn generators_to_py<'py>(
     ))
 }
 
+fn timing_to_py<'py>(py: Python<'py>, rows: &[TimingResult]) -> PyResult<Bound<'py, PyDict>> {
+    Ok(columns!(
+        py,
+        rows,
+        TimingResult {
+            link,
+            delivered,
+            lateness_mean_s,
+            lateness_p50_s,
+            lateness_p99_s,
+            lateness_p999_s,
+            rate_error,
+            delay_error,
+            flagged,
+            write_failures,
+        }
+    ))
+}
+
 fn hosts_to_py<'py>(py: Python<'py>, rows: &[HostResult]) -> PyResult<Bound<'py, PyDict>> {
     Ok(columns!(
         py,
@@ -478,6 +551,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab_model::VERSION)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add("BackendError", m.py().get_type::<BackendError>())?;
+    m.add_function(wrap_pyfunction!(run_linux, m)?)?;
+    m.add_function(wrap_pyfunction!(check_linux, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;

@@ -1,0 +1,657 @@
+//! The link emulator: the scenario's links, routers and queues run against
+//! the wall clock between the hosts' TUN devices.
+//!
+//! Every packet a host sends arrives on its TUN device; the emulator stamps
+//! it with the current time, routes it as the simulator does
+//! (`tcplab_net::Network::route`), and runs it through each link of its
+//! path: the link's queue discipline (the simulator's own code, driven by
+//! the same nanosecond clock), its serialisation at the link's rate, its wire
+//! losses and its propagation delay. Timing follows an ideal schedule: a
+//! transmission ends exactly `size * 8 / rate` after it starts and the next
+//! starts at that instant, whenever the loop happens to notice, so lateness
+//! never accumulates; only the last step, the write into the destination's
+//! TUN device, happens late, and the emulator measures by how much.
+//!
+//! The loop runs on one thread with real-time priority when it can have it:
+//! it sleeps in `ppoll` on the TUN devices until shortly before the next
+//! deadline, then spins (reading the devices) until it is due.
+
+use crate::sys;
+use std::collections::VecDeque;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+use tcplab_engine::SimTime;
+use tcplab_model::pcap::{Capture, RECEIVER_PORT};
+use tcplab_model::schema::Scenario;
+use tcplab_model::stats::Summary;
+use tcplab_net::qdisc::{QPkt, Qdisc};
+use tcplab_net::{Ecn, LossModel};
+
+/// Spin instead of sleeping when the next deadline is this close (ns).
+const SPIN_NS: u64 = 200_000;
+/// Sleep at most this long, to notice the stop flag (ns).
+const MAX_SLEEP_NS: u64 = 2_000_000;
+/// Senders use ports `SENDER_PORT_BASE + flow` (as the simulator's captures).
+const SENDER_PORT_BASE: u16 = 10_000;
+
+/// Counters of one link, cumulative from the start of the run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkCounters {
+    /// Packets whose serialisation started.
+    pub pkts: u64,
+    /// Their IP bytes.
+    pub bytes: u64,
+    /// Packets the queue dropped.
+    pub drops: u64,
+    /// Packets the queue marked CE.
+    pub marks: u64,
+    /// Packets lost on the wire.
+    pub lost: u64,
+    /// Serialisation time, ns.
+    pub busy_ns: u64,
+    /// Integral of the queue length over time, packet-ns.
+    pub queue_pkt_ns: u128,
+    /// Sum of the queueing delays of the packets sent, ns.
+    pub sojourn_ns: u128,
+}
+
+/// The emulator's timing on one link.
+#[derive(Clone, Debug, Default)]
+pub struct LinkTiming {
+    /// Packets this link delivered to a host.
+    pub delivered: u64,
+    /// How late those deliveries were written, seconds.
+    pub lateness: Summary,
+    /// Busy periods of two packets or more: their length by the ideal
+    /// schedule and as the loop ran it, ns.
+    pub ideal_busy_ns: u64,
+    /// See `ideal_busy_ns`.
+    pub actual_busy_ns: u64,
+    /// Packets a TUN device refused.
+    pub write_failures: u64,
+}
+
+/// What the network did to one flow's data segments.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowDrops {
+    /// Data segments dropped or lost.
+    pub data: u64,
+    /// Of which retransmissions (a sequence number below the highest sent).
+    pub retrans: u64,
+    /// The first: when (s) and on which link.
+    pub first: Option<(f64, u32)>,
+}
+
+/// What the emulator reports at the end.
+#[derive(Debug, Default)]
+pub struct EmuReport {
+    /// Per link: counters at each phase boundary of the scenario.
+    pub snapshots: Vec<Vec<LinkCounters>>,
+    /// Per link: the largest queueing delay, ns.
+    pub max_sojourn_ns: Vec<u64>,
+    /// Per link: timing.
+    pub timing: Vec<LinkTiming>,
+    /// Queue trace: (time s, link, packets, bytes).
+    pub queue_trace: Vec<(f64, u32, u32, u64)>,
+    /// Captures: (link index, pcap bytes).
+    pub captures: Vec<(u32, Vec<u8>)>,
+    /// Per scenario flow.
+    pub flow_drops: Vec<FlowDrops>,
+    /// Packets that entered the emulator.
+    pub packets: u64,
+    /// Packets that were not IPv4 to another host (dropped).
+    pub foreign: u64,
+    /// Whether the loop ran with real-time priority.
+    pub realtime: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Meta {
+    len: u32,
+    dst: u32,
+    /// Scenario flow (u32::MAX: none) and whether a retransmitted data segment.
+    flow: u32,
+    data: bool,
+    retrans: bool,
+    ecn: Ecn,
+    /// When it entered its current queue (ideal time, ns).
+    enq: u64,
+}
+
+struct ELink {
+    to: u32,
+    rate_bps: u64,
+    delay_ns: u64,
+    overhead: u32,
+    q: Box<dyn Qdisc>,
+    loss: LossModel,
+    tx: Option<(u32, u64, u64)>,
+    wire: VecDeque<(u64, u32)>,
+    c: LinkCounters,
+    qlen: u32,
+    qlast: u64,
+    max_sojourn: u64,
+    /// Busy period: packets, (ideal, actual) of its first and last ends.
+    bp_n: u32,
+    bp_first: (u64, u64),
+    bp_last: (u64, u64),
+    timing: LinkTiming,
+    capture: Option<Capture>,
+}
+
+impl ELink {
+    fn next_time(&self) -> u64 {
+        let a = self.tx.map_or(u64::MAX, |t| t.2);
+        let b = self.wire.front().map_or(u64::MAX, |w| w.0);
+        a.min(b)
+    }
+    fn tx_ns(&self, len: u32) -> u64 {
+        SimTime::transmission((len + self.overhead) as u64, self.rate_bps).0
+    }
+    fn account_queue(&mut self, t: u64) {
+        self.c.queue_pkt_ns += self.qlen as u128 * t.saturating_sub(self.qlast) as u128;
+        self.qlast = t;
+        self.qlen = self.q.len_packets();
+    }
+    fn counters_at(&self, t: u64) -> LinkCounters {
+        let mut c = self.c;
+        c.queue_pkt_ns += self.qlen as u128 * t.saturating_sub(self.qlast) as u128;
+        if let Some((_, start, end)) = self.tx {
+            if start <= t && end > t {
+                c.busy_ns -= end - t;
+            }
+        }
+        c
+    }
+}
+
+/// The emulator's inputs.
+pub struct EmuInput<'a> {
+    /// The scenario.
+    pub sc: &'a Scenario,
+    /// Its seed (random drops and losses use the simulator's streams).
+    pub seed: u64,
+    /// Time zero of the run.
+    pub epoch: Instant,
+    /// The TUN device of each host, by node index.
+    pub tuns: Vec<RawFd>,
+    /// Set when the run is over.
+    pub stop: Arc<AtomicBool>,
+}
+
+struct Emu {
+    epoch: Instant,
+    links: Vec<ELink>,
+    n_nodes: usize,
+    routes: Vec<u32>,
+    slot: usize,
+    bufs: Vec<u8>,
+    meta: Vec<Meta>,
+    free: Vec<u32>,
+    tuns: Vec<RawFd>,
+    n_hosts: u32,
+    flow_drops: Vec<FlowDrops>,
+    snd_max: Vec<Option<u32>>,
+    phases: Vec<u64>,
+    next_phase: usize,
+    snapshots: Vec<Vec<LinkCounters>>,
+    trace_queue: bool,
+    interval: u64,
+    next_sample: u64,
+    end: u64,
+    queue_trace: Vec<(f64, u32, u32, u64)>,
+    packets: u64,
+    foreign: u64,
+    dropped: Vec<QPkt>,
+}
+
+/// IPv4 header checksum (RFC 1071) over the header in place.
+fn fix_ip_checksum(h: &mut [u8]) {
+    let ihl = ((h[0] & 0x0f) as usize) * 4;
+    h[10] = 0;
+    h[11] = 0;
+    let mut sum: u32 = 0;
+    for i in (0..ihl).step_by(2) {
+        sum += u16::from_be_bytes([h[i], h[i + 1]]) as u32;
+    }
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    let c = !(sum as u16);
+    h[10..12].copy_from_slice(&c.to_be_bytes());
+}
+
+impl Emu {
+    fn new(inp: &EmuInput<'_>) -> Emu {
+        let sc = inp.sc;
+        let net = tcplab_model::build_network(sc, inp.seed);
+        let n_nodes = sc.nodes.len();
+        let mut routes = vec![u32::MAX; n_nodes * n_nodes];
+        for a in 0..n_nodes {
+            for b in 0..n_nodes {
+                if let Some(l) = net.route(a as u32, b as u32) {
+                    routes[a * n_nodes + b] = l;
+                }
+            }
+        }
+        let links: Vec<ELink> = sc
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| ELink {
+                to: l.to,
+                rate_bps: l.rate_bps,
+                delay_ns: l.delay.0,
+                overhead: l.overhead,
+                q: tcplab_model::make_qdisc(l, i, inp.seed),
+                loss: tcplab_model::loss_model(l, i, inp.seed),
+                tx: None,
+                wire: VecDeque::with_capacity(1024),
+                c: LinkCounters::default(),
+                qlen: 0,
+                qlast: 0,
+                max_sojourn: 0,
+                bp_n: 0,
+                bp_first: (0, 0),
+                bp_last: (0, 0),
+                timing: LinkTiming::default(),
+                capture: sc.trace.pcap.contains(&(i as u32)).then(Capture::new),
+            })
+            .collect();
+        let mtu = sc
+            .hosts
+            .iter()
+            .map(|h| h.tcp.mss + 40)
+            .max()
+            .unwrap_or(1500);
+        let slot = (mtu as usize + 64).max(2048);
+        let cap = 4096;
+        Emu {
+            epoch: inp.epoch,
+            n_nodes,
+            routes,
+            slot,
+            bufs: vec![0; slot * cap],
+            meta: vec![Meta::default(); cap],
+            free: (0..cap as u32).rev().collect(),
+            tuns: inp.tuns.clone(),
+            n_hosts: sc.hosts.len() as u32,
+            flow_drops: vec![FlowDrops::default(); sc.flows.len()],
+            snd_max: vec![None; sc.flows.len()],
+            phases: sc.phases.iter().map(|t| t.0).collect(),
+            next_phase: 0,
+            snapshots: vec![Vec::with_capacity(sc.phases.len()); sc.links.len()],
+            trace_queue: sc.trace.queue,
+            interval: sc.trace.interval.0.max(1),
+            next_sample: 0,
+            end: sc.measure_end.0,
+            queue_trace: Vec::new(),
+            packets: 0,
+            foreign: 0,
+            dropped: Vec::with_capacity(16),
+            links,
+        }
+    }
+
+    fn alloc(&mut self) -> u32 {
+        if let Some(id) = self.free.pop() {
+            return id;
+        }
+        // Rare: more packets held than ever before; grow by half.
+        let old = self.meta.len();
+        let grow = old / 2;
+        self.bufs.resize((old + grow) * self.slot, 0);
+        self.meta.resize(old + grow, Meta::default());
+        self.free
+            .extend((old as u32 + 1..(old + grow) as u32).rev());
+        old as u32
+    }
+
+    fn buf(&mut self, id: u32) -> &mut [u8] {
+        let s = id as usize * self.slot;
+        &mut self.bufs[s..s + self.slot]
+    }
+
+    /// Classify a packet read from host `src`: destination node, flow,
+    /// whether a data segment and a retransmission. `None`: not ours.
+    fn classify(&mut self, id: u32, len: usize) -> Option<Meta> {
+        let s = id as usize * self.slot;
+        let p = &self.bufs[s..s + len];
+        if len < 20 || p[0] >> 4 != 4 {
+            return None;
+        }
+        let ihl = ((p[0] & 0x0f) as usize) * 4;
+        let d = &p[16..20];
+        if d[0] != 10 {
+            return None;
+        }
+        let dst =
+            (u32::from(d[1]) << 16 | u32::from(d[2]) << 8 | u32::from(d[3])).checked_sub(1)?;
+        if dst >= self.n_hosts {
+            return None;
+        }
+        let ecn = match p[1] & 3 {
+            0 => Ecn::NotEct,
+            1 => Ecn::Ect1,
+            2 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        };
+        let mut m = Meta {
+            len: len as u32,
+            dst,
+            flow: u32::MAX,
+            ecn,
+            ..Meta::default()
+        };
+        if p[9] == 6 && len >= ihl + 20 {
+            let t = &p[ihl..];
+            let sport = u16::from_be_bytes([t[0], t[1]]);
+            let dport = u16::from_be_bytes([t[2], t[3]]);
+            let (port, to_receiver) = if dport == RECEIVER_PORT {
+                (sport, true)
+            } else {
+                (dport, false)
+            };
+            let f = port.wrapping_sub(SENDER_PORT_BASE) as usize;
+            if port >= SENDER_PORT_BASE && f < self.flow_drops.len() {
+                m.flow = f as u32;
+                let doff = ((t[12] >> 4) as usize) * 4;
+                let payload = len.saturating_sub(ihl + doff) as u32;
+                if to_receiver && payload > 0 {
+                    m.data = true;
+                    let seq = u32::from_be_bytes([t[4], t[5], t[6], t[7]]);
+                    let end = seq.wrapping_add(payload);
+                    match self.snd_max[f] {
+                        Some(mx) if (mx.wrapping_sub(end) as i32) >= 0 => m.retrans = true,
+                        _ => self.snd_max[f] = Some(end),
+                    }
+                }
+            }
+        }
+        Some(m)
+    }
+
+    fn drop_packet(&mut self, l: usize, id: u32, t: u64, lost: bool) {
+        let m = self.meta[id as usize];
+        if lost {
+            self.links[l].c.lost += 1;
+        } else {
+            self.links[l].c.drops += 1;
+        }
+        if m.data {
+            let fd = &mut self.flow_drops[m.flow as usize];
+            fd.data += 1;
+            fd.retrans += m.retrans as u64;
+            if fd.first.is_none() {
+                fd.first = Some((t as f64 * 1e-9, l as u32));
+            }
+        }
+        self.free.push(id);
+    }
+
+    fn enqueue(&mut self, l: usize, id: u32, t: u64, now: u64) {
+        self.meta[id as usize].enq = t;
+        let m = self.meta[id as usize];
+        let qp = QPkt {
+            id,
+            size: m.len,
+            flow: m.flow,
+            ecn: m.ecn,
+        };
+        let link = &mut self.links[l];
+        link.account_queue(t);
+        let dropped = link.q.enqueue(qp, SimTime(t));
+        link.account_queue(t);
+        if let Some(d) = dropped {
+            self.drop_packet(l, d.id, t, false);
+        }
+        if self.links[l].tx.is_none() {
+            self.start_next(l, t, now);
+        }
+    }
+
+    fn start_next(&mut self, l: usize, t: u64, now: u64) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let link = &mut self.links[l];
+        link.account_queue(t);
+        let next = link.q.dequeue(SimTime(t), &mut |d| dropped.push(d));
+        link.account_queue(t);
+        for d in dropped.drain(..) {
+            self.drop_packet(l, d.id, t, false);
+        }
+        self.dropped = dropped;
+        let Some(qp) = next else {
+            let link = &mut self.links[l];
+            if link.bp_n >= 2 {
+                link.timing.ideal_busy_ns += link.bp_last.0 - link.bp_first.0;
+                link.timing.actual_busy_ns += link.bp_last.1 - link.bp_first.1;
+            }
+            link.bp_n = 0;
+            return;
+        };
+        let id = qp.id;
+        let m = self.meta[id as usize];
+        if qp.ecn == Ecn::Ce && m.ecn != Ecn::Ce {
+            self.meta[id as usize].ecn = Ecn::Ce;
+            self.links[l].c.marks += 1;
+            let b = self.buf(id);
+            b[1] |= 3;
+            fix_ip_checksum(b);
+        }
+        let s = id as usize * self.slot;
+        let link = &mut self.links[l];
+        let d = link.tx_ns(m.len);
+        link.tx = Some((id, t, t + d));
+        link.c.pkts += 1;
+        link.c.bytes += m.len as u64;
+        link.c.busy_ns += d;
+        let soj = t - m.enq;
+        link.c.sojourn_ns += soj as u128;
+        link.max_sojourn = link.max_sojourn.max(soj);
+        if let Some(cap) = link.capture.as_mut() {
+            cap.record_ip(SimTime(t), &self.bufs[s..s + m.len as usize]);
+        }
+        let _ = now;
+    }
+
+    fn tx_end(&mut self, l: usize, t: u64, now: u64) {
+        let link = &mut self.links[l];
+        let (id, _, _) = link.tx.take().expect("a transmission ends");
+        if link.bp_n == 0 {
+            link.bp_first = (t, now);
+        }
+        link.bp_n += 1;
+        link.bp_last = (t, now);
+        if link.loss.lose() {
+            self.drop_packet(l, id, t, true);
+        } else {
+            let at = t + link.delay_ns;
+            link.wire.push_back((at, id));
+        }
+        self.start_next(l, t, now);
+    }
+
+    fn arrive(&mut self, l: usize, t: u64, now: u64) {
+        let (_, id) = self.links[l].wire.pop_front().expect("a packet arrives");
+        let node = self.links[l].to;
+        let m = self.meta[id as usize];
+        if node == m.dst {
+            let s = id as usize * self.slot;
+            let fd = self.tuns[node as usize];
+            // The packet reaches the host's stack when the write starts.
+            let done = (self.epoch.elapsed().as_nanos() as u64).max(now).max(t);
+            let ok = sys::write_packet(fd, &self.bufs[s..s + m.len as usize]).unwrap_or(false);
+            let link = &mut self.links[l];
+            if ok {
+                link.timing.delivered += 1;
+                link.timing.lateness.add((done - t) as f64 * 1e-9);
+            } else {
+                link.timing.write_failures += 1;
+            }
+            self.free.push(id);
+            return;
+        }
+        let next = self.routes[node as usize * self.n_nodes + m.dst as usize];
+        if next == u32::MAX {
+            self.foreign += 1;
+            self.free.push(id);
+            return;
+        }
+        self.enqueue(next as usize, id, t, now);
+    }
+
+    /// The earliest pending event: (time, link or u32::MAX for a sample or
+    /// a phase boundary).
+    fn next_event(&self) -> (u64, usize) {
+        let mut best = (u64::MAX, usize::MAX);
+        for (i, l) in self.links.iter().enumerate() {
+            let t = l.next_time();
+            if t < best.0 {
+                best = (t, i);
+            }
+        }
+        let tick = self.next_tick();
+        if tick <= best.0 {
+            best = (tick, usize::MAX);
+        }
+        best
+    }
+
+    fn next_tick(&self) -> u64 {
+        let phase = self
+            .phases
+            .get(self.next_phase)
+            .copied()
+            .unwrap_or(u64::MAX);
+        let sample = if self.trace_queue && self.next_sample <= self.end {
+            self.next_sample
+        } else {
+            u64::MAX
+        };
+        phase.min(sample)
+    }
+
+    fn tick(&mut self, t: u64) {
+        if self.phases.get(self.next_phase) == Some(&t) {
+            for (i, l) in self.links.iter().enumerate() {
+                self.snapshots[i].push(l.counters_at(t));
+            }
+            self.next_phase += 1;
+        }
+        if self.trace_queue && self.next_sample == t {
+            for (i, l) in self.links.iter().enumerate() {
+                self.queue_trace.push((
+                    t as f64 * 1e-9,
+                    i as u32,
+                    l.q.len_packets(),
+                    l.q.len_bytes(),
+                ));
+            }
+            self.next_sample += self.interval;
+        }
+    }
+
+    fn handle(&mut self, t: u64, which: usize, now: u64) {
+        if which == usize::MAX {
+            self.tick(t);
+            return;
+        }
+        let l = &self.links[which];
+        if l.tx.is_some_and(|x| x.2 == t) {
+            self.tx_end(which, t, now);
+        } else {
+            self.arrive(which, t, now);
+        }
+    }
+
+    fn read_host(&mut self, h: usize, now: u64) -> std::io::Result<()> {
+        loop {
+            let id = self.alloc();
+            let fd = self.tuns[h];
+            let s = id as usize * self.slot;
+            let slot = self.slot;
+            let n = sys::read_packet(fd, &mut self.bufs[s..s + slot])?;
+            let Some(n) = n else {
+                self.free.push(id);
+                return Ok(());
+            };
+            self.packets += 1;
+            let Some(m) = self.classify(id, n) else {
+                self.foreign += 1;
+                self.free.push(id);
+                continue;
+            };
+            self.meta[id as usize] = m;
+            let first = self.routes[h * self.n_nodes + m.dst as usize];
+            if first == u32::MAX || m.dst as usize == h {
+                self.foreign += 1;
+                self.free.push(id);
+                continue;
+            }
+            self.enqueue(first as usize, id, now, now);
+        }
+    }
+}
+
+/// Run the emulator until `stop` is set. Returns an error only when a TUN
+/// device fails.
+pub fn run(inp: EmuInput<'_>) -> Result<EmuReport, String> {
+    let realtime = sys::realtime_thread(10);
+    let mut emu = Emu::new(&inp);
+    let mut fds: Vec<libc::pollfd> = inp
+        .tuns
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let now_ns = || inp.epoch.elapsed().as_nanos() as u64;
+    while !inp.stop.load(Ordering::Relaxed) {
+        let now = now_ns();
+        loop {
+            let (t, which) = emu.next_event();
+            if t > now {
+                break;
+            }
+            emu.handle(t, which, now);
+        }
+        for h in 0..emu.tuns.len() {
+            emu.read_host(h, now)
+                .map_err(|e| format!("the emulator cannot read host {h}'s TUN device: {e}"))?;
+        }
+        let (next, _) = emu.next_event();
+        let after = now_ns();
+        if next > after + SPIN_NS {
+            let sleep = (next - after - SPIN_NS).min(MAX_SLEEP_NS);
+            sys::wait_readable(&mut fds, sleep)
+                .map_err(|e| format!("the emulator cannot wait on the TUN devices: {e}"))?;
+        }
+    }
+    let end = now_ns();
+    // Boundaries the run reached but no event passed (an idle end).
+    while emu.next_phase < emu.phases.len() && emu.phases[emu.next_phase] <= end {
+        let t = emu.phases[emu.next_phase];
+        emu.tick(t);
+    }
+    let captures = emu
+        .links
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, l)| l.capture.take().map(|c| (i as u32, c.bytes)))
+        .collect();
+    Ok(EmuReport {
+        snapshots: emu.snapshots,
+        max_sojourn_ns: emu.links.iter().map(|l| l.max_sojourn).collect(),
+        timing: emu.links.iter().map(|l| l.timing.clone()).collect(),
+        queue_trace: emu.queue_trace,
+        captures,
+        flow_drops: emu.flow_drops,
+        packets: emu.packets,
+        foreign: emu.foreign,
+        realtime,
+    })
+}

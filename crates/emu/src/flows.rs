@@ -1,0 +1,831 @@
+//! A run on the real stack: namespaces up, emulator started, flows as real
+//! sockets, `TCP_INFO` and the receivers' byte counts sampled, and the
+//! result assembled as the simulator's `RunResult`.
+//!
+//! Each flow's sender binds port 10000 + its index and connects to port 5001
+//! of its receiver, as in the simulator's captures; the receiver knows the
+//! flow by that port. A sampler thread reads, every 10 ms and at every phase
+//! boundary, each sender's `TCP_INFO` and each receiver's byte count; what it
+//! reads at the boundaries makes the flows and phases tables, what it reads
+//! on the trace interval the cwnd trace.
+
+use crate::emulator::{self, EmuInput, EmuReport, LinkCounters};
+use crate::netns::{HostNs, THREAD_PREFIX};
+use crate::settings::Plan;
+use crate::sys;
+use crate::tcpinfo::TcpInfo;
+use crate::BackendError;
+use socket2::{Domain, SockAddr, Socket, Type};
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tcplab_engine::SimTime;
+use tcplab_model::pcap::{node_ip, sender_port, RECEIVER_PORT};
+use tcplab_model::schema::Scenario;
+use tcplab_model::stats::Summary;
+use tcplab_model::*;
+
+/// RTT statistics sample the smoothed RTT this often (ns).
+const RTT_PERIOD: u64 = 10_000_000;
+/// Blocking socket calls wake this often to notice the end of the run.
+const POLL: Duration = Duration::from_millis(50);
+const NONE: u64 = u64::MAX;
+
+struct Shared {
+    epoch: Instant,
+    stop: AtomicBool,
+    rx_bytes: Vec<AtomicU64>,
+    done_ns: Vec<AtomicU64>,
+    syn_ns: Vec<AtomicU64>,
+    socks: Vec<Mutex<Option<Socket>>>,
+    errors: Mutex<Vec<String>>,
+}
+
+impl Shared {
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+    fn sleep_until(&self, t: u64) -> bool {
+        loop {
+            if self.stopped() {
+                return false;
+            }
+            let now = self.now();
+            if now >= t {
+                return true;
+            }
+            std::thread::sleep(Duration::from_nanos((t - now).min(POLL.as_nanos() as u64)));
+        }
+    }
+    fn fail(&self, msg: String) {
+        self.errors.lock().expect("errors lock").push(msg);
+    }
+}
+
+fn addr(node: u32, port: u16) -> SockAddr {
+    let ip = node_ip(node);
+    SocketAddrV4::new(Ipv4Addr::new(ip[0], ip[1], ip[2], ip[3]), port).into()
+}
+
+/// What a sender or receiver socket needs of its host.
+#[derive(Clone)]
+struct SockOpts {
+    cc: String,
+    sndbuf: Option<u64>,
+    rcvbuf: Option<u64>,
+}
+
+fn new_socket(o: &SockOpts) -> std::io::Result<Socket> {
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    s.set_reuse_address(true)?;
+    s.set_tcp_congestion(o.cc.as_bytes())?;
+    if let Some(b) = o.sndbuf {
+        s.set_send_buffer_size(b as usize)?;
+    }
+    if let Some(b) = o.rcvbuf {
+        s.set_recv_buffer_size(b as usize)?;
+    }
+    Ok(s)
+}
+
+/// One flow's sender: flow index, hosts, start and stop (ns), size.
+struct SenderJob {
+    f: usize,
+    src: u32,
+    dst: u32,
+    start: u64,
+    size: Option<u64>,
+    stop: u64,
+    o: SockOpts,
+    name: String,
+}
+
+fn sender(sh: Arc<Shared>, job: SenderJob) {
+    let SenderJob {
+        f,
+        src,
+        dst,
+        start,
+        size,
+        stop,
+        o,
+        name,
+    } = job;
+    if !sh.sleep_until(start) {
+        return;
+    }
+    let s = match new_socket(&o).and_then(|s| s.bind(&addr(src, sender_port(f as u32))).map(|_| s))
+    {
+        Ok(s) => s,
+        Err(e) => return sh.fail(format!("flow {name}: cannot open its socket: {e}")),
+    };
+    sh.syn_ns[f].store(sh.now(), Ordering::Relaxed);
+    if let Err(e) = s.connect(&addr(dst, RECEIVER_PORT)) {
+        if !sh.stopped() {
+            sh.fail(format!("flow {name}: cannot connect: {e}"));
+        }
+        return;
+    }
+    match s.try_clone() {
+        Ok(c) => *sh.socks[f].lock().expect("socks lock") = Some(c),
+        Err(e) => return sh.fail(format!("flow {name}: {e}")),
+    }
+    let _ = s.set_write_timeout(Some(POLL));
+    let buf = vec![0u8; 1 << 16];
+    let mut left = size.unwrap_or(u64::MAX);
+    let mut w: &Socket = &s;
+    while left > 0 && !sh.stopped() && sh.now() < stop {
+        let n = left.min(buf.len() as u64) as usize;
+        match w.write(&buf[..n]) {
+            Ok(k) => left -= k as u64,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => {
+                if !sh.stopped() {
+                    sh.fail(format!("flow {name}: write failed: {e}"));
+                }
+                return;
+            }
+        }
+    }
+    if !sh.stopped() {
+        let _ = s.shutdown(std::net::Shutdown::Write);
+    }
+}
+
+fn reader(sh: Arc<Shared>, f: usize, mut s: Socket, size: Option<u64>) {
+    let _ = s.set_read_timeout(Some(POLL));
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    while !sh.stopped() {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                total += n as u64;
+                sh.rx_bytes[f].store(total, Ordering::Relaxed);
+                if size == Some(total) {
+                    sh.done_ns[f].store(sh.now(), Ordering::Relaxed);
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => break,
+        }
+    }
+    // Keep the socket open until the run ends (its window stays advertised).
+    while !sh.stopped() {
+        std::thread::sleep(POLL);
+    }
+}
+
+fn acceptor(
+    sh: Arc<Shared>,
+    l: Socket,
+    sizes: Vec<Option<u64>>,
+    threads: Arc<Mutex<Vec<std::thread::JoinHandle<()>>>>,
+) {
+    let _ = l.set_nonblocking(true);
+    while !sh.stopped() {
+        match l.accept() {
+            Ok((s, peer)) => {
+                let _ = s.set_nonblocking(false);
+                let port = peer.as_socket_ipv4().map_or(0, |a| a.port());
+                let f = port.wrapping_sub(10_000) as usize;
+                if port < 10_000 || f >= sizes.len() {
+                    continue;
+                }
+                let sh2 = Arc::clone(&sh);
+                let size = sizes[f];
+                let t = std::thread::Builder::new()
+                    .name(format!("{THREAD_PREFIX}rx-{f}"))
+                    .spawn(move || reader(sh2, f, s, size));
+                match t {
+                    Ok(t) => threads.lock().expect("threads lock").push(t),
+                    Err(e) => sh.fail(format!("cannot start a receiver thread: {e}")),
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(1))
+            }
+            Err(e) => {
+                sh.fail(format!("accept failed: {e}"));
+                return;
+            }
+        }
+    }
+}
+
+/// What the sampler read of one flow at one boundary.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowSnap {
+    rx: u64,
+    segs: u64,
+    retrans: u64,
+    rtos: u64,
+}
+
+struct Sampled {
+    snaps: Vec<Vec<FlowSnap>>,
+    rtts: Vec<Summary>,
+    last: Vec<Option<TcpInfo>>,
+    cwnd: Option<CwndTrace>,
+}
+
+/// TcpExt counters read per host at the end: recoveries, undos, spurious
+/// RTOs, out-of-order prunes.
+const RECOVERIES: &[&str] = &["TCPSackRecovery", "TCPRenoRecovery"];
+const UNDOS: &[&str] = &[
+    "TCPFullUndo",
+    "TCPPartialUndo",
+    "TCPDSACKUndo",
+    "TCPLossUndo",
+];
+const SPURIOUS: &[&str] = &["TCPSpuriousRTOs"];
+const PRUNES: &[&str] = &["OfoPruned"];
+
+fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
+    let n = sc.flows.len();
+    let mut out = Sampled {
+        snaps: vec![Vec::with_capacity(sc.phases.len()); n],
+        rtts: vec![Summary::new(); n],
+        last: vec![None; n],
+        cwnd: sc.trace.cwnd.then(CwndTrace::default),
+    };
+    let interval = sc.trace.interval.0.max(1);
+    let (mut next_rtt, mut next_trace, mut next_phase) = (0u64, 0u64, 0usize);
+    let end = sc.measure_end.0;
+    loop {
+        let phase_t = sc.phases.get(next_phase).map_or(NONE, |t| t.0);
+        let trace_t = if out.cwnd.is_some() && next_trace <= end {
+            next_trace
+        } else {
+            NONE
+        };
+        let t = next_rtt.min(trace_t).min(phase_t);
+        if t > end || !sh.sleep_until(t) {
+            break;
+        }
+        for f in 0..n {
+            let info = sh.socks[f]
+                .lock()
+                .expect("socks lock")
+                .as_ref()
+                .and_then(|s| sys::tcp_info(s.as_raw_fd()).ok())
+                .map(|b| TcpInfo::parse(&b));
+            if let Some(i) = info {
+                out.last[f] = Some(i);
+            }
+            if t == next_rtt && t >= sc.measure_start.0 && t < end {
+                if let Some(i) = info.filter(|i| i.rtt_us > 0) {
+                    out.rtts[f].add(i.rtt_us as f64 * 1e-6);
+                }
+            }
+            if t == trace_t {
+                if let (Some(tr), Some(i)) = (out.cwnd.as_mut(), info) {
+                    tr.time_s.push(t as f64 * 1e-9);
+                    tr.flow.push(f as u32);
+                    tr.cwnd.push(i.cwnd);
+                    tr.ssthresh.push(if i.ssthresh >= 0x7fff_ffff {
+                        u32::MAX
+                    } else {
+                        i.ssthresh
+                    });
+                    tr.srtt_s.push(if i.rtt_us > 0 {
+                        i.rtt_us as f64 * 1e-6
+                    } else {
+                        f64::NAN
+                    });
+                    tr.inflight_bytes
+                        .push(i.in_flight() as u64 * i.snd_mss as u64);
+                    tr.rto_s.push(i.rto_us as f64 * 1e-6);
+                    tr.backoff.push(i.backoff as u32);
+                }
+            }
+            if t == phase_t {
+                let i = out.last[f].unwrap_or_default();
+                out.snaps[f].push(FlowSnap {
+                    rx: sh.rx_bytes[f].load(Ordering::Relaxed),
+                    segs: i.data_segs_out as u64,
+                    retrans: i.total_retrans as u64,
+                    rtos: i.total_rto as u64,
+                });
+            }
+        }
+        if t == next_rtt {
+            next_rtt += RTT_PERIOD;
+        }
+        if t == trace_t {
+            next_trace += interval;
+        }
+        if t == phase_t {
+            next_phase += 1;
+        }
+    }
+    out
+}
+
+/// Run a checked scenario.
+pub fn run(
+    sc: &Scenario,
+    seed: u64,
+    plan: Plan,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunResult, BackendError> {
+    let wall = Instant::now();
+    let mut hosts = Vec::with_capacity(plan.hosts.len());
+    for h in &plan.hosts {
+        hosts.push(HostNs::start(h.setup.clone()).map_err(BackendError)?);
+    }
+    let starts = tcplab_model::flow_starts(sc, seed);
+    let n = sc.flows.len();
+    // Time zero: a little after the set-up, so that flows starting at 0 find
+    // their receivers listening.
+    let epoch = Instant::now() + Duration::from_millis(50);
+    let sh = Arc::new(Shared {
+        epoch,
+        stop: AtomicBool::new(false),
+        rx_bytes: (0..n).map(|_| AtomicU64::new(0)).collect(),
+        done_ns: (0..n).map(|_| AtomicU64::new(NONE)).collect(),
+        syn_ns: (0..n).map(|_| AtomicU64::new(NONE)).collect(),
+        socks: (0..n).map(|_| Mutex::new(None)).collect(),
+        errors: Mutex::new(Vec::new()),
+    });
+    let opts = |h: usize| SockOpts {
+        cc: plan.hosts[h].cc.clone(),
+        sndbuf: plan.hosts[h].sndbuf,
+        rcvbuf: plan.hosts[h].rcvbuf,
+    };
+    let threads: Arc<Mutex<Vec<std::thread::JoinHandle<()>>>> = Arc::default();
+    let emu_stop = Arc::new(AtomicBool::new(false));
+    let tuns = hosts
+        .iter()
+        .map(|h| h.tun.as_ref().expect("tun").as_raw_fd())
+        .collect();
+    let emu = {
+        let sc2 = sc.clone();
+        let stop = Arc::clone(&emu_stop);
+        std::thread::Builder::new()
+            .name(format!("{THREAD_PREFIX}emulator"))
+            .spawn(move || {
+                emulator::run(EmuInput {
+                    sc: &sc2,
+                    seed,
+                    epoch,
+                    tuns,
+                    stop,
+                })
+            })
+            .map_err(|e| BackendError(format!("cannot start the emulator thread: {e}")))?
+    };
+    let setup = (|| -> Result<(), String> {
+        // Receivers: one listening socket per host that receives.
+        let sizes: Vec<Option<u64>> = sc.flows.iter().map(|f| f.size).collect();
+        for (hi, h) in hosts.iter().enumerate() {
+            if !sc.flows.iter().any(|f| f.dst as usize == hi) {
+                continue;
+            }
+            let o = opts(hi);
+            let node = hi as u32;
+            let l = h
+                .run_in(move || -> std::io::Result<Socket> {
+                    let s = new_socket(&o)?;
+                    s.bind(&addr(node, RECEIVER_PORT))?;
+                    s.listen(1024)?;
+                    Ok(s)
+                })?
+                .map_err(|e| {
+                    format!(
+                        "host {}: cannot listen on port {RECEIVER_PORT}: {e}",
+                        h.name
+                    )
+                })?;
+            let (sh2, sizes2, th2) = (Arc::clone(&sh), sizes.clone(), Arc::clone(&threads));
+            let t = h.spawn(format!("{THREAD_PREFIX}accept-{hi}"), move || {
+                acceptor(sh2, l, sizes2, th2)
+            })?;
+            threads.lock().expect("threads lock").push(t);
+        }
+        for (i, f) in sc.flows.iter().enumerate() {
+            let h = &hosts[f.src as usize];
+            let job = SenderJob {
+                f: i,
+                src: f.src,
+                dst: f.dst,
+                start: starts[i].0,
+                size: f.size,
+                stop: f.stop.map_or(NONE, |t| t.0),
+                o: opts(f.src as usize),
+                name: f.name.clone(),
+            };
+            let sh2 = Arc::clone(&sh);
+            let t = h.spawn(format!("{THREAD_PREFIX}tx-{i}"), move || sender(sh2, job))?;
+            threads.lock().expect("threads lock").push(t);
+        }
+        Ok(())
+    })();
+    let sampler = {
+        let (sh2, sc2) = (Arc::clone(&sh), sc.clone());
+        std::thread::Builder::new()
+            .name(format!("{THREAD_PREFIX}sampler"))
+            .spawn(move || sampler(sh2, sc2))
+            .map_err(|e| BackendError(format!("cannot start the sampler thread: {e}")))?
+    };
+    let mut stopped_early = setup.err();
+    while stopped_early.is_none() && !sampler.is_finished() {
+        if interrupted() {
+            stopped_early = Some("interrupted".into());
+            break;
+        }
+        if let Some(e) = sh.errors.lock().expect("errors lock").first() {
+            stopped_early = Some(e.clone());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    sh.stop.store(true, Ordering::Relaxed);
+    let sampled = sampler
+        .join()
+        .map_err(|_| BackendError("the sampler thread panicked".into()))?;
+    // Host counters, read before the namespaces go.
+    let counters: Vec<[u64; 4]> = hosts
+        .iter()
+        .map(|h| {
+            [
+                h.netstat(RECOVERIES),
+                h.netstat(UNDOS),
+                h.netstat(SPURIOUS),
+                h.netstat(PRUNES),
+            ]
+        })
+        .collect();
+    for t in threads.lock().expect("threads lock").drain(..) {
+        let _ = t.join();
+    }
+    emu_stop.store(true, Ordering::Relaxed);
+    let report = emu
+        .join()
+        .map_err(|_| BackendError("the emulator thread panicked".into()))?
+        .map_err(BackendError)?;
+    for s in &sh.socks {
+        *s.lock().expect("socks lock") = None;
+    }
+    drop(hosts);
+    if let Some(e) = stopped_early {
+        return Err(BackendError(e));
+    }
+    let errors = sh.errors.lock().expect("errors lock").clone();
+    if let Some(e) = errors.first() {
+        return Err(BackendError(e.clone()));
+    }
+    Ok(assemble(
+        sc, seed, plan, &sh, sampled, report, counters, wall,
+    ))
+}
+
+fn secs(t: u64) -> f64 {
+    if t == NONE {
+        f64::NAN
+    } else {
+        t as f64 * 1e-9
+    }
+}
+
+fn link_row(
+    c0: &LinkCounters,
+    c1: &LinkCounters,
+    len_ns: u64,
+) -> (f64, f64, u64, u64, u64, u64, u64, f64, f64) {
+    let w = len_ns.max(1) as f64;
+    let pkts = c1.pkts - c0.pkts;
+    let bytes = c1.bytes - c0.bytes;
+    (
+        (c1.busy_ns - c0.busy_ns) as f64 / w,
+        bytes as f64 * 8.0 / (w * 1e-9),
+        pkts,
+        bytes,
+        c1.drops - c0.drops,
+        c1.marks - c0.marks,
+        c1.lost - c0.lost,
+        (c1.queue_pkt_ns - c0.queue_pkt_ns) as f64 / w,
+        if pkts > 0 {
+            (c1.sojourn_ns - c0.sojourn_ns) as f64 * 1e-9 / pkts as f64
+        } else {
+            f64::NAN
+        },
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    sc: &Scenario,
+    seed: u64,
+    plan: Plan,
+    sh: &Shared,
+    sampled: Sampled,
+    report: EmuReport,
+    counters: Vec<[u64; 4]>,
+    wall: Instant,
+) -> RunResult {
+    let (flow_names, link_names) = tcplab_model::result_names(sc);
+    let ms = sc.measure_start.0;
+    let me = sc.measure_end.0;
+    let win = (me - ms).max(1) as f64 * 1e-9;
+    let mut notes = plan.notes;
+    let senders = |h: u32| sc.flows.iter().filter(|f| f.src == h).count();
+    let receivers = |h: u32| sc.flows.iter().filter(|f| f.dst == h).count();
+    if sc.flows.iter().any(|f| senders(f.src) > 1) {
+        notes.push("fast_retransmits, undos, spurious_timeouts: the kernel counts them per host; flows sharing a sender host show 0".into());
+    }
+    notes.push("not measured on the real stack: ecn_reductions, pruned_bytes, first_drop_cwnd, retransmission drops of the first window, first reductions, episodes, the RTT trace".into());
+    if !report.realtime {
+        notes.push("the emulator ran without real-time priority (CAP_SYS_NICE refused)".into());
+    }
+    let mut flows = Vec::with_capacity(sc.flows.len());
+    let mut phases = Vec::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        let h = &sc.hosts[f.src as usize];
+        let snaps = &sampled.snaps[i];
+        let first = snaps.first().copied().unwrap_or_default();
+        let last = snaps.last().copied().unwrap_or_default();
+        let info = sampled.last[i].unwrap_or_default();
+        let rx = sh.rx_bytes[i].load(Ordering::Relaxed);
+        let syn = sh.syn_ns[i].load(Ordering::Relaxed);
+        let done = sh.done_ns[i].load(Ordering::Relaxed);
+        let completed = f.size.is_some() && done != NONE;
+        let fct = if completed && syn != NONE {
+            secs(done - syn)
+        } else {
+            f64::NAN
+        };
+        let d = report.flow_drops.get(i).copied().unwrap_or_default();
+        let only = senders(f.src) == 1;
+        let c = counters[f.src as usize];
+        let r = &sampled.rtts[i];
+        let mss = info.snd_mss;
+        for (k, w) in snaps.windows(2).enumerate() {
+            let (t0, t1) = (sc.phases[k].0, sc.phases[k + 1].0);
+            let (segs, retrans) = (w[1].segs - w[0].segs, w[1].retrans - w[0].retrans);
+            phases.push(PhaseResult {
+                flow: f.name.clone(),
+                flow_index: i as u32,
+                phase: k as u32,
+                start_s: secs(t0),
+                end_s: secs(t1),
+                goodput_bps: (w[1].rx - w[0].rx) as f64 * 8.0 / ((t1 - t0).max(1) as f64 * 1e-9),
+                bytes_delivered: w[1].rx - w[0].rx,
+                segs_sent: segs,
+                segs_retrans: retrans,
+                retrans_prob: if segs > 0 {
+                    retrans as f64 / segs as f64
+                } else {
+                    f64::NAN
+                },
+                timeouts: w[1].rtos - w[0].rtos,
+            });
+        }
+        flows.push(FlowResult {
+            name: flow_names[i].clone(),
+            src: sc.nodes[f.src as usize].clone(),
+            dst: sc.nodes[f.dst as usize].clone(),
+            cc: h.cc.clone(),
+            profile: h.profile.clone(),
+            start_s: secs(syn),
+            goodput_bps: (last.rx - first.rx) as f64 * 8.0 / win,
+            bytes_delivered_window: last.rx - first.rx,
+            bytes_delivered: rx,
+            rtt_mean_s: r.mean(),
+            rtt_p50_s: r.percentile(50.0),
+            rtt_p95_s: r.percentile(95.0),
+            rtt_p99_s: r.percentile(99.0),
+            rtt_samples: r.count(),
+            segs_sent: info.data_segs_out as u64,
+            segs_retrans: info.total_retrans as u64,
+            fast_retransmits: if only { c[0] } else { 0 },
+            timeouts: info.total_rto as u64,
+            undos: if only { c[1] } else { 0 },
+            spurious_timeouts: if only { c[2] } else { 0 },
+            ooo_prunes: if receivers(f.dst) == 1 {
+                counters[f.dst as usize][3]
+            } else {
+                0
+            },
+            pruned_bytes: 0,
+            ecn: info.ecn(),
+            ecn_reductions: 0,
+            segs_sent_window: last.segs - first.segs,
+            segs_retrans_window: last.retrans - first.retrans,
+            timeouts_window: last.rtos - first.rtos,
+            completed,
+            fct_s: fct,
+            transfer_bps: if completed {
+                f.size.unwrap_or(0) as f64 * 8.0 / fct
+            } else {
+                f64::NAN
+            },
+            mss,
+            packet_bytes: if mss > 0 {
+                mss + 40 + if info.timestamps() { 12 } else { 0 }
+            } else {
+                0
+            },
+            data_drops: d.data,
+            retrans_drops: d.retrans,
+            first_drop_s: d.first.map_or(f64::NAN, |x| x.0),
+            first_drop_link: d
+                .first
+                .map_or(String::new(), |x| link_names[x.1 as usize].clone()),
+            first_drop_cwnd: 0,
+            first_drop_in_ss: false,
+            retrans_drop_s: f64::NAN,
+            retrans_drop_link: String::new(),
+            first_reduction_s: f64::NAN,
+            first_reduction: String::new(),
+            first_reduction_cwnd: 0,
+            first_reduction_in_ss: false,
+            double_slow_start: false,
+        });
+    }
+    let mut links = Vec::with_capacity(sc.links.len());
+    let mut link_phases = Vec::new();
+    for (i, l) in sc.links.iter().enumerate() {
+        let snaps = &report.snapshots[i];
+        let z = LinkCounters::default();
+        let c0 = snaps.first().unwrap_or(&z);
+        let c1 = snaps.last().unwrap_or(&z);
+        let r = link_row(c0, c1, me - ms);
+        for (k, w) in snaps.windows(2).enumerate() {
+            let (t0, t1) = (sc.phases[k].0, sc.phases[k + 1].0);
+            let p = link_row(&w[0], &w[1], t1 - t0);
+            link_phases.push(LinkPhaseResult {
+                link: link_names[i].clone(),
+                link_index: i as u32,
+                phase: k as u32,
+                start_s: secs(t0),
+                end_s: secs(t1),
+                utilisation: p.0,
+                throughput_bps: p.1,
+                bytes_sent: p.3,
+                pkts_sent: p.2,
+                drops: p.4,
+                marks: p.5,
+                lost: p.6,
+                mean_queue_pkts: p.7,
+                mean_sojourn_s: p.8,
+            });
+        }
+        links.push(LinkResult {
+            name: link_names[i].clone(),
+            from: sc.nodes[l.from as usize].clone(),
+            to: sc.nodes[l.to as usize].clone(),
+            rate_bps: l.rate_bps,
+            delay_s: l.delay.as_secs_f64(),
+            utilisation: r.0,
+            throughput_bps: r.1,
+            pkts_sent: r.2,
+            drops: r.4,
+            marks: r.5,
+            lost: r.6,
+            mean_queue_pkts: r.7,
+            mean_sojourn_s: r.8,
+            max_sojourn_s: report.max_sojourn_ns[i] as f64 * 1e-9,
+            qdisc: tcplab_model::make_qdisc(l, i, seed).name().to_string(),
+            queue_limit_pkts: match l.queue.limit {
+                tcplab_net::QueueLimit::Packets(n) => n as u64,
+                tcplab_net::QueueLimit::Bytes(_) => 0,
+            },
+            queue_limit_bytes: match l.queue.limit {
+                tcplab_net::QueueLimit::Bytes(n) => n,
+                tcplab_net::QueueLimit::Packets(_) => 0,
+            },
+        });
+    }
+    let timing = timing_rows(sc, &report, &link_names);
+    let timing_flagged = timing.iter().any(|t| t.flagged);
+    if timing_flagged {
+        notes.push("TIMING: the emulator missed its schedule by more than 1 % on some link (see the timing table); treat this run with care".into());
+    }
+    let queue = sc.trace.queue.then(|| {
+        let mut q = QueueTrace::default();
+        for &(t, l, p, b) in &report.queue_trace {
+            q.time_s.push(t);
+            q.link.push(l);
+            q.pkts.push(p);
+            q.bytes.push(b);
+        }
+        q
+    });
+    RunResult {
+        meta: Meta {
+            name: sc.name.clone(),
+            seed,
+            duration_s: sc.duration.as_secs_f64(),
+            measure_start_s: sc.measure_start.as_secs_f64(),
+            measure_end_s: sc.measure_end.as_secs_f64(),
+            events: report.packets,
+            packets: report.packets,
+            wall_s: wall.elapsed().as_secs_f64(),
+            version: tcplab_model::VERSION.to_string(),
+            backend: "linux".into(),
+            notes,
+            timing_flagged,
+        },
+        flows,
+        links,
+        phases,
+        link_phases,
+        generators: Vec::new(),
+        transfers: Vec::new(),
+        episodes: Vec::new(),
+        hosts: Vec::new(),
+        timing,
+        pcap: report
+            .captures
+            .into_iter()
+            .map(|(l, b)| (link_names[l as usize].clone(), b))
+            .collect(),
+        traces: Traces {
+            cwnd: sampled.cwnd,
+            rtt: None,
+            queue,
+        },
+    }
+}
+
+/// Per link: the shortest ideal one-way delay of a host-to-host path ending
+/// on it, and the emulator's timing against it.
+fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<TimingResult> {
+    let net = tcplab_model::build_network(sc, 0);
+    let nh = sc.hosts.len() as u32;
+    let mut shortest = vec![u64::MAX; sc.links.len()];
+    for a in 0..nh {
+        for b in 0..nh {
+            if a == b {
+                continue;
+            }
+            let Ok(path) = net.path(a, b) else { continue };
+            let Some(&last) = path.last() else { continue };
+            let d: u64 = path
+                .iter()
+                .map(|&l| {
+                    let s = &sc.links[l as usize];
+                    let mtu = sc.hosts[a as usize].tcp.mss + 40;
+                    s.delay.0 + SimTime::transmission((mtu + s.overhead) as u64, s.rate_bps).0
+                })
+                .sum();
+            shortest[last as usize] = shortest[last as usize].min(d);
+        }
+    }
+    report
+        .timing
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let mean = t.lateness.mean();
+            let rate_error = if t.ideal_busy_ns > 0 {
+                (t.actual_busy_ns as f64 - t.ideal_busy_ns as f64).abs() / t.ideal_busy_ns as f64
+            } else {
+                0.0
+            };
+            let delay_error = if t.delivered > 0 && shortest[i] != u64::MAX {
+                mean / (shortest[i] as f64 * 1e-9)
+            } else {
+                0.0
+            };
+            let pct = |p: f64| {
+                if t.delivered > 0 {
+                    t.lateness.percentile(p)
+                } else {
+                    f64::NAN
+                }
+            };
+            TimingResult {
+                link: link_names[i].clone(),
+                delivered: t.delivered,
+                lateness_mean_s: if t.delivered > 0 { mean } else { f64::NAN },
+                lateness_p50_s: pct(50.0),
+                lateness_p99_s: pct(99.0),
+                lateness_p999_s: pct(99.9),
+                rate_error,
+                delay_error,
+                flagged: rate_error > 0.01 || delay_error > 0.01,
+                write_failures: t.write_failures,
+            }
+        })
+        .collect()
+}
