@@ -70,7 +70,9 @@ def _has_sweep(text: str) -> bool:
     return re.search(r"(?m)^\s*(\[sweep\]|repetitions\s*=|until\s*=|\[until\])", text) is not None
 
 
-def _run(scenario: str, seed: int | None, backend: str = "sim") -> tcplab.Results:
+def _run(
+    scenario: str, seed: int | None, backend: str = "sim", quiet: bool = True
+) -> tcplab.Results:
     text, path = _load(scenario)
     if _has_sweep(text):
         click.echo(
@@ -83,6 +85,9 @@ def _run(scenario: str, seed: int | None, backend: str = "sim") -> tcplab.Result
         from tcplab import realstack
 
         try:
+            _core.check_linux(text, path)
+            if not quiet:
+                click.echo(f"running {scenario} on the real Linux stack (real time)...", err=True)
             return realstack.run(text, path, seed)
         except (_core.ScenarioError, _core.BackendError) as e:
             raise UserError(str(e)) from e
@@ -406,9 +411,7 @@ def run(scenario: str, seed: int | None, out: Path | None, quiet: bool, backend:
     # In the order they are needed: numpy by the core for traces, polars to
     # write, rich to print.
     _preload(["numpy", "polars"] + ([] if quiet else ["rich.console", "rich.table"]))
-    if backend == "linux" and not quiet:
-        click.echo(f"running {scenario} on the real Linux stack (real time)...", err=True)
-    res = _run(scenario, seed, backend)
+    res = _run(scenario, seed, backend, quiet)
     out = out if out is not None else Path("out") / Path(scenario).stem
     try:
         res.write(out)

@@ -12,6 +12,7 @@ a debugger, say) and for names a user created by hand with tcplab's prefix.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -49,7 +50,7 @@ class Leftover:
 
 def _processes() -> list[Leftover]:
     me = os.getpid()
-    found = []
+    found: list[Leftover] = []
     for task_comm in Path("/proc").glob("[0-9]*/task/*/comm"):
         try:
             comm = task_comm.read_text().strip()
@@ -97,19 +98,15 @@ def cleanup(grace_s: float = 2.0) -> list[Leftover]:
     found = leftovers()
     procs = [f for f in found if f.kind == "process"]
     for f in procs:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(f.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
     deadline = time.monotonic() + grace_s
     while procs and time.monotonic() < deadline:
         procs = [f for f in procs if Path(f"/proc/{f.pid}").exists()]
         time.sleep(0.05)
     for f in procs:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(f.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     for f in found:
         if f.kind == "device":
             subprocess.run(["ip", "link", "delete", f.name], capture_output=True, check=False)

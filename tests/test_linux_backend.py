@@ -1,0 +1,271 @@
+"""The real-stack backend end to end (``--backend linux``): real Linux TCP in
+network namespaces joined by tcplab's link emulator. These run in real time
+(about 15 s in all) and need root and /dev/net/tun; elsewhere they are
+skipped, except the errors a user without them gets.
+
+Expected values come from the configuration and from conservation: a Reno
+flow with a buffer several times the bandwidth-delay product keeps its
+bottleneck busy, so goodput is the link rate times the payload share of a
+full packet (1448 of 1500 bytes); every packet the link sent appears once in
+its capture; every data segment the kernel sent and the emulator did not
+drop appears in the capture.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dpkt
+import pytest
+
+import tcplab
+from tcplab import realstack
+
+from conftest import run_cli
+
+ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip") is not None
+needs_root = pytest.mark.skipif(not ROOT, reason="the linux backend needs root and /dev/net/tun")
+
+LINK = """
+[[host]]
+name = "a"
+profile = "linux"
+cc = "reno"
+[[host]]
+name = "b"
+profile = "linux"
+cc = "reno"
+[[link]]
+between = ["a", "b"]
+[link.forward]
+rate = "10Mbps"
+delay = "10ms"
+queue = { packets = 100 }
+[link.reverse]
+rate = "10Mbps"
+delay = "10ms"
+queue = { packets = 20 }
+"""
+
+FILL = (
+    """
+name = "fill"
+duration = "6s"
+[measure]
+start = "2s"
+end = "6s"
+[trace]
+pcap = ["a->b", "b->a"]
+"""
+    + LINK
+    + """
+[[flow]]
+name = "bulk"
+from = "a"
+to = "b"
+start = "0s"
+[[flow]]
+name = "file"
+from = "b"
+to = "a"
+start = "0.5s"
+size = "1MB"
+"""
+)
+
+
+@needs_root
+def test_one_reno_flow_fills_the_link_and_the_captures_match_the_counters(
+    tmp_path: Path,
+) -> None:
+    res = tcplab.run(FILL, backend="linux")
+    assert res.meta["backend"] == "linux"
+    assert not res.meta["timing_flagged"], res.records("timing")
+    flows = {f["name"]: f for f in res.flow_records()}
+    links = {lk["name"]: lk for lk in res.link_records()}
+    # Buffer 100 packets against a BDP of 10 Mb/s x 20 ms = 16.7 packets:
+    # Reno's halved window still fills the pipe, the link never idles.
+    assert links["a->b"]["utilisation"] > 0.97
+    assert flows["bulk"]["goodput_bps"] > 0.97 * 10e6 * 1448 / 1500
+    assert flows["bulk"]["mss"] == 1448
+    assert flows["bulk"]["packet_bytes"] == 1500
+    # The file finished, every byte delivered.
+    f = flows["file"]
+    assert f["completed"] and f["bytes_delivered"] == 1_000_000
+    assert f["transfer_bps"] < 10e6
+
+    # a->b: packets whose transmission started in the window are the links
+    # table's count for the window.
+    window = [ts for ts, _ in dpkt.pcap.Reader(io.BytesIO(res.pcap["a->b"])) if 2.0 <= ts < 6.0]
+    assert len(window) == links["a->b"]["pkts_sent"]
+    # b->a: the file's data segments, first transmissions and
+    # retransmissions, as the kernel counted them less the emulator's drops.
+    data, retrans, highest = 0, 0, None
+    for _, buf in dpkt.pcap.Reader(io.BytesIO(res.pcap["b->a"])):
+        ip = dpkt.ethernet.Ethernet(buf).data
+        tcp = ip.data
+        if tcp.sport != 10001:
+            continue
+        payload = ip.len - 4 * ip.hl - 4 * tcp.off
+        if payload == 0:
+            continue
+        data += 1
+        end = (tcp.seq + payload) % 2**32
+        if highest is not None and (highest - end) % 2**32 < 2**31:
+            retrans += 1
+        else:
+            highest = end
+    assert data == f["segs_sent"] - f["data_drops"]
+    # A capture recognises a retransmission only if it saw a segment beyond
+    # it first; the retransmission of a segment dropped before the capture
+    # point at the front of the window looks new. Each drop hides at most one.
+    sent_retrans = f["segs_retrans"] - f["retrans_drops"]
+    assert sent_retrans - f["data_drops"] <= retrans <= sent_retrans
+    assert data > 1_000_000 // 1448
+
+    out = res.write(tmp_path / "out")
+    assert (out / "timing.parquet").exists()
+    assert (out / "capture_a_b.pcap").exists()
+
+
+LONG = (
+    """
+name = "long"
+duration = "60s"
+"""
+    + LINK
+    + """
+[[flow]]
+name = "bulk"
+from = "a"
+to = "b"
+start = "0s"
+"""
+)
+
+
+def _net_namespaces() -> set[str]:
+    found = set()
+    for p in Path("/proc").glob("[0-9]*/task/*/ns/net"):
+        try:
+            found.add(os.readlink(p))
+        except OSError:
+            pass
+    return found
+
+
+@needs_root
+def test_a_killed_run_leaves_nothing_behind(tmp_path: Path) -> None:
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(LONG)
+    before = _net_namespaces()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tcplab", "run", str(scenario), "--backend", "linux", "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        held: set[str] = set()
+        while time.monotonic() < deadline and len(held) < 2:
+            for comm in Path(f"/proc/{proc.pid}/task").glob("*/comm"):
+                try:
+                    if comm.read_text().startswith(realstack.THREAD_PREFIX):
+                        held.add(os.readlink(comm.parent / "ns" / "net"))
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        assert len(held) == 2, "the run's two host namespaces appeared"
+        assert not held & before
+        # Let traffic flow, then kill the parent with no chance to clean up.
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    # The namespaces, their devices and sockets went with the process.
+    time.sleep(0.2)
+    assert not held & _net_namespaces()
+    assert realstack.leftovers() == []
+    r = run_cli("cleanup")
+    assert r.returncode == 0 and "nothing to clean up" in r.stdout
+
+
+BAD_BASE = (
+    """
+name = "bad"
+duration = "2s"
+"""
+    + LINK
+)
+
+
+@needs_root
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda s: s.replace('cc = "reno"', 'cc = "compound"', 1),
+            "host a: controller compound has no Linux module; this kernel offers: ",
+        ),
+        (
+            lambda s: s.replace('name = "a"\n', 'name = "a"\npacket_cost = "10us"\n', 1),
+            "host a: bus_rate, packet_cost",
+        ),
+        (
+            lambda s: s
+            + """
+[[traffic]]
+name = "web"
+from = "a"
+to = "b"
+rate = 1
+size = { dist = "fixed", value = 10000 }
+""",
+            "generator web: the linux backend runs the scenario's [[flow]]s only",
+        ),
+    ],
+)
+def test_a_scenario_this_backend_cannot_run_gets_a_clear_error(
+    tmp_path: Path, change: object, expected: str
+) -> None:
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text(change(BAD_BASE))  # type: ignore[operator]
+    r = run_cli("run", str(scenario), "--backend", "linux")
+    assert r.returncode == 2, r.stderr
+    assert expected in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.skipif(
+    shutil.which("setpriv") is None or os.geteuid() != 0, reason="needs setpriv, as root"
+)
+def test_without_root_the_error_says_so() -> None:
+    import tempfile
+
+    d = Path(tempfile.mkdtemp())
+    d.chmod(0o755)
+    scenario = d / "s.toml"
+    scenario.write_text(BAD_BASE)
+    scenario.chmod(0o644)
+    r = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        + [sys.executable, "-m", "tcplab", "run", str(scenario), "--backend", "linux"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=d,
+    )
+    shutil.rmtree(d)
+    assert r.returncode == 2, r.stderr
+    assert "the linux backend needs root" in r.stderr
+    assert "Traceback" not in r.stderr
