@@ -13,6 +13,7 @@ drop appears in the capture.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
@@ -98,7 +99,8 @@ def test_one_reno_flow_fills_the_link_and_the_captures_match_the_counters(
     assert flows["bulk"]["packet_bytes"] == 1500
     # The file finished, every byte delivered.
     f = flows["file"]
-    assert f["completed"] and f["bytes_delivered"] == 1_000_000
+    assert f["completed"]
+    assert f["bytes_delivered"] == 1_000_000
     assert f["transfer_bps"] < 10e6
 
     # a->b: packets whose transmission started in the window are the links
@@ -154,10 +156,8 @@ start = "0s"
 def _net_namespaces() -> set[str]:
     found = set()
     for p in Path("/proc").glob("[0-9]*/task/*/ns/net"):
-        try:
+        with contextlib.suppress(OSError):
             found.add(os.readlink(p))
-        except OSError:
-            pass
     return found
 
 
@@ -196,7 +196,8 @@ def test_a_killed_run_leaves_nothing_behind(tmp_path: Path) -> None:
     assert not held & _net_namespaces()
     assert realstack.leftovers() == []
     r = run_cli("cleanup")
-    assert r.returncode == 0 and "nothing to clean up" in r.stdout
+    assert r.returncode == 0
+    assert "nothing to clean up" in r.stdout
 
 
 BAD_BASE = (
@@ -221,15 +222,17 @@ duration = "2s"
             "host a: bus_rate, packet_cost",
         ),
         (
-            lambda s: s
-            + """
+            lambda s: (
+                s
+                + """
 [[traffic]]
 name = "web"
 from = "a"
 to = "b"
 rate = 1
 size = { dist = "fixed", value = 10000 }
-""",
+"""
+            ),
             "generator web: the linux backend runs the scenario's [[flow]]s only",
         ),
     ],
@@ -257,8 +260,19 @@ def test_without_root_the_error_says_so() -> None:
     scenario.write_text(BAD_BASE)
     scenario.chmod(0o644)
     r = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        + [sys.executable, "-m", "tcplab", "run", str(scenario), "--backend", "linux"],
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            sys.executable,
+            "-m",
+            "tcplab",
+            "run",
+            str(scenario),
+            "--backend",
+            "linux",
+        ],
         capture_output=True,
         text=True,
         timeout=60,
