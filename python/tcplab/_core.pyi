@@ -47,6 +47,8 @@ class ScenarioInfo(TypedDict):
     """Every column of the "flows" and "links" tables."""
     memory_bytes: int
     """A rough figure (within a factor of two) of the memory one run needs."""
+    measure_end_s: float
+    """When a run ends (the end of the measurement window): a real-stack run's length."""
 
 class Meta(TypedDict):
     name: str

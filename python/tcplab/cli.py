@@ -591,6 +591,13 @@ def _load_sweep(scenario: str) -> Any:
 @click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
 @click.option("--csv", is_flag=True, help="Also write the tables as CSV.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--backend",
+    type=click.Choice(["sim", "linux"]),
+    default="sim",
+    show_default=True,
+    help="linux: every run on the real Linux stack, in real time, one at a time (root).",
+)
 def sweep(
     scenario: str,
     *,
@@ -600,12 +607,14 @@ def sweep(
     resume: bool,
     csv: bool,
     quiet: bool,
+    backend: str,
 ) -> None:
     """Run every point and repetition of SCENARIO's [sweep] in parallel."""
     from tcplab.sweep import Progress, collect, failures, run_sweep
 
     _keyboard_interrupts()
     sw = _load_sweep(scenario)
+    sw.backend = backend
     out = out if out is not None else Path("out") / Path(scenario).stem
     n = len(sw.points) * sw.spec.repetitions
     console = _console()
@@ -634,6 +643,106 @@ def sweep(
     if not quiet:
         console.print(f"results in {out}")
     _fail_on_failures(failures(out), f"their errors are in {out}/failed/")
+
+
+@cli.command()
+@click.argument("scenario", metavar="SCENARIO")
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Seeds per point, the same on both backends.",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory for both backends' runs and the report [default: out/compare/<scenario stem>].",
+)
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Simulator workers.")
+@click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def compare(
+    scenario: str, seeds: int, out: Path | None, jobs: int | None, resume: bool, quiet: bool
+) -> None:
+    """Run SCENARIO on the simulator and on the real Linux stack, and compare.
+
+    Every point of its [sweep] (if any) runs --seeds times on each backend
+    with the same seeds. Prints, per flow, goodput, RTT, retransmissions and
+    timeouts side by side with the relative error, and writes
+    OUT/comparison.parquet and OUT/report.html (the table, the emulator's
+    timing and the cwnd and queue traces overlaid). Needs root; the real-stack
+    runs take real time.
+    """
+    from tcplab import compare as cmp
+    from tcplab.sweep import Progress
+
+    _keyboard_interrupts()
+    sw = _load_sweep(scenario)
+    try:
+        _core.check_linux(sw.task(0, 0).text, sw.path)
+    except _core.BackendError as e:
+        raise UserError(str(e)) from e
+    out = out if out is not None else Path("out") / "compare" / Path(scenario).stem
+    n = len(sw.points) * seeds
+    console = _console()
+    if not quiet:
+        real = n * _core.validate(sw.task(0, 0).text, sw.path)["measure_end_s"]
+        console.print(
+            f"{sw.path}: {len(sw.points)} point(s) x {seeds} seed(s) on each backend"
+            + (f"; about {real:,.0f} s of real time" if real else "")
+        )
+    bar = _runs_bar(console, "{task.description}", disable=quiet)
+    jobs_by: dict[str, Any] = {}
+
+    def progress(backend: str, p: Progress) -> None:
+        if backend not in jobs_by:
+            jobs_by[backend] = bar.add_task(backend, total=p.total, rate="", failed="")
+        bar.update(jobs_by[backend], completed=p.done, total=p.total, **_progress_fields(p))
+
+    with _run_errors(out, scenario, None):
+        with bar:
+            report = cmp.compare(
+                sw, out, seeds=seeds, jobs=jobs, resume=resume, on_progress=progress
+            )
+    df = cmp.comparison(out)
+    if df.height:
+        table = _table(
+            "simulator against Linux (mean over seeds; error = sim / linux - 1)",
+            [
+                ("flow", "left"),
+                ("goodput sim", "right"),
+                ("linux", "right"),
+                ("err %", "right"),
+                ("RTT sim ms", "right"),
+                ("linux", "right"),
+                ("err %", "right"),
+                ("retx sim", "right"),
+                ("linux", "right"),
+                ("RTOs sim", "right"),
+                ("linux", "right"),
+            ],
+        )
+        for r in df.iter_rows(named=True):
+            name = f"{r['coords']}: {r['flow']}" if r["coords"] else str(r["flow"])
+            table.add_row(
+                name,
+                _num(r["goodput_sim_bps"], ".3f", 1e-6),
+                _num(r["goodput_linux_bps"], ".3f", 1e-6),
+                _num(r["goodput_error"], "+.1f", 100.0),
+                _num(r["rtt_sim_s"], ".1f", 1e3),
+                _num(r["rtt_linux_s"], ".1f", 1e3),
+                _num(r["rtt_error"], "+.1f", 100.0),
+                _num(r["retrans_sim"], ",.1f"),
+                _num(r["retrans_linux"], ",.1f"),
+                _num(r["timeouts_sim"], ".1f"),
+                _num(r["timeouts_linux"], ".1f"),
+            )
+        _never_cut_cells(table)
+        console.print(table, crop=False)
+    console.print(f"report: {report}")
 
 
 def _runs_bar(console: Console, label: str, *, disable: bool = False) -> Any:

@@ -172,6 +172,8 @@ class RunTask:
     seed: int
     text: str
     path: str
+    #: ``sim`` or ``linux`` (the real stack, see :mod:`tcplab.realstack`).
+    backend: str = "sim"
 
 
 def derive_seed(base: int, coords: Mapping[str, Any], rep: int) -> int:
@@ -490,6 +492,8 @@ class Sweep:
     overrides: dict[str, Any] = field(default_factory=dict)
     #: The largest memory estimate of one run over the points (set by ``validate``).
     memory_bytes: int = 0
+    #: What runs it: ``sim`` or ``linux`` (real time, one run at a time).
+    backend: str = "sim"
 
     @property
     def scenario_hash(self) -> str:
@@ -530,6 +534,7 @@ class Sweep:
             seed=seed,
             text=_dump_toml(doc),
             path=where,
+            backend=self.backend,
         )
 
     def validate(self) -> None:
@@ -685,7 +690,10 @@ def run_task(task: RunTask) -> dict[str, Any]:
         time.sleep(float(delay))
     t0 = time.perf_counter()
     try:
-        raw = _core.run(task.text, task.path, task.seed)
+        if task.backend == "linux":
+            raw = _core.run_linux(task.text, task.path, task.seed)
+        else:
+            raw = _core.run(task.text, task.path, task.seed)
     except Exception as e:  # a failing run is recorded, the sweep goes on
         return {
             "ok": False,
@@ -919,12 +927,32 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
 
     Without ``resume`` the runs of an earlier sweep in ``out`` are removed
     first. On KeyboardInterrupt the workers are stopped and the exception
-    propagates: every run finished until then is on disk for ``resume``."""
+    propagates: every run finished until then is on disk for ``resume``.
+
+    With ``sw.backend == "linux"`` the runs are real-time runs on this
+    machine's kernel: one at a time, whatever ``jobs`` says, and never on a
+    cluster."""
     outp = Path(out)
+    if sw.backend == "linux":
+        if scheduler:
+            raise SweepError(
+                f"{sw.path}: the linux backend runs on this machine in real time, "
+                "one run at a time: it cannot use --scheduler"
+            )
+        jobs = 1
+        try:
+            _core.check_linux(sw.task(0, 0).text, sw.path)
+        except _core.BackendError as e:
+            raise SweepError(str(e)) from e
     outp.mkdir(parents=True, exist_ok=True)
     manifest = outp / MANIFEST
     if manifest.exists() and resume:
         old = _read_manifest(outp)
+        if old.get("backend", "sim") != sw.backend:
+            raise SweepError(
+                f"{outp}: holds runs of the {old.get('backend', 'sim')} backend; "
+                f"resume with the same backend, or use a new --out"
+            )
         if old.get("scenario_sha256") != sw.scenario_hash:
             raise SweepError(
                 f"{outp}: holds a sweep of another version of the scenario "
@@ -951,6 +979,7 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
         if sw.spec.until is None
         else sw.spec.until.__dict__ | {"metric": sw.spec.until.metric},
         "base_seed": sw.base_seed,
+        "backend": sw.backend,
         "tcplab_version": _core.__version__,
         "git_revision": git_revision(),
     }
@@ -989,7 +1018,7 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     if jobs is None:
         affinity = getattr(os, "sched_getaffinity", None)
         jobs = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
-    if scheduler is None and pending:
+    if scheduler is None and pending and sw.backend == "sim":
         from tcplab import memory
 
         memory.check(sw.path, sw.memory_bytes, min(jobs, len(pending)))

@@ -31,6 +31,10 @@ use tcplab_net::{Ecn, LossModel};
 
 /// Spin instead of sleeping when the next deadline is this close (ns).
 const SPIN_NS: u64 = 200_000;
+/// Busy periods shorter than this (ideal length, ns) do not count in the
+/// rate error: over a few small packets the loop's microseconds of jitter
+/// would dominate a ratio that says nothing of the rate a flow sees.
+const MIN_RATE_PERIOD_NS: u64 = 10_000_000;
 /// Sleep at most this long, to notice the stop flag (ns).
 const MAX_SLEEP_NS: u64 = 2_000_000;
 /// Senders use ports `SENDER_PORT_BASE + flow` (as the simulator's captures).
@@ -64,8 +68,8 @@ pub struct LinkTiming {
     pub delivered: u64,
     /// How late those deliveries were written, seconds.
     pub lateness: Summary,
-    /// Busy periods of two packets or more: their length by the ideal
-    /// schedule and as the loop ran it, ns.
+    /// Busy periods of 10 ms or more: their length by the ideal schedule
+    /// (first to last end of transmission) and as the loop ran it, ns.
     pub ideal_busy_ns: u64,
     /// See `ideal_busy_ns`.
     pub actual_busy_ns: u64,
@@ -424,7 +428,7 @@ impl Emu {
         self.dropped = dropped;
         let Some(qp) = next else {
             let link = &mut self.links[l];
-            if link.bp_n >= 2 {
+            if link.bp_n >= 2 && link.bp_last.0 - link.bp_first.0 >= MIN_RATE_PERIOD_NS {
                 link.timing.ideal_busy_ns += link.bp_last.0 - link.bp_first.0;
                 link.timing.actual_busy_ns += link.bp_last.1 - link.bp_first.1;
             }

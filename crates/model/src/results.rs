@@ -259,7 +259,7 @@ pub struct TimingResult {
     /// 99.9th percentile, seconds.
     pub lateness_p999_s: f64,
     /// Achieved versus configured rate: |actual - ideal| / ideal length of
-    /// the link's busy periods (0 when it never sent two packets back to back).
+    /// the link's busy periods of 10 ms or more (0 when it had none).
     pub rate_error: f64,
     /// Mean lateness over the shortest one-way delay of a path ending on the
     /// link (propagation and serialisation of a full packet on each hop).

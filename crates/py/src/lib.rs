@@ -55,6 +55,7 @@ fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, Py
     columns.set_item("links", links_to_py(py, &[])?.keys())?;
     out.set_item("columns", columns)?;
     out.set_item("memory_bytes", tcplab_model::memory_estimate(&sc))?;
+    out.set_item("measure_end_s", sc.measure_end.as_secs_f64())?;
     out.set_item("name", sc.name)?;
     Ok(out)
 }

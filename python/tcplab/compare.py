@@ -1,0 +1,318 @@
+"""Simulator against the real Linux stack: ``tcplab compare SCENARIO``.
+
+The scenario (every point of its ``[sweep]``, if it has one) runs on both
+backends with the same seeds, so that random start times and random drops are
+the same: ``OUT/sim`` and ``OUT/linux`` are ordinary sweep directories. The
+comparison pairs them per point and flow, mean over the seeds:
+
+- goodput over the measurement window, and its relative error
+  ``sim / linux - 1``;
+- RTT: when both runs trace cwnd, the time average of the smoothed RTT
+  sampled on the trace interval, the same statistic on both sides (the real
+  stack reports only its smoothed RTT); otherwise each side's ``rtt_mean_s``
+  (every ACK's sample in the simulator, the smoothed RTT every 10 ms on the
+  real stack), and the ``rtt_from`` column says which;
+- segments retransmitted and retransmission timeouts in the window, side by
+  side with their difference.
+
+The report overlays the cwnd and queue traces of the first seed of every
+point and gives the emulator's timing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from tcplab.report import Report
+    from tcplab.sweep import Progress, Sweep
+
+__all__ = ["BACKENDS", "comparison", "compare", "report_sections"]
+
+BACKENDS = ("sim", "linux")
+COMPARISON_FILE = "comparison.parquet"
+
+
+def _run_dirs(out: Path) -> dict[str, Path]:
+    from tcplab.sweep import RUNS, done_runs
+
+    return {rid: out / RUNS / rid for rid in done_runs(out)}
+
+
+def _flow_metrics(run_dir: Path) -> list[dict[str, Any]]:
+    """Per flow of one run: goodput, RTT (and where it comes from),
+    retransmissions and timeouts in the window."""
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    meta, flows = summary["meta"], summary["flows"]
+    srtt: dict[int, float] = {}
+    trace = run_dir / "trace_cwnd.parquet"
+    if trace.exists():
+        import polars as pl
+
+        df = (
+            pl.read_parquet(trace)
+            .filter(
+                (pl.col("time_s") >= meta["measure_start_s"])
+                & (pl.col("time_s") < meta["measure_end_s"])
+                & pl.col("srtt_s").is_not_nan()
+            )
+            .group_by("flow")
+            .agg(pl.col("srtt_s").mean())
+        )
+        srtt = {int(f): float(v) for f, v in df.iter_rows()}
+    rows = []
+    for i, f in enumerate(flows):
+        def num(v: Any) -> float:
+            return math.nan if v is None else float(v)
+
+        rows.append(
+            {
+                "flow": f["name"],
+                "goodput_bps": num(f["goodput_bps"]),
+                "rtt_s": srtt.get(i, num(f["rtt_mean_s"])),
+                "rtt_trace": i in srtt,
+                "retrans": num(f["segs_retrans_window"]),
+                "timeouts": num(f["timeouts_window"]),
+            }
+        )
+    return rows
+
+
+def _mean(xs: Sequence[float]) -> float:
+    ys = [x for x in xs if not math.isnan(x)]
+    return sum(ys) / len(ys) if ys else math.nan
+
+
+def _rel(sim: float, linux: float) -> float:
+    if math.isnan(sim) or math.isnan(linux) or linux == 0:
+        return math.nan
+    return sim / linux - 1.0
+
+
+def comparison(out: str | os.PathLike[str]) -> pl.DataFrame:
+    """The comparison table of ``out`` (holding ``sim/`` and ``linux/``): one
+    row per point and flow, over the seeds both backends finished."""
+    import polars as pl
+
+    from tcplab.sweep import RUN_FILE
+
+    outp = Path(out)
+    sim, linux = _run_dirs(outp / "sim"), _run_dirs(outp / "linux")
+    paired = sorted(set(sim) & set(linux))
+    cells: dict[tuple[int, str], dict[str, Any]] = {}
+    for rid in paired:
+        prov = json.loads((sim[rid] / RUN_FILE).read_text(encoding="utf-8"))
+        label = ", ".join(f"{k}={v}" for k, v in prov["coords"].items())
+        ms, ml = _flow_metrics(sim[rid]), _flow_metrics(linux[rid])
+        for a, b in zip(ms, ml):
+            c = cells.setdefault(
+                (int(prov["point"]), a["flow"]),
+                {"point": int(prov["point"]), "coords": label, "flow": a["flow"], "s": [], "l": []},
+            )
+            c["s"].append(a)
+            c["l"].append(b)
+    rows = []
+    for (_, _), c in sorted(cells.items(), key=lambda kv: kv[0]):
+        s, lx = c["s"], c["l"]
+
+        def m(side: list[dict[str, Any]], key: str) -> float:
+            return _mean([float(r[key]) for r in side])
+
+        both_traced = all(r["rtt_trace"] for r in s + lx)
+        row = {
+            "point": c["point"],
+            "coords": c["coords"],
+            "flow": c["flow"],
+            "seeds": len(s),
+            "goodput_sim_bps": m(s, "goodput_bps"),
+            "goodput_linux_bps": m(lx, "goodput_bps"),
+            "rtt_sim_s": m(s, "rtt_s"),
+            "rtt_linux_s": m(lx, "rtt_s"),
+            "rtt_from": "srtt trace" if both_traced else "rtt_mean_s",
+            "retrans_sim": m(s, "retrans"),
+            "retrans_linux": m(lx, "retrans"),
+            "timeouts_sim": m(s, "timeouts"),
+            "timeouts_linux": m(lx, "timeouts"),
+        }
+        row["goodput_error"] = _rel(row["goodput_sim_bps"], row["goodput_linux_bps"])
+        row["rtt_error"] = _rel(row["rtt_sim_s"], row["rtt_linux_s"])
+        row["timeouts_diff"] = row["timeouts_sim"] - row["timeouts_linux"]
+        rows.append(row)
+    if not rows:
+        return pl.DataFrame()
+    return pl.DataFrame(rows)
+
+
+def compare(
+    sw: Sweep,
+    out: str | os.PathLike[str],
+    *,
+    seeds: int = 1,
+    jobs: int | None = None,
+    resume: bool = False,
+    on_progress: Callable[[str, Progress], None] | None = None,
+) -> Path:
+    """Run ``sw`` (``seeds`` repetitions of every point) on both backends
+    into ``out/sim`` and ``out/linux``, write ``out/comparison.parquet`` and
+    ``out/report.html``; returns the report's path. The linux runs are real
+    time, one at a time."""
+    from tcplab.results import _write_atomic
+    from tcplab.sweep import run_sweep
+
+    outp = Path(out)
+    outp.mkdir(parents=True, exist_ok=True)
+    sw.override({}, seeds)
+    for backend in BACKENDS:
+        sw.backend = backend
+
+        def prog(p: Progress, b: str = backend) -> None:
+            if on_progress is not None:
+                on_progress(b, p)
+
+        run_sweep(sw, outp / backend, jobs=jobs, resume=resume, on_progress=prog)
+    df = comparison(outp)
+    if df.height:
+        _write_atomic(outp / COMPARISON_FILE, df.write_parquet)
+    from tcplab.report import Report
+
+    rep = Report(f"Simulator against Linux: {Path(sw.path).name}", sw.path)
+    rep.add_section(
+        "About",
+        "Every point of the scenario ran on the simulator and on this machine's Linux "
+        f"TCP stack (network namespaces joined by tcplab's link emulator), {seeds} seed(s) "
+        "each, with the same seeds on both sides. Relative errors are sim / linux - 1.",
+    )
+    report_sections(rep, outp)
+    rep.add_section("Provenance")
+    rep.add_provenance_from(outp)
+    return rep.write(outp / "report.html")
+
+
+def _display(df: pl.DataFrame) -> pl.DataFrame:
+    import polars as pl
+
+    return df.select(
+        [
+            *([pl.col("coords").alias("point")] if df["coords"].str.len_chars().max() else []),
+            "flow",
+            "seeds",
+            (pl.col("goodput_sim_bps") / 1e6).alias("goodput sim Mb/s"),
+            (pl.col("goodput_linux_bps") / 1e6).alias("goodput linux Mb/s"),
+            (pl.col("goodput_error") * 100).alias("goodput err %"),
+            (pl.col("rtt_sim_s") * 1e3).alias("RTT sim ms"),
+            (pl.col("rtt_linux_s") * 1e3).alias("RTT linux ms"),
+            (pl.col("rtt_error") * 100).alias("RTT err %"),
+            pl.col("retrans_sim").alias("retrans sim"),
+            pl.col("retrans_linux").alias("retrans linux"),
+            pl.col("timeouts_sim").alias("RTOs sim"),
+            pl.col("timeouts_linux").alias("RTOs linux"),
+        ]
+    )
+
+
+def _first_runs(out: Path) -> list[tuple[str, Path, Path]]:
+    """(point label, sim run, linux run) of the first seed of every point."""
+    from tcplab.sweep import RUN_FILE
+
+    sim, linux = _run_dirs(out / "sim"), _run_dirs(out / "linux")
+    firsts: dict[int, tuple[str, Path, Path]] = {}
+    for rid in sorted(set(sim) & set(linux)):
+        prov = json.loads((sim[rid] / RUN_FILE).read_text(encoding="utf-8"))
+        p = int(prov["point"])
+        if p not in firsts or prov["rep"] == 0:
+            label = ", ".join(f"{k}={v}" for k, v in prov["coords"].items())
+            firsts[p] = (label, sim[rid], linux[rid])
+    return [firsts[p] for p in sorted(firsts)]
+
+
+def _overlay_figures(rep: Report, label: str, sim: Path, linux: Path) -> None:
+    import polars as pl
+
+    from tcplab.figures import time_series
+
+    where = f" ({label})" if label else ""
+    for trace, key, names_file, y, ylabel, what in (
+        ("cwnd", "flow", "flows", "cwnd", "cwnd (segments)", "Congestion window"),
+        ("queue", "link", "links", "pkts", "queue (packets)", "Queue length"),
+    ):
+        frames = []
+        for backend, d in (("sim", sim), ("linux", linux)):
+            f = d / f"trace_{trace}.parquet"
+            if not f.exists():
+                break
+            names = json.loads((d / "summary.json").read_text(encoding="utf-8"))[names_file]
+            df = pl.read_parquet(f).with_columns(
+                pl.col(key)
+                .map_elements(lambda i, n=names: n[int(i)]["name"], return_dtype=pl.String)
+                .alias("name"),
+                pl.lit(backend).alias("backend"),
+            )
+            frames.append(df)
+        if len(frames) != 2:
+            continue
+        both = pl.concat(frames, how="diagonal_relaxed")
+        for name in both["name"].unique(maintain_order=True).to_list():
+            part = both.filter(pl.col("name") == name)
+            if trace == "queue" and part[y].max() == 0:
+                continue
+            fig = time_series(part, "time_s", y, "backend", ylabel=ylabel, xlabel="time (s)")
+            rep.add_figure(fig, f"{what} of {name}{where}: simulator and real stack, first seed.")
+
+
+def report_sections(rep: Report, out: Path) -> pl.DataFrame:
+    """Add the comparison's sections (table, timing, notes, overlays) to a
+    report; returns the comparison table."""
+    import polars as pl
+
+    from tcplab.sweep import read_table
+
+    df = comparison(out)
+    rep.add_section("Simulator against the real stack")
+    if df.height == 0:
+        rep.add_text("No point finished on both backends.")
+        return df
+    rtt_from = set(df["rtt_from"].to_list())
+    rep.add_table(
+        _display(df),
+        "Per flow, mean over the seeds. RTT: "
+        + (
+            "time average of the smoothed RTT on the trace interval, on both sides."
+            if rtt_from == {"srtt trace"}
+            else "rtt_mean_s of each side where a run has no cwnd trace (see the rtt_from column "
+            "of comparison.parquet)."
+        ),
+        float_format=".3f",
+    )
+    timing = read_table(out / "linux", "timing")
+    if timing.height:
+        agg = timing.group_by("link", maintain_order=True).agg(
+            pl.col("delivered").sum(),
+            (pl.col("lateness_p50_s").max() * 1e6).alias("lateness p50 us (worst run)"),
+            (pl.col("lateness_p99_s").max() * 1e6).alias("lateness p99 us (worst run)"),
+            (pl.col("rate_error").max() * 100).alias("rate error % (worst run)"),
+            (pl.col("delay_error").max() * 100).alias("delay error % (worst run)"),
+            pl.col("flagged").sum().alias("runs over 1 %"),
+        )
+        rep.add_text(
+            "The link emulator's timing on the real-stack runs: how late it wrote packets "
+            "into the destination's TUN device behind its ideal schedule, and its achieved "
+            "rate and delay against the configuration (a run is flagged above 1 %)."
+        )
+        rep.add_table(agg, "Emulator timing per link.", float_format=".3f")
+    notes: list[str] = []
+    for d in _run_dirs(out / "linux").values():
+        meta = json.loads((d / "summary.json").read_text(encoding="utf-8"))["meta"]
+        notes = list(meta.get("notes", []))
+        break
+    if notes:
+        rep.add_text("What the real-stack runs did not apply or measure:\n\n" + "\n\n".join(notes))
+    for label, sim, linux in _first_runs(out):
+        _overlay_figures(rep, label, sim, linux)
+    return df
