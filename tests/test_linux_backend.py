@@ -162,7 +162,8 @@ def _net_namespaces() -> set[str]:
 
 
 @needs_root
-def test_a_killed_run_leaves_nothing_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "Ctrl-C"])
+def test_a_killed_run_leaves_nothing_behind(tmp_path: Path, sig: signal.Signals) -> None:
     scenario = tmp_path / "long.toml"
     scenario.write_text(LONG)
     before = _net_namespaces()
@@ -184,10 +185,11 @@ def test_a_killed_run_leaves_nothing_behind(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert len(held) == 2, "the run's two host namespaces appeared"
         assert not held & before
-        # Let traffic flow, then kill the parent with no chance to clean up.
+        # Let traffic flow, then kill the parent (SIGKILL: with no chance to
+        # clean up).
         time.sleep(1.0)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
+        proc.send_signal(sig)
+        assert proc.wait(timeout=10) != 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -283,3 +285,52 @@ def test_without_root_the_error_says_so() -> None:
     assert r.returncode == 2, r.stderr
     assert "the linux backend needs root" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+COMPARE = (
+    """
+name = "compare"
+duration = "4s"
+[measure]
+start = "1s"
+end = "4s"
+[trace]
+cwnd = true
+queue = true
+interval = "50ms"
+"""
+    + LINK
+    + """
+[[flow]]
+name = "bulk"
+from = "a"
+to = "b"
+start = "0s"
+"""
+)
+
+
+@needs_root
+def test_compare_runs_both_backends_and_reports_them_side_by_side(tmp_path: Path) -> None:
+    import polars as pl
+
+    scenario = tmp_path / "cmp.toml"
+    scenario.write_text(COMPARE)
+    out = tmp_path / "cmp"
+    r = run_cli("compare", str(scenario), "--seeds", "1", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    assert "goodput sim" in r.stdout
+    df = pl.read_parquet(out / "comparison.parquet")
+    assert df["flow"].to_list() == ["bulk"]
+    row = df.row(0, named=True)
+    # A buffer of 6 BDPs: both keep the 10 Mb/s link full, 1448 payload
+    # bytes in every 1500.
+    full = 10e6 * 1448 / 1500
+    assert row["goodput_sim_bps"] > 0.95 * full
+    assert row["goodput_linux_bps"] > 0.95 * full
+    assert abs(row["goodput_error"]) < 0.05
+    assert row["rtt_from"] == "srtt trace"
+    html = (out / "report.html").read_text()
+    assert "Simulator against the real stack" in html
+    assert html.count("<figure") >= 2  # cwnd and queue overlays
+    assert (out / "linux" / "timing.parquet").exists()

@@ -665,7 +665,13 @@ def sweep(
 @click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 def compare(
-    scenario: str, seeds: int, out: Path | None, jobs: int | None, resume: bool, quiet: bool
+    scenario: str,
+    *,
+    seeds: int,
+    out: Path | None,
+    jobs: int | None,
+    resume: bool,
+    quiet: bool,
 ) -> None:
     """Run SCENARIO on the simulator and on the real Linux stack, and compare.
 
@@ -702,11 +708,8 @@ def compare(
             jobs_by[backend] = bar.add_task(backend, total=p.total, rate="", failed="")
         bar.update(jobs_by[backend], completed=p.done, total=p.total, **_progress_fields(p))
 
-    with _run_errors(out, scenario, None):
-        with bar:
-            report = cmp.compare(
-                sw, out, seeds=seeds, jobs=jobs, resume=resume, on_progress=progress
-            )
+    with _run_errors(out, scenario, None), bar:
+        report = cmp.compare(sw, out, seeds=seeds, jobs=jobs, resume=resume, on_progress=progress)
     df = cmp.comparison(out)
     if df.height:
         table = _table(

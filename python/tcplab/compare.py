@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from tcplab.report import Report
     from tcplab.sweep import Progress, Sweep
 
-__all__ = ["BACKENDS", "comparison", "compare", "report_sections"]
+__all__ = ["BACKENDS", "compare", "comparison", "report_sections"]
 
 BACKENDS = ("sim", "linux")
 COMPARISON_FILE = "comparison.parquet"
@@ -69,6 +69,7 @@ def _flow_metrics(run_dir: Path) -> list[dict[str, Any]]:
         srtt = {int(f): float(v) for f, v in df.iter_rows()}
     rows = []
     for i, f in enumerate(flows):
+
         def num(v: Any) -> float:
             return math.nan if v is None else float(v)
 
@@ -248,10 +249,9 @@ def _overlay_figures(rep: Report, label: str, sim: Path, linux: Path) -> None:
             if not f.exists():
                 break
             names = json.loads((d / "summary.json").read_text(encoding="utf-8"))[names_file]
+            by_index = {i: str(r["name"]) for i, r in enumerate(names)}
             df = pl.read_parquet(f).with_columns(
-                pl.col(key)
-                .map_elements(lambda i, n=names: n[int(i)]["name"], return_dtype=pl.String)
-                .alias("name"),
+                pl.col(key).replace_strict(by_index, return_dtype=pl.String).alias("name"),
                 pl.lit(backend).alias("backend"),
             )
             frames.append(df)

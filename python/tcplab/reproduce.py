@@ -68,11 +68,11 @@ def reproduce(
     """Run study ``name`` into ``out`` (one sub-directory per part) and write
     ``out/report.html``; returns the report's path."""
     from tcplab.results import Results
-    from tcplab.sweep import Progress, load_sweep, run_sweep
+    from tcplab.sweep import Progress, SweepError, load_sweep, run_sweep
 
     study = get(name)
     outp = Path(out)
-    outp.mkdir(parents=True, exist_ok=True)
+    sweeps = []
     for part in study.parts:
         text, path = scenario_text(study.name, part.file)
         sw = load_sweep(text, path)
@@ -80,6 +80,17 @@ def reproduce(
             sw.override(part.overrides, part.repetitions)
         if quick:
             sw.override(part.quick, part.quick_repetitions)
+        sw.backend = part.backend
+        if part.backend == "linux":
+            # Before anything runs: a study that cannot finish here says so at once.
+            try:
+                _core.check_linux(sw.task(0, 0).text, path)
+            except _core.BackendError as e:
+                raise SweepError(f"{study.name}, part {part.name}: {e}") from e
+        sweeps.append(sw)
+    outp.mkdir(parents=True, exist_ok=True)
+    for part, sw in zip(study.parts, sweeps):
+        path = sw.path
         if part.single:
             # One run with the file's own seed (a sweep's runs get derived seeds).
             t0 = time.perf_counter()
@@ -97,7 +108,12 @@ def reproduce(
                 on_progress(part_name, p)
 
         run_sweep(
-            sw, outp / part.name, jobs=jobs, scheduler=scheduler, resume=resume, on_progress=prog
+            sw,
+            outp / part.name,
+            jobs=jobs,
+            scheduler=scheduler if part.backend == "sim" else None,
+            resume=resume,
+            on_progress=prog,
         )
     (outp / "study.json").write_text(
         json.dumps({"study": name, "quick": quick, "tcplab_version": _core.__version__}, indent=2)

@@ -41,7 +41,7 @@ __all__ = [
 SCENARIOS_ENV = "TCPLAB_SCENARIOS"
 
 #: The study modules, in the order ``tcplab reproduce --list`` shows them.
-_MODULES = ("braud2016", "mascolo2006", "barakat1999", "highspeed_fiber")
+_MODULES = ("braud2016", "mascolo2006", "barakat1999", "highspeed_fiber", "linux_check")
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,9 @@ class Part:
     quick: Mapping[str, Any] = field(default_factory=dict)
     quick_repetitions: int | None = None
     single: bool = False
+    #: ``sim``, or ``linux`` for runs on this machine's real Linux stack (root,
+    #: real time, one at a time; see :mod:`tcplab.realstack`).
+    backend: str = "sim"
 
 
 @dataclass(frozen=True)
