@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -30,7 +30,7 @@ import click
 import tcplab
 from tcplab import _core
 from tcplab.analysis import nearest_rank
-from tcplab.results import column_rows
+from tcplab.results import TABLES, column_rows
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -683,7 +683,6 @@ def compare(
     runs take real time.
     """
     from tcplab import compare as cmp
-    from tcplab.sweep import Progress
 
     _keyboard_interrupts()
     sw = _load_sweep(scenario)
@@ -701,12 +700,7 @@ def compare(
             + (f"; about {real:,.0f} s of real time" if real else "")
         )
     bar = _runs_bar(console, "{task.description}", disable=quiet)
-    jobs_by: dict[str, Any] = {}
-
-    def progress(backend: str, p: Progress) -> None:
-        if backend not in jobs_by:
-            jobs_by[backend] = bar.add_task(backend, total=p.total, rate="", failed="")
-        bar.update(jobs_by[backend], completed=p.done, total=p.total, **_progress_fields(p))
+    progress = _bar_per_label(bar)
 
     with _run_errors(out, scenario, None), bar:
         report = cmp.compare(sw, out, seeds=seeds, jobs=jobs, resume=resume, on_progress=progress)
@@ -774,6 +768,19 @@ def _runs_bar(console: Console, label: str, *, disable: bool = False) -> Any:
     )
 
 
+def _bar_per_label(bar: Any) -> Callable[[str, Any], None]:
+    """A progress callback ``(label, Progress)`` that keeps one line of
+    ``bar`` per label (a study's part, a backend)."""
+    lines: dict[str, Any] = {}
+
+    def progress(label: str, p: Any) -> None:
+        if label not in lines:
+            lines[label] = bar.add_task(label, total=p.total, rate="", failed="")
+        bar.update(lines[label], completed=p.done, total=p.total, **_progress_fields(p))
+
+    return progress
+
+
 def _progress_fields(p: Any) -> dict[str, str]:
     """The bar's text fields for a `tcplab.sweep.Progress`."""
     return {
@@ -833,19 +840,7 @@ def _interrupted(out: Path, what: str) -> None:
 @click.argument("directory", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option(
     "--table",
-    type=click.Choice(
-        [
-            "flows",
-            "links",
-            "phases",
-            "link_phases",
-            "generators",
-            "transfers",
-            "episodes",
-            "hosts",
-            "timing",
-        ]
-    ),
+    type=click.Choice(list(TABLES)),
     default="flows",
     show_default=True,
 )
@@ -956,7 +951,6 @@ def reproduce(
     from tcplab.reproduce import export
     from tcplab.reproduce import reproduce as reproduce_
     from tcplab.studies import STUDIES
-    from tcplab.sweep import Progress
 
     if list_studies or name is None:
         t = _table("studies", [("name", "left"), ("study", "left"), ("paper", "left")])
@@ -979,13 +973,8 @@ def reproduce(
     _keyboard_interrupts()
     out = out if out is not None else Path("out") / (name + ("-quick" if quick else ""))
     console = _console()
-    bar = _runs_bar(console, "{task.description:<9}")
-    jobs_by_part: dict[str, Any] = {}
-
-    def progress(part: str, p: Progress) -> None:
-        if part not in jobs_by_part:
-            jobs_by_part[part] = bar.add_task(part, total=p.total, rate="", failed="")
-        bar.update(jobs_by_part[part], completed=p.done, total=p.total, **_progress_fields(p))
+    bar = _runs_bar(console, "{task.description:<11}")
+    progress = _bar_per_label(bar)
 
     with _run_errors(out, name, scheduler), bar:
         report = reproduce_(

@@ -35,6 +35,8 @@ OPTIONAL_TABLES = (
     "hosts",
     "timing",
 )
+#: Every table a run can have, in the order the docs give them.
+TABLES = ("flows", "links", *OPTIONAL_TABLES)
 PCAP_PREFIX = "capture_"
 PCAP_SUFFIX = ".pcap"
 TRACE_PREFIX = "trace_"

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from tcplab import _core
+from tcplab.results import TABLES as results_tables
 
 if TYPE_CHECKING:
     import polars as pl
@@ -66,17 +67,7 @@ MANIFEST = "sweep.json"
 RUNS = "runs"
 FAILED = "failed"
 RUN_FILE = "run.json"
-TABLES = (
-    "flows",
-    "links",
-    "phases",
-    "link_phases",
-    "generators",
-    "transfers",
-    "episodes",
-    "hosts",
-    "timing",
-)
+TABLES = results_tables
 U64 = 2**64
 
 

@@ -144,13 +144,7 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
         let n = left.min(buf.len() as u64) as usize;
         match w.write(&buf[..n]) {
             Ok(k) => left -= k as u64,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if transient(&e) => {}
             Err(e) => {
                 if !sh.stopped() {
                     sh.fail(format!("flow {name}: write failed: {e}"));
@@ -162,6 +156,16 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
     if !sh.stopped() {
         let _ = s.shutdown(std::net::Shutdown::Write);
     }
+}
+
+/// A blocking call that timed out (to look at the stop flag) or was interrupted.
+fn transient(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
 }
 
 fn reader(sh: Arc<Shared>, f: usize, mut s: Socket, size: Option<u64>) {
@@ -178,13 +182,7 @@ fn reader(sh: Arc<Shared>, f: usize, mut s: Socket, size: Option<u64>) {
                     sh.done_ns[f].store(sh.now(), Ordering::Relaxed);
                 }
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if transient(&e) => {}
             Err(_) => break,
         }
     }
