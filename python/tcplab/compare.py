@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,9 +97,19 @@ def _rel(sim: float, linux: float) -> float:
     return sim / linux - 1.0
 
 
-def comparison(out: str | os.PathLike[str]) -> pl.DataFrame:
+Label = Callable[[Mapping[str, Any]], str]
+
+
+def _label(coords: Mapping[str, Any], label: Label | None) -> str:
+    if label is not None:
+        return label(coords)
+    return ", ".join(f"{k}={v}" for k, v in coords.items())
+
+
+def comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.DataFrame:
     """The comparison table of ``out`` (holding ``sim/`` and ``linux/``): one
-    row per point and flow, over the seeds both backends finished."""
+    row per point and flow, over the seeds both backends finished. ``label``
+    names a point from its coordinates (default ``axis=value, ...``)."""
     import polars as pl
 
     from tcplab.sweep import RUN_FILE
@@ -110,12 +120,12 @@ def comparison(out: str | os.PathLike[str]) -> pl.DataFrame:
     cells: dict[tuple[int, str], dict[str, Any]] = {}
     for rid in paired:
         prov = json.loads((sim[rid] / RUN_FILE).read_text(encoding="utf-8"))
-        label = ", ".join(f"{k}={v}" for k, v in prov["coords"].items())
+        name = _label(prov["coords"], label)
         ms, ml = _flow_metrics(sim[rid]), _flow_metrics(linux[rid])
         for a, b in zip(ms, ml):
             c = cells.setdefault(
                 (int(prov["point"]), a["flow"]),
-                {"point": int(prov["point"]), "coords": label, "flow": a["flow"], "s": [], "l": []},
+                {"point": int(prov["point"]), "coords": name, "flow": a["flow"], "s": [], "l": []},
             )
             c["s"].append(a)
             c["l"].append(b)
@@ -218,7 +228,7 @@ def _display(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _first_runs(out: Path) -> list[tuple[str, Path, Path]]:
+def _first_runs(out: Path, label: Label | None) -> list[tuple[str, Path, Path]]:
     """(point label, sim run, linux run) of the first seed of every point."""
     from tcplab.sweep import RUN_FILE
 
@@ -228,8 +238,7 @@ def _first_runs(out: Path) -> list[tuple[str, Path, Path]]:
         prov = json.loads((sim[rid] / RUN_FILE).read_text(encoding="utf-8"))
         p = int(prov["point"])
         if p not in firsts or prov["rep"] == 0:
-            label = ", ".join(f"{k}={v}" for k, v in prov["coords"].items())
-            firsts[p] = (label, sim[rid], linux[rid])
+            firsts[p] = (_label(prov["coords"], label), sim[rid], linux[rid])
     return [firsts[p] for p in sorted(firsts)]
 
 
@@ -266,14 +275,14 @@ def _overlay_figures(rep: Report, label: str, sim: Path, linux: Path) -> None:
             rep.add_figure(fig, f"{what} of {name}{where}: simulator and real stack, first seed.")
 
 
-def report_sections(rep: Report, out: Path) -> pl.DataFrame:
+def report_sections(rep: Report, out: Path, label: Label | None = None) -> pl.DataFrame:
     """Add the comparison's sections (table, timing, notes, overlays) to a
-    report; returns the comparison table."""
+    report; returns the comparison table. ``label`` names the points."""
     import polars as pl
 
     from tcplab.sweep import read_table
 
-    df = comparison(out)
+    df = comparison(out, label)
     rep.add_section("Simulator against the real stack")
     if df.height == 0:
         rep.add_text("No point finished on both backends.")
@@ -313,6 +322,6 @@ def report_sections(rep: Report, out: Path) -> pl.DataFrame:
         break
     if notes:
         rep.add_text("What the real-stack runs did not apply or measure:\n\n" + "\n\n".join(notes))
-    for label, sim, linux in _first_runs(out):
-        _overlay_figures(rep, label, sim, linux)
+    for name, sim, linux in _first_runs(out, label):
+        _overlay_figures(rep, name, sim, linux)
     return df

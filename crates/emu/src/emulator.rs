@@ -31,10 +31,9 @@ use tcplab_net::{Ecn, LossModel};
 
 /// Spin instead of sleeping when the next deadline is this close (ns).
 const SPIN_NS: u64 = 200_000;
-/// Busy periods shorter than this (ideal length, ns) do not count in the
-/// rate error: over a few small packets the loop's microseconds of jitter
-/// would dominate a ratio that says nothing of the rate a flow sees.
-const MIN_RATE_PERIOD_NS: u64 = 10_000_000;
+/// Consecutive deliveries of a link further apart than this (ideal, ns)
+/// belong to different trains and do not count in its spacing error.
+const TRAIN_GAP_NS: u64 = 10_000_000;
 /// Sleep at most this long, to notice the stop flag (ns).
 const MAX_SLEEP_NS: u64 = 2_000_000;
 /// Senders use ports `SENDER_PORT_BASE + flow` (as the simulator's captures).
@@ -68,11 +67,13 @@ pub struct LinkTiming {
     pub delivered: u64,
     /// How late those deliveries were written, seconds.
     pub lateness: Summary,
-    /// Busy periods of 10 ms or more: their length by the ideal schedule
-    /// (first to last end of transmission) and as the loop ran it, ns.
-    pub ideal_busy_ns: u64,
-    /// See `ideal_busy_ns`.
-    pub actual_busy_ns: u64,
+    /// Spacing of consecutive deliveries less than 10 ms apart: the sum of
+    /// their ideal gaps, and the sum of how far each actual gap missed its
+    /// ideal one (|change of lateness|), ns. Their ratio is the error of the
+    /// rate a receiver sees.
+    pub ideal_gaps_ns: u64,
+    /// See `ideal_gaps_ns`.
+    pub gap_errors_ns: u64,
     /// Packets a TUN device refused.
     pub write_failures: u64,
 }
@@ -137,10 +138,8 @@ struct ELink {
     qlen: u32,
     qlast: u64,
     max_sojourn: u64,
-    /// Busy period: packets, (ideal, actual) of its first and last ends.
-    bp_n: u32,
-    bp_first: (u64, u64),
-    bp_last: (u64, u64),
+    /// The last delivery: (ideal time, lateness), ns.
+    last_delivery: Option<(u64, u64)>,
     timing: LinkTiming,
     capture: Option<Capture>,
 }
@@ -257,9 +256,7 @@ impl Emu {
                 qlen: 0,
                 qlast: 0,
                 max_sojourn: 0,
-                bp_n: 0,
-                bp_first: (0, 0),
-                bp_last: (0, 0),
+                last_delivery: None,
                 timing: LinkTiming::default(),
                 capture: sc.trace.pcap.contains(&(i as u32)).then(Capture::new),
             })
@@ -427,12 +424,6 @@ impl Emu {
         }
         self.dropped = dropped;
         let Some(qp) = next else {
-            let link = &mut self.links[l];
-            if link.bp_n >= 2 && link.bp_last.0 - link.bp_first.0 >= MIN_RATE_PERIOD_NS {
-                link.timing.ideal_busy_ns += link.bp_last.0 - link.bp_first.0;
-                link.timing.actual_busy_ns += link.bp_last.1 - link.bp_first.1;
-            }
-            link.bp_n = 0;
             return;
         };
         let id = qp.id;
@@ -463,11 +454,6 @@ impl Emu {
     fn tx_end(&mut self, l: usize, t: u64, now: u64) {
         let link = &mut self.links[l];
         let (id, _, _) = link.tx.take().expect("a transmission ends");
-        if link.bp_n == 0 {
-            link.bp_first = (t, now);
-        }
-        link.bp_n += 1;
-        link.bp_last = (t, now);
         if link.loss.lose() {
             self.drop_packet(l, id, t, true);
         } else {
@@ -489,8 +475,16 @@ impl Emu {
             let ok = sys::write_packet(fd, &self.bufs[s..s + m.len as usize]).unwrap_or(false);
             let link = &mut self.links[l];
             if ok {
+                let late = done - t;
                 link.timing.delivered += 1;
-                link.timing.lateness.add((done - t) as f64 * 1e-9);
+                link.timing.lateness.add(late as f64 * 1e-9);
+                if let Some((t0, late0)) = link.last_delivery {
+                    if t - t0 < TRAIN_GAP_NS {
+                        link.timing.ideal_gaps_ns += t - t0;
+                        link.timing.gap_errors_ns += late.abs_diff(late0);
+                    }
+                }
+                link.last_delivery = Some((t, late));
             } else {
                 link.timing.write_failures += 1;
             }

@@ -795,8 +795,8 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
         .enumerate()
         .map(|(i, t)| {
             let mean = t.lateness.mean();
-            let rate_error = if t.ideal_busy_ns > 0 {
-                (t.actual_busy_ns as f64 - t.ideal_busy_ns as f64).abs() / t.ideal_busy_ns as f64
+            let rate_error = if t.ideal_gaps_ns > 0 {
+                t.gap_errors_ns as f64 / t.ideal_gaps_ns as f64
             } else {
                 0.0
             };

@@ -258,8 +258,9 @@ pub struct TimingResult {
     pub lateness_p99_s: f64,
     /// 99.9th percentile, seconds.
     pub lateness_p999_s: f64,
-    /// Achieved versus configured rate: |actual - ideal| / ideal length of
-    /// the link's busy periods of 10 ms or more (0 when it had none).
+    /// The rate a receiver sees against the configured one: over consecutive
+    /// deliveries less than 10 ms apart, the sum of |actual gap - ideal gap|
+    /// over the sum of ideal gaps (0 when there were none).
     pub rate_error: f64,
     /// Mean lateness over the shortest one-way delay of a path ending on the
     /// link (propagation and serialisation of a full packet on each hop).

@@ -15,8 +15,9 @@ the bounds issue 14 sets (goodput within 5 %, timeouts within one, RTT within
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tcplab.studies import Citation, Part, Study
 
@@ -54,6 +55,14 @@ def _count(df: pl.DataFrame, col: str) -> str:
     return f"{int(df[col].sum())} of {df.height}"
 
 
+def label(coords: Mapping[str, Any]) -> str:
+    """A point's name: "reno/reno, uplink 40" (download/upload controllers)
+    on the braud2016 link, the controller on the one-BDP link."""
+    cc = [str(v) for k, v in coords.items() if k.endswith(".cc")]
+    up = [f"uplink {v}" for k, v in coords.items() if "queue" in k]
+    return ", ".join(["/".join(cc), *up])
+
+
 def _part(rep: Report, out: Path, name: str, title: str, text: str) -> pl.DataFrame | None:
     from tcplab.compare import report_sections
 
@@ -62,7 +71,7 @@ def _part(rep: Report, out: Path, name: str, title: str, text: str) -> pl.DataFr
         rep.add_section(title, f"No results in {d}.")
         return None
     rep.add_section(title, text)
-    df = report_sections(rep, d)
+    df = report_sections(rep, d, label)
     if df.height == 0:
         return None
     return agreement(df)
