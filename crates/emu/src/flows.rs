@@ -126,10 +126,13 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
         Err(e) => return sh.fail(format!("flow {name}: cannot open its socket: {e}")),
     };
     sh.syn_ns[f].store(sh.now(), Ordering::Relaxed);
-    if let Err(e) = s.connect(&addr(dst, RECEIVER_PORT)) {
-        if !sh.stopped() {
-            sh.fail(format!("flow {name}: cannot connect: {e}"));
-        }
+    // A connection whose SYNs are lost keeps trying (the kernel's SYN
+    // retransmissions) until the run ends: no error, just no data.
+    if let Err(e) = connect(&sh, &s, &addr(dst, RECEIVER_PORT)) {
+        sh.fail(format!("flow {name}: cannot connect: {e}"));
+        return;
+    }
+    if sh.stopped() {
         return;
     }
     match s.try_clone() {
@@ -156,6 +159,29 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
     if !sh.stopped() {
         let _ = s.shutdown(std::net::Shutdown::Write);
     }
+}
+
+/// Connect without blocking past the end of the run: Ok also when the run
+/// ends first.
+fn connect(sh: &Shared, s: &Socket, to: &SockAddr) -> std::io::Result<()> {
+    s.set_nonblocking(true)?;
+    match s.connect(to) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => loop {
+            if sh.stopped() {
+                return Ok(());
+            }
+            if let Some(e) = s.take_error()? {
+                return Err(e);
+            }
+            if s.peer_addr().is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        },
+        Err(e) => return Err(e),
+    }
+    s.set_nonblocking(false)
 }
 
 /// A blocking call that timed out (to look at the stop flag) or was interrupted.
