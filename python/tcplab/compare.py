@@ -200,7 +200,7 @@ def compare(
         f"TCP stack (network namespaces joined by tcplab's link emulator), {seeds} seed(s) "
         "each, with the same seeds on both sides. Relative errors are sim / linux - 1.",
     )
-    report_sections(rep, outp)
+    report_sections(rep, outp, title="Simulator against the real stack")
     rep.add_section("Provenance")
     rep.add_provenance_from(outp)
     return rep.write(outp / "report.html")
@@ -275,15 +275,19 @@ def _overlay_figures(rep: Report, label: str, sim: Path, linux: Path) -> None:
             rep.add_figure(fig, f"{what} of {name}{where}: simulator and real stack, first seed.")
 
 
-def report_sections(rep: Report, out: Path, label: Label | None = None) -> pl.DataFrame:
-    """Add the comparison's sections (table, timing, notes, overlays) to a
-    report; returns the comparison table. ``label`` names the points."""
+def report_sections(
+    rep: Report, out: Path, label: Label | None = None, title: str | None = None
+) -> pl.DataFrame:
+    """Add the comparison (table, timing, notes, overlays) to a report, in a
+    new section ``title`` if given, else in the current one; returns the
+    comparison table. ``label`` names the points."""
     import polars as pl
 
     from tcplab.sweep import read_table
 
     df = comparison(out, label)
-    rep.add_section("Simulator against the real stack")
+    if title is not None:
+        rep.add_section(title)
     if df.height == 0:
         rep.add_text("No point finished on both backends.")
         return df
@@ -297,7 +301,7 @@ def report_sections(rep: Report, out: Path, label: Label | None = None) -> pl.Da
             else "rtt_mean_s of each side where a run has no cwnd trace (see the rtt_from column "
             "of comparison.parquet)."
         ),
-        float_format=".3f",
+        float_format=".2f",
     )
     timing = read_table(out / "linux", "timing")
     if timing.height:
