@@ -243,7 +243,7 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
             (
                 s("rto_estimator"),
                 s(c.rto_estimator.name()),
-                s("RTO computation: rfc6298, ns2 (integer ticks) or linux22 (jiffies)"),
+                s("RTO computation: rfc6298, ns2 (integer ticks), linux22 (jiffies) or linux (Linux 6.x: rttvar decaying once per round trip, RTO >= SRTT + min_rto)"),
             ),
             (
                 s("tcp_tick"),

@@ -1799,7 +1799,7 @@ fn resolve_host(
             cx.err(
                 &f("rto_estimator"),
                 format!("{v:?}"),
-                "allowed: rfc6298, ns2, linux22",
+                "allowed: rfc6298, ns2, linux22, linux",
             )
         })?;
     }

@@ -13,6 +13,18 @@
 //! ticks; one timed segment at a time (`rtt_active_`, `rtt_seq_`) unless
 //! timestamps give a sample per ACK; the backoff multiplier doubles up to 64 and
 //! past 8 folds srtt into rttvar. Only the arithmetic is followed; the code is ours.
+//!
+//! A fourth, [`RtoEstimator::Linux`], follows Linux 6.12 (net/ipv4/tcp_input.c
+//! `tcp_rtt_estimator`, `tcp_set_rto`; include/net/tcp.h `__tcp_set_rto`,
+//! `tcp_bound_rto`, `tcp_rto_min_us`): microseconds, srtt kept times 8 and
+//! mdev times 4; `rttvar` jumps at once to a new maximum of mdev within a
+//! round trip but decays only once per round trip (when snd_una passes
+//! `rtt_seq`), by a quarter of its excess over that maximum, whose floor is
+//! the minimum RTO: RTO = SRTT + rttvar >= SRTT + rto_min, rounded up to
+//! jiffies (the clock granularity), at most the maximum. Which samples it
+//! gets (the oldest newly acknowledged segment never retransmitted, else the
+//! oldest newly SACKed one, else the timestamp echo in milliseconds) is the
+//! sender's part (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`).
 
 use tcplab_engine::SimTime;
 
@@ -28,6 +40,8 @@ pub enum RtoEstimator {
     /// 8 and mdev times 4, RTO = base + base/4 + base >> (cwnd - 1) with
     /// base = srtt + 4 mdev.
     Linux22,
+    /// Linux 6.x's (`tcp_rtt_estimator` with `rttvar`/`mdev_max`, `tcp_set_rto`).
+    Linux,
 }
 
 impl RtoEstimator {
@@ -37,6 +51,7 @@ impl RtoEstimator {
             RtoEstimator::Rfc6298 => "rfc6298",
             RtoEstimator::Ns2 => "ns2",
             RtoEstimator::Linux22 => "linux22",
+            RtoEstimator::Linux => "linux",
         }
     }
     /// Parse a scenario name.
@@ -45,6 +60,7 @@ impl RtoEstimator {
             "rfc6298" => RtoEstimator::Rfc6298,
             "ns2" => RtoEstimator::Ns2,
             "linux22" => RtoEstimator::Linux22,
+            "linux" => RtoEstimator::Linux,
             _ => return None,
         })
     }
@@ -122,11 +138,32 @@ struct L22Timer {
     phase: u64,
 }
 
+/// Linux 6.x's estimator state (struct tcp_sock `srtt_us`, `mdev_us`,
+/// `mdev_max_us`, `rttvar_us`, `rtt_seq`), microseconds.
+#[derive(Clone, Debug)]
+struct LinuxTimer {
+    /// 8 x smoothed RTT (0: no sample yet).
+    srtt_us: i64,
+    /// 4 x mean deviation.
+    mdev_us: i64,
+    /// Largest mdev_us of the current round trip (at least rto_min).
+    mdev_max_us: i64,
+    /// The smoothed maximum the RTO uses.
+    rttvar_us: i64,
+    /// The round trip ends when snd_una passes this.
+    rtt_seq: u64,
+    /// `tcp_rto_min_us`: the minimum RTO rounded up to jiffies.
+    rto_min_us: i64,
+    /// One jiffy, microseconds.
+    jiffy_us: u64,
+}
+
 /// RTT estimator and RTO of one sender.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     ns2: Option<Ns2Timer>,
     l22: Option<L22Timer>,
+    linux: Option<LinuxTimer>,
     srtt: Option<SimTime>,
     rttvar: SimTime,
     rto: SimTime,
@@ -150,6 +187,7 @@ impl RttEstimator {
         RttEstimator {
             ns2: None,
             l22: None,
+            linux: None,
             srtt: None,
             rttvar: SimTime::ZERO,
             rto: initial.min(max_rto),
@@ -206,7 +244,75 @@ impl RttEstimator {
             cwnd: 2,
             phase: 0,
         });
+        let jiffy_us = (tick / 1000).max(1);
+        let rto_min_us = (self.min_rto.0 / 1000).div_ceil(jiffy_us) * jiffy_us;
+        self.linux = (kind == RtoEstimator::Linux).then_some(LinuxTimer {
+            srtt_us: 0,
+            mdev_us: 0,
+            mdev_max_us: 0,
+            rttvar_us: 0,
+            rtt_seq: 0,
+            rto_min_us: rto_min_us as i64,
+            jiffy_us,
+        });
         self
+    }
+    /// Linux 6.x: one RTT sample `r` taken on an ACK that moved snd_una to
+    /// `snd_una` while `snd_nxt` was the highest sequence sent
+    /// (`tcp_rtt_estimator` then `tcp_set_rto`); clears the backoff
+    /// (`tcp_ack_update_rtt`: "only reset backoff on valid RTT").
+    pub fn linux_sample(&mut self, r: SimTime, snd_una: u64, snd_nxt: u64) {
+        let l = self.linux.as_mut().expect("linux estimator");
+        let m_us = (r.0 / 1000) as i64;
+        if l.srtt_us != 0 {
+            let mut m = m_us - (l.srtt_us >> 3); // the error
+            l.srtt_us += m; // srtt = 7/8 srtt + 1/8 R
+            if m < 0 {
+                m = -m - (l.mdev_us >> 2);
+                // A falling RTT raises mdev with gain 1/32, not 1/4.
+                if m > 0 {
+                    m >>= 3;
+                }
+            } else {
+                m -= l.mdev_us >> 2;
+            }
+            l.mdev_us += m; // mdev = 3/4 mdev + |error|, times 4
+            if l.mdev_us > l.mdev_max_us {
+                l.mdev_max_us = l.mdev_us;
+                if l.mdev_max_us > l.rttvar_us {
+                    l.rttvar_us = l.mdev_max_us;
+                }
+            }
+            if snd_una > l.rtt_seq {
+                // The round trip is over: rttvar decays towards its maximum.
+                if l.mdev_max_us < l.rttvar_us {
+                    l.rttvar_us -= (l.rttvar_us - l.mdev_max_us) >> 2;
+                }
+                l.rtt_seq = snd_nxt;
+                l.mdev_max_us = l.rto_min_us;
+            }
+        } else {
+            l.srtt_us = m_us << 3;
+            l.mdev_us = m_us << 1; // "make sure rto = 3*rtt"
+            l.rttvar_us = l.mdev_us.max(l.rto_min_us);
+            l.mdev_max_us = l.rttvar_us;
+            l.rtt_seq = snd_nxt;
+        }
+        l.srtt_us = l.srtt_us.max(1);
+        self.srtt = Some(SimTime((l.srtt_us as u64 >> 3) * 1000));
+        self.rttvar = SimTime((l.mdev_us.max(0) as u64 >> 2) * 1000);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |x| x.min(r)));
+        self.latest = Some(r);
+        self.backoff = 0;
+        self.rto = self.linux_rto();
+    }
+    /// `__tcp_set_rto` and `tcp_bound_rto`: (srtt + rttvar) rounded up to
+    /// jiffies, at most the maximum; then doubled per backoff.
+    fn linux_rto(&self) -> SimTime {
+        let l = self.linux.as_ref().expect("linux estimator");
+        let us = ((l.srtt_us >> 3) + l.rttvar_us).max(0) as u64;
+        let base = SimTime(us.div_ceil(l.jiffy_us) * l.jiffy_us * 1000).min(self.max_rto);
+        SimTime(base.0.saturating_mul(1 << self.backoff.min(40))).min(self.max_rto)
     }
     /// Linux 2.2: the sender's cwnd, which the next RTO computation uses.
     #[inline]
@@ -259,7 +365,9 @@ impl RttEstimator {
     }
     /// The estimator in use.
     pub fn estimator(&self) -> RtoEstimator {
-        if self.l22.is_some() {
+        if self.linux.is_some() {
+            RtoEstimator::Linux
+        } else if self.l22.is_some() {
             RtoEstimator::Linux22
         } else if self.ns2.is_some() {
             RtoEstimator::Ns2
@@ -409,6 +517,12 @@ impl RttEstimator {
     }
     /// Take one RTT measurement R (RFC 6298 (2.2) and (2.3)); clears the backoff.
     pub fn sample(&mut self, r: SimTime) {
+        if self.linux.is_some() {
+            // Outside a data ACK (the handshake's): the next ACK of data ends
+            // the round trip.
+            self.linux_sample(r, 0, 0);
+            return;
+        }
         if self.l22.is_some() {
             let tick = self.granularity.0.max(1);
             self.l22_update((r.0 / tick) as i64, r);
@@ -530,6 +644,77 @@ mod tests {
         // Linux 2.2 on i386: HZ 100, TCP_TIMEOUT_INIT 3 s, HZ/5, 120*HZ.
         RttEstimator::new(ms(3000), ms(200), ms(120_000), ms(10))
             .with_estimator(RtoEstimator::Linux22)
+    }
+
+    fn linux(jiffy_ms: u64) -> RttEstimator {
+        // Linux 6.x: TCP_TIMEOUT_INIT 1 s, TCP_RTO_MIN 200 ms, TCP_RTO_MAX 120 s.
+        RttEstimator::new(ms(1000), ms(200), ms(120_000), ms(jiffy_ms))
+            .with_estimator(RtoEstimator::Linux)
+    }
+
+    #[test]
+    fn linux_rto_follows_tcp_rtt_estimator_one_sample_per_round_trip() {
+        // Worked by hand from tcp_rtt_estimator (us, srtt x8, mdev x4):
+        // 100 ms: srtt 800000, mdev 200000, rttvar = max(200000, rto_min) =
+        //   200000: RTO = 100000 + 200000 = 300 ms.
+        // 100 ms (next round): error 0; mdev = 200000 - 50000 = 150000;
+        //   rttvar stays 200000 (not above the window max): 300 ms.
+        // 300 ms: error 200000, srtt 1000000; mdev = 150000 + 200000 -
+        //   37500 = 312500, a new maximum: rttvar 312500: 125000 + 312500 =
+        //   437500 us, 438 ms in 1 ms jiffies.
+        // 100 ms: error -25000, srtt 975000; -(25000 - 78125) < 0 so mdev =
+        //   312500 - 53125 = 259375; the round ends: rttvar -= (312500 -
+        //   259375) >> 2 = 13281 -> 299219: 121875 + 299219 = 421094 us: 422 ms.
+        let mut e = linux(1);
+        assert_eq!(e.rto(), ms(1000));
+        let mut una = 0;
+        for (r, rto) in [(100, 300), (100, 300), (300, 438), (100, 422)] {
+            // One sample per round trip: each ACK passes the last rtt_seq.
+            una += 10;
+            e.linux_sample(ms(r), una, una + 9);
+            assert_eq!(e.rto(), ms(rto), "after a sample of {r} ms");
+        }
+        assert_eq!(e.srtt(), Some(SimTime::from_micros(121_875)));
+    }
+
+    #[test]
+    fn linux_rttvar_jumps_up_at_once_and_decays_once_per_round_trip() {
+        // By hand: 100 ms first (rtt_seq 10); 200 ms within the round raises
+        // mdev to 250000 and rttvar with it (RTO 112500 + 250000); two 100 ms
+        // samples let mdev fall but rttvar stays until snd_una passes 10, and
+        // at that point it decays by (250000 - mdev_max 250000) >> 2 = 0; the
+        // next round's end decays it by (250000 - 200000) >> 2 = 12500.
+        let mut e = linux(1);
+        e.linux_sample(ms(100), 0, 10);
+        e.linux_sample(ms(200), 5, 10);
+        assert_eq!(e.rto(), ms(363)); // 362500 us
+        e.linux_sample(ms(100), 10, 10); // snd_una = rtt_seq: same round
+        assert_eq!(e.rto(), ms(361)); // 110937 + 250000
+        e.linux_sample(ms(100), 11, 20); // the round ends, rtt_seq 20
+        assert_eq!(e.rto(), ms(360)); // 109570 + 250000
+        e.linux_sample(ms(100), 21, 30);
+        assert_eq!(e.rto(), ms(346)); // 108374 + 237500 = 345874
+    }
+
+    #[test]
+    fn linux_rto_is_at_least_srtt_plus_rto_min_in_whole_jiffies() {
+        // A steady 10 ms path: rttvar never falls below rto_min (200 ms), so
+        // RTO = 10 + 200 = 210 ms; with 4 ms jiffies (HZ 250) 212 ms.
+        for (jiffy, rto) in [(1, 210), (4, 212)] {
+            let mut e = linux(jiffy);
+            for k in 0..50u64 {
+                e.linux_sample(ms(10), 10 * k + 1, 10 * k + 10);
+            }
+            assert_eq!(e.rto(), ms(rto), "jiffy {jiffy} ms");
+        }
+        // Backoff doubles it; the next sample clears the backoff.
+        let mut e = linux(1);
+        e.linux_sample(ms(10), 1, 10);
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.rto(), ms(4 * 210));
+        e.linux_sample(ms(10), 11, 20);
+        assert_eq!(e.rto(), ms(210));
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub struct RateAcc {
     pub best: Option<Seg>,
     /// Send time of the most recently sent delivered segment never retransmitted.
     pub newest_clean: Option<SimTime>,
+    /// Send time of the earliest newly SACKed segment never retransmitted
+    /// (Linux `first_sackt`, the SACK RTT sample).
+    pub oldest_clean_sacked: Option<SimTime>,
 }
 
 impl RateAcc {
@@ -100,6 +103,10 @@ pub struct Acked {
     /// Send time of the newest removed segment, if no removed segment was
     /// ever retransmitted (Linux 2.2's `seq_rtt`, the last skb freed).
     pub newest_sent: Option<SimTime>,
+    /// Send time of the earliest removed segment neither SACKed before nor
+    /// ever retransmitted, if no removed segment was ever retransmitted
+    /// (Linux 6.x `first_ackt` under `FLAG_RETRANS_DATA_ACKED`).
+    pub first_unsacked_sent: Option<SimTime>,
 }
 
 /// The scoreboard.
@@ -209,14 +216,20 @@ impl Scoreboard {
             }
             if s.has(EVER_RETRANS) {
                 a.any_retrans = true;
-            } else if a.karn_sent.is_none() {
-                a.karn_sent = Some(s.sent);
+            } else {
+                if a.karn_sent.is_none() {
+                    a.karn_sent = Some(s.sent);
+                }
+                if a.first_unsacked_sent.is_none() && !s.has(SACKED) {
+                    a.first_unsacked_sent = Some(s.sent);
+                }
             }
             a.newest_sent = Some(s.sent);
         }
         if a.any_retrans {
             a.karn_sent = None;
             a.newest_sent = None;
+            a.first_unsacked_sent = None;
         }
         a
     }
@@ -241,6 +254,9 @@ impl Scoreboard {
                 }
                 if s.has(RETRANS) {
                     self.retrans -= 1;
+                }
+                if !s.has(EVER_RETRANS) && rate.oldest_clean_sacked.is_none_or(|t| s.sent < t) {
+                    rate.oldest_clean_sacked = Some(s.sent);
                 }
                 s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
                 self.sacked += 1;

@@ -858,6 +858,16 @@ impl Sender {
     }
 
     /// A sample was taken: report it and copy the estimates into `tp`.
+    /// Linux `tcp_rtt_tsopt_us`: the timestamp echo's age on the
+    /// millisecond timestamp clock, at least 1 ms (a fallback when Karn's
+    /// rule and SACK give no sample).
+    fn linux_ts_rtt(&self, h: &TcpHeader, now: SimTime) -> Option<SimTime> {
+        (self.ts_ok && h.has_ts && h.tsecr > 0).then(|| {
+            let ms = (now.0 / 1_000_000).saturating_sub(h.tsecr / 1_000_000);
+            SimTime::from_millis(ms.max(1))
+        })
+    }
+
     fn note_rtt(&mut self, r: SimTime) {
         self.last_rtt = Some(r);
         self.tp.srtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
@@ -966,6 +976,7 @@ impl Sender {
             let ts_rtt = (self.ts_ok && h.has_ts && h.tsecr > 0)
                 .then(|| now.saturating_sub(SimTime(h.tsecr)));
             let linux22 = self.cfg.rto_estimator == RtoEstimator::Linux22;
+            let linux = self.cfg.rto_estimator == RtoEstimator::Linux;
             let karn = if linux22 {
                 // Linux 2.2 tcp_ack: the newest freed segment, and no sample
                 // while a timeout's retransmissions are outstanding.
@@ -976,7 +987,22 @@ impl Sender {
                 acked.karn_sent
             };
             self.rtt.set_cwnd(self.tp.cwnd);
-            let sample = self.rtt.on_ack(h.ack, karn, ts_rtt, now);
+            let sample = if linux {
+                // tcp_ack_update_rtt: the oldest newly acknowledged segment
+                // never retransmitted (none if any was), else the SACK
+                // sample, else the timestamp echo.
+                let r = acked
+                    .first_unsacked_sent
+                    .or(rate.oldest_clean_sacked)
+                    .map(|t| now - t)
+                    .or_else(|| self.linux_ts_rtt(h, now));
+                if let Some(r) = r {
+                    self.rtt.linux_sample(r, h.ack, self.snd_max);
+                }
+                r
+            } else {
+                self.rtt.on_ack(h.ack, karn, ts_rtt, now)
+            };
             if linux22 && self.snd_una >= self.snd_max {
                 self.rtt.all_acked();
             }
@@ -994,6 +1020,10 @@ impl Sender {
                 && self.cfg.rto_estimator == RtoEstimator::Rfc6298
             {
                 ts_rtt.or(acked.karn_sent.map(|t| now - t))
+            } else if linux {
+                // ca_rtt_us: from the newest segment delivered never
+                // retransmitted, when the estimator had a sample.
+                sample.and(rate.newest_clean.map(|t| now - t)).or(sample)
             } else {
                 sample
             };
@@ -1130,6 +1160,13 @@ impl Sender {
             && !h.has(FIN)
         {
             // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
+            if self.cfg.rto_estimator == RtoEstimator::Linux {
+                // Linux samples the RTT on SACK-only ACKs too.
+                if let Some(t) = rate.oldest_clean_sacked {
+                    self.rtt.linux_sample(now - t, self.snd_una, self.snd_max);
+                    self.note_rtt(now - t);
+                }
+            }
             self.tp.delivered += newly_sacked as u64;
             if newly_sacked > 0 {
                 // Linux calls pkts_acked on every ACK, with the SACK RTT sample.
