@@ -8,6 +8,7 @@ pub mod cc;
 pub mod header;
 pub mod profile;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
