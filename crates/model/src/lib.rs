@@ -292,6 +292,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("every timeout forgets the SACK marks (else only on reneging)"),
             ),
             (
+                s("prr"),
+                c.prr.to_string(),
+                s("Proportional Rate Reduction (RFC 6937, Linux tcp_cwnd_reduction) in SACK recovery and CWR"),
+            ),
+            (
                 s("mem_limit"),
                 c.mem_limit.to_string(),
                 s("bytes held out of order before the queue is dropped (0 = no limit)"),

@@ -153,6 +153,7 @@ host_settings! {
     count_acks: bool,
     buffer_accounting: String,
     rto_clears_sack: bool,
+    prr: bool,
     mem_limit: Size,
     tcp_tick: Duration,
     initial_rto: Duration,
@@ -1847,6 +1848,9 @@ fn resolve_host(
     }
     if let Some(v) = h.rto_clears_sack {
         c.rto_clears_sack = v;
+    }
+    if let Some(v) = h.prr {
+        c.prr = v;
     }
     if let Some(v) = h.mem_limit {
         if v.0 > 0 && v.0 < 4 * c.mss as u64 {

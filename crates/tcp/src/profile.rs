@@ -161,6 +161,10 @@ pub struct TcpConfig {
     /// A timeout forgets every SACK (Linux 2.2 tcp_retransmit_timer, RFC
     /// 2018's reneging caution) instead of only when reneging shows.
     pub rto_clears_sack: bool,
+    /// Proportional Rate Reduction (RFC 6937, Linux `tcp_cwnd_reduction`) in
+    /// SACK recovery and ECN's CWR: cwnd comes down to ssthresh over the
+    /// recovery round trip instead of at once.
+    pub prr: bool,
     /// Memory the host gives a connection's received out-of-order data,
     /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue
     /// is dropped (Linux 2.2 `prune_queue`).
@@ -366,6 +370,7 @@ fn base() -> TcpConfig {
         count_acks: false,
         buffer_accounting: BufferAccounting::Plain,
         rto_clears_sack: false,
+        prr: false,
         mem_limit: 0,
         max_ssthresh: 0,
         ns2_lss: false,

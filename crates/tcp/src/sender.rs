@@ -224,6 +224,8 @@ pub struct Sender {
     episode_retrans0: u64,
     /// When the FIN was acknowledged.
     pub done_at: Option<SimTime>,
+    /// The window reduction under way (`prr`).
+    prr: crate::recovery::Prr,
 }
 
 impl Sender {
@@ -322,6 +324,7 @@ impl Sender {
             stats: SenderStats::default(),
             episodes: Vec::new(),
             episode_retrans0: 0,
+            prr: crate::recovery::Prr::default(),
             done_at: None,
         }
     }
@@ -649,6 +652,9 @@ impl Sender {
             }
         }
         self.stats.segs_sent += 1;
+        if self.prr.active() {
+            self.prr.on_sent(1);
+        }
         self.tp.lsndtime = now;
         if self.tp.pacing_rate > 0 {
             let bytes = h.wire_size() as u64;
@@ -890,6 +896,10 @@ impl Sender {
     }
 
     fn set_ca_state(&mut self, s: CaState) {
+        if !matches!(s, CaState::Recovery | CaState::Cwr) {
+            // tcp_end_cwnd_reduction, a timeout or an undo: PRR is over.
+            self.prr = crate::recovery::Prr::default();
+        }
         if s == CaState::Open {
             self.undo_marker = false;
             self.retrans_stamp = None;
@@ -925,6 +935,7 @@ impl Sender {
         let ece = self.ecn_ok && h.has(ECE);
         let ece_flight = if ece { self.flight_size() } else { 0 };
         let prior_in_flight = self.sb.in_flight();
+        let prior_snd_una = self.snd_una;
         self.tp.in_flight = prior_in_flight;
         let sack = self.uses_sack();
         // Delivery-rate sampling over every segment this ACK delivers (tcp_rate.c).
@@ -1205,6 +1216,20 @@ impl Sender {
                 self.enter_cwr(ece_flight);
             }
         }
+        if self.prr.active() && !rate_based {
+            // tcp_cong_control in CWR or Recovery: tcp_cwnd_reduction, with
+            // what is in flight before anything is sent in response.
+            if let Some(c) = self.prr.on_ack(
+                self.tp.ssthresh,
+                self.sb.in_flight(),
+                delivered,
+                newly_lost,
+                self.snd_una > prior_snd_una,
+            ) {
+                self.tp.cwnd = c.max(1);
+                self.tp.cwnd_cnt = 0;
+            }
+        }
         let rs = self.rate_gen(now, &rate, delivered, newly_lost, prior_in_flight);
         if rate_based {
             self.sync_tp();
@@ -1343,6 +1368,19 @@ impl Sender {
                     self.tp.ssthresh
                 };
                 self.tp.cwnd = self.recovery_base + self.cfg.dupthresh;
+            }
+            Recovery::Sack if self.cfg.prr => {
+                // Linux tcp_enter_recovery: PRR starts from the window now
+                // (none when already reducing for ECN); this ACK's
+                // tcp_cwnd_reduction sets cwnd and the transmit that follows
+                // sends the fast retransmit, lost segments first.
+                if !self.prr.active() {
+                    self.prr = crate::recovery::Prr::start(cwnd_before);
+                }
+                self.tp.cwnd_cnt = 0;
+                self.set_ca_state(CaState::Recovery);
+                self.rto_deadline = Some(now + self.rtt.rto());
+                return;
             }
             Recovery::Sack => {
                 // RFC 6675 (4.2): cwnd = ssthresh, retransmit the first segment.
@@ -1511,7 +1549,10 @@ impl Sender {
         self.tp.in_flight = flight;
         self.undo_marker = false; // an ECN reduction is never undone
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
-        if !self.cc.has_cong_control() {
+        if self.cfg.prr && self.uses_sack() && !self.cc.has_cong_control() {
+            // tcp_enter_cwr -> tcp_init_cwnd_reduction: PRR brings cwnd down.
+            self.prr = crate::recovery::Prr::start(self.tp.cwnd);
+        } else if !self.cc.has_cong_control() {
             self.tp.cwnd = self.tp.cwnd.min(self.tp.ssthresh).max(1);
             self.tp.cwnd_cnt = 0;
         }

@@ -569,6 +569,72 @@ fn sack_recovery_retransmits_every_hole_once() {
 }
 
 #[test]
+fn prr_brings_cwnd_down_over_the_recovery_round_trip_as_linux() {
+    // Linux's worked case (docs/dev/linux-tcp/prr-frto-undo.md 2.2): 20
+    // segments out (0..19), segment 0 lost, each ACK SACKs the next one; Reno
+    // halves 20 to ssthresh 10; there is always new data. Expected per ACK
+    // (cwnd after it, what it sends): two in Disorder sending new data
+    // (limited transmit), recovery on the third SACKed segment with the fast
+    // retransmit, then one new segment every other ACK while more than
+    // ssthresh is in flight, one per ACK once it is down to ssthresh.
+    let mut c = cfg();
+    c.prr = true;
+    // Linux's tcp_reno_ssthresh halves cwnd (20), not the flight (22 by then).
+    c.ssthresh_from_window = true;
+    let (mut s, _, _) = established(&c, "newreno");
+    s.tp.cwnd = 20;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out);
+    assert_eq!(s.snd_max, seg_start(20));
+    let expected: [(u32, &[u64]); 21] = [
+        (20, &[20]),
+        (20, &[21]),
+        (19, &[0]),
+        (18, &[]),
+        (18, &[22]),
+        (17, &[]),
+        (17, &[23]),
+        (16, &[]),
+        (16, &[24]),
+        (15, &[]),
+        (15, &[25]),
+        (14, &[]),
+        (14, &[26]),
+        (13, &[]),
+        (13, &[27]),
+        (12, &[]),
+        (12, &[28]),
+        (11, &[]),
+        (10, &[]),
+        (10, &[29]),
+        (10, &[30]),
+    ];
+    for (k, (cwnd, sent)) in expected.iter().enumerate() {
+        out.clear();
+        let top = seg_start(k as u64 + 2);
+        s.on_segment(
+            ms(200 + k as u64),
+            &ack(1, &[(seg_start(1), top)], true, 1),
+            &mut out,
+        );
+        assert_eq!(
+            (s.tp.cwnd, data_seqs(&out)),
+            (*cwnd, sent.to_vec()),
+            "ACK {}",
+            k + 1
+        );
+        s.check_invariants();
+    }
+    assert_eq!(s.tp.ssthresh, 10);
+    // The retransmission arrives: everything to 22 is acknowledged, recovery
+    // ends at cwnd = ssthresh (tcp_end_cwnd_reduction).
+    out.clear();
+    s.on_segment(ms(300), &ack(seg_start(23), &[], true, 1), &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.tp.cwnd, 10);
+}
+
+#[test]
 fn sack_pipe_counts_lost_and_retransmitted_segments_per_rfc6675() {
     let c = cfg();
     let (mut s, _, _) = established(&c, "newreno");
