@@ -31,7 +31,9 @@ const BURST: usize = 400;
 const PACED: usize = 200;
 
 fn root() -> bool {
-    tcplab_emu::sys::geteuid() == 0 && std::path::Path::new("/dev/net/tun").exists()
+    tcplab_emu::sys::geteuid() == 0
+        && std::path::Path::new("/dev/net/tun").exists()
+        && std::process::Command::new("ip").arg("-V").output().is_ok()
 }
 
 fn setup(name: &str, node: u32) -> HostSetup {
@@ -52,7 +54,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 #[test]
 fn udp_probes_see_the_configured_rate_and_delay_within_one_percent() {
     if !root() {
-        eprintln!("skipped: needs root and /dev/net/tun");
+        eprintln!("skipped: needs root, /dev/net/tun and iproute2");
         return;
     }
     let sc = tcplab_model::parse_scenario(SCENARIO, "probe.toml").unwrap();
