@@ -319,7 +319,8 @@ def test_compare_runs_both_backends_and_reports_them_side_by_side(tmp_path: Path
     out = tmp_path / "cmp"
     r = run_cli("compare", str(scenario), "--seeds", "1", "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
-    assert "goodput sim" in r.stdout
+    assert "goodput" in r.stdout
+    assert "bulk" in r.stdout
     df = pl.read_parquet(out / "comparison.parquet")
     assert df["flow"].to_list() == ["bulk"]
     row = df.row(0, named=True)

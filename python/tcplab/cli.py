@@ -707,35 +707,31 @@ def compare(
     df = cmp.comparison(out)
     if df.height:
         table = _table(
-            "simulator against Linux (mean over seeds; error = sim / linux - 1)",
+            "simulator against Linux (sim / linux, mean over seeds; err = sim / linux - 1)",
             [
                 ("flow", "left"),
-                ("goodput sim", "right"),
-                ("linux", "right"),
+                ("goodput Mb/s", "right"),
                 ("err %", "right"),
-                ("RTT sim ms", "right"),
-                ("linux", "right"),
+                ("RTT ms", "right"),
                 ("err %", "right"),
-                ("retx sim", "right"),
-                ("linux", "right"),
-                ("RTOs sim", "right"),
-                ("linux", "right"),
+                ("retx", "right"),
+                ("RTOs", "right"),
             ],
         )
+
+        def pair(a: Any, b: Any, fmt: str, scale: float | None = None) -> str:
+            return f"{_num(a, fmt, scale)} / {_num(b, fmt, scale)}"
+
         for r in df.iter_rows(named=True):
             name = f"{r['coords']}: {r['flow']}" if r["coords"] else str(r["flow"])
             table.add_row(
                 name,
-                _num(r["goodput_sim_bps"], ".3f", 1e-6),
-                _num(r["goodput_linux_bps"], ".3f", 1e-6),
+                pair(r["goodput_sim_bps"], r["goodput_linux_bps"], ".3f", 1e-6),
                 _num(r["goodput_error"], "+.1f", 100.0),
-                _num(r["rtt_sim_s"], ".1f", 1e3),
-                _num(r["rtt_linux_s"], ".1f", 1e3),
+                pair(r["rtt_sim_s"], r["rtt_linux_s"], ".1f", 1e3),
                 _num(r["rtt_error"], "+.1f", 100.0),
-                _num(r["retrans_sim"], ",.1f"),
-                _num(r["retrans_linux"], ",.1f"),
-                _num(r["timeouts_sim"], ".1f"),
-                _num(r["timeouts_linux"], ".1f"),
+                pair(r["retrans_sim"], r["retrans_linux"], ",.1f"),
+                pair(r["timeouts_sim"], r["timeouts_linux"], ".1f"),
             )
         _never_cut_cells(table)
         console.print(table, crop=False)
