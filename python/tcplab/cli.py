@@ -703,8 +703,9 @@ def compare(
     progress = _bar_per_label(bar)
 
     with _run_errors(out, scenario, None), bar:
-        report = cmp.compare(sw, out, seeds=seeds, jobs=jobs, resume=resume, on_progress=progress)
-    df = cmp.comparison(out)
+        report, df = cmp.compare(
+            sw, out, seeds=seeds, jobs=jobs, resume=resume, on_progress=progress
+        )
     if df.height:
         table = _table(
             "simulator against Linux (sim / linux, mean over seeds; err = sim / linux - 1)",

@@ -169,11 +169,11 @@ def compare(
     jobs: int | None = None,
     resume: bool = False,
     on_progress: Callable[[str, Progress], None] | None = None,
-) -> Path:
+) -> tuple[Path, pl.DataFrame]:
     """Run ``sw`` (``seeds`` repetitions of every point) on both backends
     into ``out/sim`` and ``out/linux``, write ``out/comparison.parquet`` and
-    ``out/report.html``; returns the report's path. The linux runs are real
-    time, one at a time."""
+    ``out/report.html``; returns the report's path and the comparison table.
+    The linux runs are real time, one at a time."""
     from tcplab.results import _write_atomic
     from tcplab.sweep import run_sweep
 
@@ -188,9 +188,6 @@ def compare(
                 on_progress(b, p)
 
         run_sweep(sw, outp / backend, jobs=jobs, resume=resume, on_progress=prog)
-    df = comparison(outp)
-    if df.height:
-        _write_atomic(outp / COMPARISON_FILE, df.write_parquet)
     from tcplab.report import Report
 
     rep = Report(f"Simulator against Linux: {Path(sw.path).name}", sw.path)
@@ -200,10 +197,12 @@ def compare(
         f"TCP stack (network namespaces joined by tcplab's link emulator), {seeds} seed(s) "
         "each, with the same seeds on both sides. Relative errors are sim / linux - 1.",
     )
-    report_sections(rep, outp, title="Simulator against the real stack")
+    df = report_sections(rep, outp, title="Simulator against the real stack")
+    if df.height:
+        _write_atomic(outp / COMPARISON_FILE, df.write_parquet)
     rep.add_section("Provenance")
     rep.add_provenance_from(outp)
-    return rep.write(outp / "report.html")
+    return rep.write(outp / "report.html"), df
 
 
 def _display(df: pl.DataFrame) -> pl.DataFrame:

@@ -23,11 +23,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use tcplab_engine::SimTime;
-use tcplab_model::pcap::{Capture, RECEIVER_PORT};
+use tcplab_model::pcap::{ip_node, sender_conn, Capture, RECEIVER_PORT};
 use tcplab_model::schema::Scenario;
 use tcplab_model::stats::Summary;
+use tcplab_model::LinkSnap;
 use tcplab_net::qdisc::{QPkt, Qdisc};
-use tcplab_net::{Ecn, LossModel};
+use tcplab_net::{Ecn, LinkStats, LossModel};
 
 /// Spin instead of sleeping when the next deadline is this close (ns).
 const SPIN_NS: u64 = 200_000;
@@ -36,29 +37,6 @@ const SPIN_NS: u64 = 200_000;
 const TRAIN_GAP_NS: u64 = 10_000_000;
 /// Sleep at most this long, to notice the stop flag (ns).
 const MAX_SLEEP_NS: u64 = 2_000_000;
-/// Senders use ports `SENDER_PORT_BASE + flow` (as the simulator's captures).
-const SENDER_PORT_BASE: u16 = 10_000;
-
-/// Counters of one link, cumulative from the start of the run.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct LinkCounters {
-    /// Packets whose serialisation started.
-    pub pkts: u64,
-    /// Their IP bytes.
-    pub bytes: u64,
-    /// Packets the queue dropped.
-    pub drops: u64,
-    /// Packets the queue marked CE.
-    pub marks: u64,
-    /// Packets lost on the wire.
-    pub lost: u64,
-    /// Serialisation time, ns.
-    pub busy_ns: u64,
-    /// Integral of the queue length over time, packet-ns.
-    pub queue_pkt_ns: u128,
-    /// Sum of the queueing delays of the packets sent, ns.
-    pub sojourn_ns: u128,
-}
 
 /// The emulator's timing on one link.
 #[derive(Clone, Debug, Default)]
@@ -93,9 +71,11 @@ pub struct FlowDrops {
 #[derive(Debug, Default)]
 pub struct EmuReport {
     /// Per link: counters at each phase boundary of the scenario.
-    pub snapshots: Vec<Vec<LinkCounters>>,
-    /// Per link: the largest queueing delay, ns.
-    pub max_sojourn_ns: Vec<u64>,
+    pub snapshots: Vec<Vec<LinkSnap>>,
+    /// Per link: counters at the end of the run.
+    pub stats: Vec<LinkStats>,
+    /// Per link: its queue discipline's name.
+    pub qdiscs: Vec<&'static str>,
     /// Per link: timing.
     pub timing: Vec<LinkTiming>,
     /// Queue trace: (time s, link, packets, bytes).
@@ -134,10 +114,10 @@ struct ELink {
     loss: LossModel,
     tx: Option<(u32, u64, u64)>,
     wire: VecDeque<(u64, u32)>,
-    c: LinkCounters,
+    /// Counters as the simulator's links keep them.
+    c: LinkStats,
     qlen: u32,
     qlast: u64,
-    max_sojourn: u64,
     /// The last delivery: (ideal time, lateness), ns.
     last_delivery: Option<(u64, u64)>,
     timing: LinkTiming,
@@ -158,15 +138,21 @@ impl ELink {
         self.qlast = t;
         self.qlen = self.q.len_packets();
     }
-    fn counters_at(&self, t: u64) -> LinkCounters {
-        let mut c = self.c;
-        c.queue_pkt_ns += self.qlen as u128 * t.saturating_sub(self.qlast) as u128;
+    /// The counters at boundary `t`: the queue integral brought up to it,
+    /// the transmission under way cut at it.
+    fn snap_at(&self, t: u64) -> LinkSnap {
+        let mut busy_ns = self.c.busy_ns;
         if let Some((_, start, end)) = self.tx {
             if start <= t && end > t {
-                c.busy_ns -= end - t;
+                busy_ns -= end - t;
             }
         }
-        c
+        LinkSnap {
+            stats: self.c,
+            busy_ns,
+            queue_pkt_ns: self.c.queue_pkt_ns
+                + self.qlen as u128 * t.saturating_sub(self.qlast) as u128,
+        }
     }
 }
 
@@ -199,7 +185,7 @@ struct Emu {
     snd_max: Vec<Option<u32>>,
     phases: Vec<u64>,
     next_phase: usize,
-    snapshots: Vec<Vec<LinkCounters>>,
+    snapshots: Vec<Vec<LinkSnap>>,
     trace_queue: bool,
     interval: u64,
     next_sample: u64,
@@ -208,22 +194,6 @@ struct Emu {
     packets: u64,
     foreign: u64,
     dropped: Vec<QPkt>,
-}
-
-/// IPv4 header checksum (RFC 1071) over the header in place.
-fn fix_ip_checksum(h: &mut [u8]) {
-    let ihl = ((h[0] & 0x0f) as usize) * 4;
-    h[10] = 0;
-    h[11] = 0;
-    let mut sum: u32 = 0;
-    for i in (0..ihl).step_by(2) {
-        sum += u16::from_be_bytes([h[i], h[i + 1]]) as u32;
-    }
-    while sum >> 16 != 0 {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    let c = !(sum as u16);
-    h[10..12].copy_from_slice(&c.to_be_bytes());
 }
 
 impl Emu {
@@ -252,10 +222,9 @@ impl Emu {
                 loss: tcplab_model::loss_model(l, i, inp.seed),
                 tx: None,
                 wire: VecDeque::with_capacity(1024),
-                c: LinkCounters::default(),
+                c: LinkStats::default(),
                 qlen: 0,
                 qlast: 0,
-                max_sojourn: 0,
                 last_delivery: None,
                 timing: LinkTiming::default(),
                 capture: sc.trace.pcap.contains(&(i as u32)).then(Capture::new),
@@ -324,21 +293,8 @@ impl Emu {
             return None;
         }
         let ihl = ((p[0] & 0x0f) as usize) * 4;
-        let d = &p[16..20];
-        if d[0] != 10 {
-            return None;
-        }
-        let dst =
-            (u32::from(d[1]) << 16 | u32::from(d[2]) << 8 | u32::from(d[3])).checked_sub(1)?;
-        if dst >= self.n_hosts {
-            return None;
-        }
-        let ecn = match p[1] & 3 {
-            0 => Ecn::NotEct,
-            1 => Ecn::Ect1,
-            2 => Ecn::Ect0,
-            _ => Ecn::Ce,
-        };
+        let dst = ip_node(&p[16..20]).filter(|&d| d < self.n_hosts)?;
+        let ecn = Ecn::from_bits(p[1]);
         let mut m = Meta {
             len: len as u32,
             dst,
@@ -355,8 +311,8 @@ impl Emu {
             } else {
                 (dport, false)
             };
-            let f = port.wrapping_sub(SENDER_PORT_BASE) as usize;
-            if port >= SENDER_PORT_BASE && f < self.flow_drops.len() {
+            if let Some(f) = sender_conn(port, self.flow_drops.len()) {
+                let f = f as usize;
                 m.flow = f as u32;
                 let doff = ((t[12] >> 4) as usize) * 4;
                 let payload = len.saturating_sub(ihl + doff) as u32;
@@ -377,9 +333,10 @@ impl Emu {
     fn drop_packet(&mut self, l: usize, id: u32, t: u64, lost: bool) {
         let m = self.meta[id as usize];
         if lost {
-            self.links[l].c.lost += 1;
+            self.links[l].c.lost_pkts += 1;
         } else {
-            self.links[l].c.drops += 1;
+            self.links[l].c.dropped_pkts += 1;
+            self.links[l].c.dropped_bytes += m.len as u64;
         }
         if m.data {
             let fd = &mut self.flow_drops[m.flow as usize];
@@ -402,6 +359,8 @@ impl Emu {
             ecn: m.ecn,
         };
         let link = &mut self.links[l];
+        link.c.arrived_pkts += 1;
+        link.c.arrived_bytes += m.len as u64;
         link.account_queue(t);
         let dropped = link.q.enqueue(qp, SimTime(t));
         link.account_queue(t);
@@ -430,21 +389,21 @@ impl Emu {
         let m = self.meta[id as usize];
         if qp.ecn == Ecn::Ce && m.ecn != Ecn::Ce {
             self.meta[id as usize].ecn = Ecn::Ce;
-            self.links[l].c.marks += 1;
+            self.links[l].c.marked_pkts += 1;
             let b = self.buf(id);
             b[1] |= 3;
-            fix_ip_checksum(b);
+            tcplab_tcp::wire::set_ipv4_checksum(b);
         }
         let s = id as usize * self.slot;
         let link = &mut self.links[l];
         let d = link.tx_ns(m.len);
         link.tx = Some((id, t, t + d));
-        link.c.pkts += 1;
-        link.c.bytes += m.len as u64;
+        link.c.sent_pkts += 1;
+        link.c.sent_bytes += m.len as u64;
         link.c.busy_ns += d;
         let soj = t - m.enq;
         link.c.sojourn_ns += soj as u128;
-        link.max_sojourn = link.max_sojourn.max(soj);
+        link.c.sojourn_max_ns = link.c.sojourn_max_ns.max(soj);
         if let Some(cap) = link.capture.as_mut() {
             cap.record_ip(SimTime(t), &self.bufs[s..s + m.len as usize]);
         }
@@ -465,6 +424,7 @@ impl Emu {
 
     fn arrive(&mut self, l: usize, t: u64, now: u64) {
         let (_, id) = self.links[l].wire.pop_front().expect("a packet arrives");
+        self.links[l].c.delivered_pkts += 1;
         let node = self.links[l].to;
         let m = self.meta[id as usize];
         if node == m.dst {
@@ -534,7 +494,7 @@ impl Emu {
     fn tick(&mut self, t: u64) {
         if self.phases.get(self.next_phase) == Some(&t) {
             for (i, l) in self.links.iter().enumerate() {
-                self.snapshots[i].push(l.counters_at(t));
+                self.snapshots[i].push(l.snap_at(t));
             }
             self.next_phase += 1;
         }
@@ -643,7 +603,8 @@ pub fn run(inp: EmuInput<'_>) -> Result<EmuReport, String> {
         .collect();
     Ok(EmuReport {
         snapshots: emu.snapshots,
-        max_sojourn_ns: emu.links.iter().map(|l| l.max_sojourn).collect(),
+        stats: emu.links.iter().map(|l| l.c).collect(),
+        qdiscs: emu.links.iter().map(|l| l.q.name()).collect(),
         timing: emu.links.iter().map(|l| l.timing.clone()).collect(),
         queue_trace: emu.queue_trace,
         captures,

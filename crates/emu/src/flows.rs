@@ -9,7 +9,7 @@
 //! reads at the boundaries makes the flows and phases tables, what it reads
 //! on the trace interval the cwnd trace.
 
-use crate::emulator::{self, EmuInput, EmuReport, LinkCounters};
+use crate::emulator::{self, EmuInput, EmuReport};
 use crate::netns::{HostNs, THREAD_PREFIX};
 use crate::settings::Plan;
 use crate::sys;
@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tcplab_engine::SimTime;
-use tcplab_model::pcap::{node_ip, sender_port, RECEIVER_PORT};
+use tcplab_model::pcap::{node_ip, sender_conn, sender_port, RECEIVER_PORT};
 use tcplab_model::schema::Scenario;
 use tcplab_model::stats::Summary;
 use tcplab_model::*;
@@ -230,10 +230,10 @@ fn acceptor(
             Ok((s, peer)) => {
                 let _ = s.set_nonblocking(false);
                 let port = peer.as_socket_ipv4().map_or(0, |a| a.port());
-                let f = port.wrapping_sub(10_000) as usize;
-                if port < 10_000 || f >= sizes.len() {
+                let Some(f) = sender_conn(port, sizes.len()) else {
                     continue;
-                }
+                };
+                let f = f as usize;
                 let sh2 = Arc::clone(&sh);
                 let size = sizes[f];
                 let t = std::thread::Builder::new()
@@ -253,15 +253,6 @@ fn acceptor(
             }
         }
     }
-}
-
-/// What the sampler read of one flow at one boundary.
-#[derive(Clone, Copy, Debug, Default)]
-struct FlowSnap {
-    rx: u64,
-    segs: u64,
-    retrans: u64,
-    rtos: u64,
 }
 
 struct Sampled {
@@ -344,10 +335,10 @@ fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
             if t == phase_t {
                 let i = out.last[f].unwrap_or_default();
                 out.snaps[f].push(FlowSnap {
-                    rx: sh.rx_bytes[f].load(Ordering::Relaxed),
-                    segs: i.data_segs_out as u64,
-                    retrans: i.total_retrans as u64,
-                    rtos: i.total_rto as u64,
+                    delivered: sh.rx_bytes[f].load(Ordering::Relaxed),
+                    segs_sent: i.data_segs_out as u64,
+                    segs_retrans: i.total_retrans as u64,
+                    timeouts: i.total_rto as u64,
                 });
             }
         }
@@ -530,31 +521,6 @@ fn secs(t: u64) -> f64 {
     }
 }
 
-fn link_row(
-    c0: &LinkCounters,
-    c1: &LinkCounters,
-    len_ns: u64,
-) -> (f64, f64, u64, u64, u64, u64, u64, f64, f64) {
-    let w = len_ns.max(1) as f64;
-    let pkts = c1.pkts - c0.pkts;
-    let bytes = c1.bytes - c0.bytes;
-    (
-        (c1.busy_ns - c0.busy_ns) as f64 / w,
-        bytes as f64 * 8.0 / (w * 1e-9),
-        pkts,
-        bytes,
-        c1.drops - c0.drops,
-        c1.marks - c0.marks,
-        c1.lost - c0.lost,
-        (c1.queue_pkt_ns - c0.queue_pkt_ns) as f64 / w,
-        if pkts > 0 {
-            (c1.sojourn_ns - c0.sojourn_ns) as f64 * 1e-9 / pkts as f64
-        } else {
-            f64::NAN
-        },
-    )
-}
-
 #[allow(clippy::too_many_arguments)]
 fn assemble(
     sc: &Scenario,
@@ -603,25 +569,8 @@ fn assemble(
         let r = &sampled.rtts[i];
         let mss = info.snd_mss;
         for (k, w) in snaps.windows(2).enumerate() {
-            let (t0, t1) = (sc.phases[k].0, sc.phases[k + 1].0);
-            let (segs, retrans) = (w[1].segs - w[0].segs, w[1].retrans - w[0].retrans);
-            phases.push(PhaseResult {
-                flow: f.name.clone(),
-                flow_index: i as u32,
-                phase: k as u32,
-                start_s: secs(t0),
-                end_s: secs(t1),
-                goodput_bps: (w[1].rx - w[0].rx) as f64 * 8.0 / ((t1 - t0).max(1) as f64 * 1e-9),
-                bytes_delivered: w[1].rx - w[0].rx,
-                segs_sent: segs,
-                segs_retrans: retrans,
-                retrans_prob: if segs > 0 {
-                    retrans as f64 / segs as f64
-                } else {
-                    f64::NAN
-                },
-                timeouts: w[1].rtos - w[0].rtos,
-            });
+            let t = (sc.phases[k], sc.phases[k + 1]);
+            phases.push(flow_phase(&f.name, i, k, t, &w[0], &w[1]));
         }
         flows.push(FlowResult {
             name: flow_names[i].clone(),
@@ -630,8 +579,8 @@ fn assemble(
             cc: h.cc.clone(),
             profile: h.profile.clone(),
             start_s: secs(syn),
-            goodput_bps: (last.rx - first.rx) as f64 * 8.0 / win,
-            bytes_delivered_window: last.rx - first.rx,
+            goodput_bps: (last.delivered - first.delivered) as f64 * 8.0 / win,
+            bytes_delivered_window: last.delivered - first.delivered,
             bytes_delivered: rx,
             rtt_mean_s: r.mean(),
             rtt_p50_s: r.percentile(50.0),
@@ -652,9 +601,9 @@ fn assemble(
             pruned_bytes: 0,
             ecn: info.ecn(),
             ecn_reductions: 0,
-            segs_sent_window: last.segs - first.segs,
-            segs_retrans_window: last.retrans - first.retrans,
-            timeouts_window: last.rtos - first.rtos,
+            segs_sent_window: last.segs_sent - first.segs_sent,
+            segs_retrans_window: last.segs_retrans - first.segs_retrans,
+            timeouts_window: last.timeouts - first.timeouts,
             completed,
             fct_s: fct,
             transfer_bps: if completed {
@@ -687,57 +636,15 @@ fn assemble(
     }
     let mut links = Vec::with_capacity(sc.links.len());
     let mut link_phases = Vec::new();
-    for (i, l) in sc.links.iter().enumerate() {
-        let snaps = &report.snapshots[i];
-        let z = LinkCounters::default();
-        let c0 = snaps.first().unwrap_or(&z);
-        let c1 = snaps.last().unwrap_or(&z);
-        let r = link_row(c0, c1, me - ms);
+    for (i, snaps) in report.snapshots.iter().enumerate() {
+        let z = LinkSnap::default();
+        let (c0, c1) = (snaps.first().unwrap_or(&z), snaps.last().unwrap_or(&z));
         for (k, w) in snaps.windows(2).enumerate() {
-            let (t0, t1) = (sc.phases[k].0, sc.phases[k + 1].0);
-            let p = link_row(&w[0], &w[1], t1 - t0);
-            link_phases.push(LinkPhaseResult {
-                link: link_names[i].clone(),
-                link_index: i as u32,
-                phase: k as u32,
-                start_s: secs(t0),
-                end_s: secs(t1),
-                utilisation: p.0,
-                throughput_bps: p.1,
-                bytes_sent: p.3,
-                pkts_sent: p.2,
-                drops: p.4,
-                marks: p.5,
-                lost: p.6,
-                mean_queue_pkts: p.7,
-                mean_sojourn_s: p.8,
-            });
+            let (t0, t1) = (sc.phases[k], sc.phases[k + 1]);
+            link_phases.push(link_delta(&w[0], &w[1], t0, t1).into_phase(&link_names[i], i, k));
         }
-        links.push(LinkResult {
-            name: link_names[i].clone(),
-            from: sc.nodes[l.from as usize].clone(),
-            to: sc.nodes[l.to as usize].clone(),
-            rate_bps: l.rate_bps,
-            delay_s: l.delay.as_secs_f64(),
-            utilisation: r.0,
-            throughput_bps: r.1,
-            pkts_sent: r.2,
-            drops: r.4,
-            marks: r.5,
-            lost: r.6,
-            mean_queue_pkts: r.7,
-            mean_sojourn_s: r.8,
-            max_sojourn_s: report.max_sojourn_ns[i] as f64 * 1e-9,
-            qdisc: tcplab_model::make_qdisc(l, i, seed).name().to_string(),
-            queue_limit_pkts: match l.queue.limit {
-                tcplab_net::QueueLimit::Packets(n) => n as u64,
-                tcplab_net::QueueLimit::Bytes(_) => 0,
-            },
-            queue_limit_bytes: match l.queue.limit {
-                tcplab_net::QueueLimit::Bytes(n) => n,
-                tcplab_net::QueueLimit::Packets(_) => 0,
-            },
-        });
+        let d = link_delta(c0, c1, sc.measure_start, sc.measure_end);
+        links.push(d.into_link(sc, i, report.stats[i].sojourn_max_ns, report.qdiscs[i]));
     }
     let timing = timing_rows(sc, &report, &link_names);
     let timing_flagged = timing.iter().any(|t| t.flagged);

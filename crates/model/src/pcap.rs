@@ -41,6 +41,15 @@ pub fn node_ip(n: u32) -> [u8; 4] {
     [10, (v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
+/// The node whose address is `ip` (the inverse of [`node_ip`]); `None` for
+/// an address outside 10.0.0.0/8 or 10.0.0.0 itself.
+pub fn ip_node(ip: &[u8]) -> Option<u32> {
+    if ip.len() < 4 || ip[0] != 10 {
+        return None;
+    }
+    (u32::from(ip[1]) << 16 | u32::from(ip[2]) << 8 | u32::from(ip[3])).checked_sub(1)
+}
+
 fn node_mac(n: u32) -> [u8; 6] {
     let v = n + 1;
     [2, 0, 0, (v >> 16) as u8, (v >> 8) as u8, v as u8]
@@ -49,6 +58,13 @@ fn node_mac(n: u32) -> [u8; 6] {
 /// The port a connection's sender uses.
 pub fn sender_port(conn: u32) -> u16 {
     10_000 + (conn % 50_000) as u16
+}
+
+/// The connection a sender's port belongs to, among the first `n` (the
+/// inverse of [`sender_port`] for connections below 50,000).
+pub fn sender_conn(port: u16, n: usize) -> Option<u32> {
+    let c = port.checked_sub(10_000)? as usize;
+    (c < n).then_some(c as u32)
 }
 
 /// The port receivers listen on.
@@ -117,11 +133,11 @@ impl Capture {
     /// (at most the snap length) are kept, in an Ethernet frame between the
     /// MAC addresses of its source and destination addresses' nodes.
     pub fn record_ip(&mut self, at: SimTime, ip: &[u8]) {
-        let node_of = |a: &[u8]| -> u32 {
-            (u32::from(a[1]) << 16 | u32::from(a[2]) << 8 | u32::from(a[3])).saturating_sub(1)
-        };
         let (src, dst) = if ip.len() >= 20 {
-            (node_of(&ip[12..16]), node_of(&ip[16..20]))
+            (
+                ip_node(&ip[12..16]).unwrap_or(0),
+                ip_node(&ip[16..20]).unwrap_or(0),
+            )
         } else {
             (0, 0)
         };
@@ -191,5 +207,17 @@ mod tests {
         assert_eq!(&r[22..28], &[2, 0, 0, 0, 0, 2]);
         assert_eq!(r[16 + 14], 0x45);
         assert_eq!(c.packets, 1);
+    }
+
+    #[test]
+    fn addresses_and_ports_map_back_to_nodes_and_connections() {
+        for n in [0, 1, 254, 255, 70_000] {
+            assert_eq!(ip_node(&node_ip(n)), Some(n));
+        }
+        assert_eq!(ip_node(&[10, 0, 0, 0]), None);
+        assert_eq!(ip_node(&[192, 168, 0, 1]), None);
+        assert_eq!(sender_conn(sender_port(7), 8), Some(7));
+        assert_eq!(sender_conn(sender_port(8), 8), None);
+        assert_eq!(sender_conn(RECEIVER_PORT, 8), None);
     }
 }

@@ -239,14 +239,59 @@ impl FlowState {
     }
 }
 
-/// A link's counters at a phase boundary.
-#[derive(Clone, Copy, Debug)]
-struct LinkSnap {
-    stats: tcplab_net::LinkStats,
+/// A link's counters at a phase boundary (the simulator's and the real-stack
+/// emulator's alike).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkSnap {
+    /// The link's counters.
+    pub stats: tcplab_net::LinkStats,
     /// Busy time before the boundary (the current transmission cut at it).
-    busy_ns: u64,
+    pub busy_ns: u64,
     /// Queue-length integral up to the boundary.
-    queue_pkt_ns: u128,
+    pub queue_pkt_ns: u128,
+}
+
+/// A flow's counters at a phase boundary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowSnap {
+    /// Application bytes delivered in order to the receiver.
+    pub delivered: u64,
+    /// Data segments sent, retransmissions included.
+    pub segs_sent: u64,
+    /// Data segments retransmitted.
+    pub segs_retrans: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+}
+
+/// Flow `index`'s row of the phases table for phase `phase`, from its
+/// counters `a` and `b` at the phase's boundaries `t0` and `t1`.
+pub fn flow_phase(
+    name: &str,
+    index: usize,
+    phase: usize,
+    (t0, t1): (SimTime, SimTime),
+    a: &FlowSnap,
+    b: &FlowSnap,
+) -> PhaseResult {
+    let (sent, retrans) = (b.segs_sent - a.segs_sent, b.segs_retrans - a.segs_retrans);
+    PhaseResult {
+        flow: name.to_string(),
+        flow_index: index as u32,
+        phase: phase as u32,
+        start_s: t0.as_secs_f64(),
+        end_s: t1.as_secs_f64(),
+        goodput_bps: (b.delivered - a.delivered) as f64 * 8.0 / (t1 - t0).as_secs_f64(),
+        bytes_delivered: b.delivered - a.delivered,
+        segs_sent: sent,
+        segs_retrans: retrans,
+        retrans_prob: if sent == 0 {
+            f64::NAN
+        } else {
+            retrans as f64 / sent as f64
+        },
+        timeouts: b.timeouts - a.timeouts,
+    }
 }
 
 struct GenState {
@@ -730,31 +775,23 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
     w.net.sync_before(end);
     w.phase(u32::MAX);
     let mut phases = Vec::new();
+    let snap = |&(delivered, s): &(u64, tcplab_tcp::SenderStats)| FlowSnap {
+        delivered,
+        segs_sent: s.segs_sent,
+        segs_retrans: s.segs_retrans,
+        timeouts: s.timeouts,
+    };
     for (i, (spec, f)) in sc.flows.iter().zip(&w.flows).enumerate() {
         for (k, pair) in f.snaps.windows(2).enumerate() {
-            let ((d0, s0), (d1, s1)) = (pair[0], pair[1]);
-            let (t0, t1) = (sc.phases[k], sc.phases[k + 1]);
-            let (sent, retrans) = (
-                s1.segs_sent - s0.segs_sent,
-                s1.segs_retrans - s0.segs_retrans,
-            );
-            phases.push(PhaseResult {
-                flow: spec.name.clone(),
-                flow_index: i as u32,
-                phase: k as u32,
-                start_s: t0.as_secs_f64(),
-                end_s: t1.as_secs_f64(),
-                goodput_bps: (d1 - d0) as f64 * 8.0 / (t1 - t0).as_secs_f64(),
-                bytes_delivered: d1 - d0,
-                segs_sent: sent,
-                segs_retrans: retrans,
-                retrans_prob: if sent == 0 {
-                    f64::NAN
-                } else {
-                    retrans as f64 / sent as f64
-                },
-                timeouts: s1.timeouts - s0.timeouts,
-            });
+            let t = (sc.phases[k], sc.phases[k + 1]);
+            phases.push(flow_phase(
+                &spec.name,
+                i,
+                k,
+                t,
+                &snap(&pair[0]),
+                &snap(&pair[1]),
+            ));
         }
     }
     let n_links = w.net.links().len();
@@ -896,31 +933,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             let first = &w.link_snaps[i];
             let last = &w.link_snaps[w.link_snaps.len() - n_links + i];
             let d = link_delta(first, last, sc.measure_start, end);
-            LinkResult {
-                name: link_name(sc, l),
-                from: sc.nodes[l.cfg.from as usize].clone(),
-                to: sc.nodes[l.cfg.to as usize].clone(),
-                rate_bps: l.cfg.rate_bps,
-                delay_s: l.cfg.delay.as_secs_f64(),
-                utilisation: d.utilisation,
-                throughput_bps: d.throughput_bps,
-                pkts_sent: d.pkts_sent,
-                drops: d.drops,
-                marks: d.marks,
-                lost: d.lost,
-                mean_queue_pkts: d.mean_queue_pkts,
-                mean_sojourn_s: d.mean_sojourn_s,
-                max_sojourn_s: l.stats.sojourn_max_ns as f64 / 1e9,
-                qdisc: l.qdisc.name().to_string(),
-                queue_limit_pkts: match sc.links[i].queue.limit {
-                    tcplab_net::QueueLimit::Packets(n) => n as u64,
-                    tcplab_net::QueueLimit::Bytes(_) => 0,
-                },
-                queue_limit_bytes: match sc.links[i].queue.limit {
-                    tcplab_net::QueueLimit::Bytes(n) => n,
-                    tcplab_net::QueueLimit::Packets(_) => 0,
-                },
-            }
+            d.into_link(sc, i, l.stats.sojourn_max_ns, l.qdisc.name())
         })
         .collect();
     RunResult {
@@ -1061,7 +1074,7 @@ pub fn result_names(sc: &Scenario) -> (Vec<String>, Vec<String>) {
 }
 
 /// A link's window or phase columns: its counters between two boundaries.
-struct LinkDelta {
+pub struct LinkDelta {
     start_s: f64,
     end_s: f64,
     utilisation: f64,
@@ -1075,7 +1088,8 @@ struct LinkDelta {
     mean_sojourn_s: f64,
 }
 
-fn link_delta(a: &LinkSnap, b: &LinkSnap, t0: SimTime, t1: SimTime) -> LinkDelta {
+/// A link's columns between its counters `a` at `t0` and `b` at `t1`.
+pub fn link_delta(a: &LinkSnap, b: &LinkSnap, t0: SimTime, t1: SimTime) -> LinkDelta {
     let (s0, s1) = (&a.stats, &b.stats);
     let ns = (t1 - t0).0 as f64;
     let pkts_sent = s1.sent_pkts - s0.sent_pkts;
@@ -1100,7 +1114,44 @@ fn link_delta(a: &LinkSnap, b: &LinkSnap, t0: SimTime, t1: SimTime) -> LinkDelta
 }
 
 impl LinkDelta {
-    fn into_phase(self, name: &str, link: usize, phase: usize) -> LinkPhaseResult {
+    /// Link `i`'s row of the links table over the window these columns
+    /// cover; `max_sojourn_ns` over the whole run, `qdisc` its discipline.
+    pub fn into_link(
+        self,
+        sc: &Scenario,
+        i: usize,
+        max_sojourn_ns: u64,
+        qdisc: &str,
+    ) -> LinkResult {
+        let l = &sc.links[i];
+        LinkResult {
+            name: name_of_link(sc, l.from, l.to),
+            from: sc.nodes[l.from as usize].clone(),
+            to: sc.nodes[l.to as usize].clone(),
+            rate_bps: l.rate_bps,
+            delay_s: l.delay.as_secs_f64(),
+            utilisation: self.utilisation,
+            throughput_bps: self.throughput_bps,
+            pkts_sent: self.pkts_sent,
+            drops: self.drops,
+            marks: self.marks,
+            lost: self.lost,
+            mean_queue_pkts: self.mean_queue_pkts,
+            mean_sojourn_s: self.mean_sojourn_s,
+            max_sojourn_s: max_sojourn_ns as f64 / 1e9,
+            qdisc: qdisc.to_string(),
+            queue_limit_pkts: match l.queue.limit {
+                tcplab_net::QueueLimit::Packets(n) => n as u64,
+                tcplab_net::QueueLimit::Bytes(_) => 0,
+            },
+            queue_limit_bytes: match l.queue.limit {
+                tcplab_net::QueueLimit::Bytes(n) => n,
+                tcplab_net::QueueLimit::Packets(_) => 0,
+            },
+        }
+    }
+    /// Link `link`'s row of the link_phases table for phase `phase`.
+    pub fn into_phase(self, name: &str, link: usize, phase: usize) -> LinkPhaseResult {
         LinkPhaseResult {
             link: name.to_string(),
             link_index: link as u32,

@@ -25,6 +25,16 @@ pub enum Ecn {
 }
 
 impl Ecn {
+    /// The codepoint of an IP header's low two TOS bits.
+    #[inline]
+    pub fn from_bits(bits: u8) -> Ecn {
+        match bits & 3 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
     /// Whether a router may signal congestion on this packet by marking it CE
     /// instead of dropping it: ECT(0), ECT(1), or CE already (marking a CE
     /// packet again leaves it CE; Linux `INET_ECN_set_ce` succeeds on all three).
