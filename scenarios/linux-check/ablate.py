@@ -24,6 +24,7 @@ from tcplab.studies import linux_check, scenario_text
 
 
 def main() -> None:
+    pl.Config.set_tbl_rows(-1)
     base = Path(sys.argv[1])
     variants = {"none": ""}
     for v in sys.argv[2:]:

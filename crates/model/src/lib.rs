@@ -277,6 +277,16 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("ssthresh = half of min(cwnd, receive window) (Linux 2.2), not of the flight"),
             ),
             (
+                s("ssthresh_from_cwnd"),
+                c.ssthresh_from_cwnd.to_string(),
+                s("ssthresh = half of cwnd (Linux 3.x-6.x tcp_reno_ssthresh), not of the flight"),
+            ),
+            (
+                s("cc_recovery"),
+                c.cc_recovery.to_string(),
+                s("the reno controller brings RFC 5681 Reno recovery; false: the host's recovery (Linux)"),
+            ),
+            (
                 s("count_acks"),
                 c.count_acks.to_string(),
                 s("window growth counts ACKs, not acknowledged segments"),

@@ -150,6 +150,8 @@ host_settings! {
     dupthresh: u32,
     partial_ack: String,
     ssthresh_from_window: bool,
+    ssthresh_from_cwnd: bool,
+    cc_recovery: bool,
     count_acks: bool,
     buffer_accounting: String,
     rto_clears_sack: bool,
@@ -1832,6 +1834,12 @@ fn resolve_host(
     }
     if let Some(v) = h.ssthresh_from_window {
         c.ssthresh_from_window = v;
+    }
+    if let Some(v) = h.ssthresh_from_cwnd {
+        c.ssthresh_from_cwnd = v;
+    }
+    if let Some(v) = h.cc_recovery {
+        c.cc_recovery = v;
     }
     if let Some(v) = h.count_acks {
         c.count_acks = v;

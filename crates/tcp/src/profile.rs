@@ -152,6 +152,16 @@ pub struct TcpConfig {
     /// ssthresh at a loss is half of min(cwnd, receive window in segments)
     /// (Linux 2.2 `tcp_recalc_ssthresh`) instead of half the flight.
     pub ssthresh_from_window: bool,
+    /// ssthresh at a loss is half of cwnd, whatever is in flight (Linux
+    /// 3.x-6.x: `tcp_reno_ssthresh` and Cubic's `bictcp_recalc_ssthresh`
+    /// read `tp->snd_cwnd`); overrides `ssthresh_from_window`.
+    pub ssthresh_from_cwnd: bool,
+    /// The `reno` controller brings RFC 5681 Reno recovery (fast recovery
+    /// ends at the first new ACK, SACK ignored). Off: `reno` is only a
+    /// window rule and the host's `recovery` applies (Linux, where
+    /// `tcp_reno` is `tcp_congestion_ops` and loss recovery is the stack's).
+    /// Tahoe brings its recovery either way.
+    pub cc_recovery: bool,
     /// Window growth counts ACKs, not acknowledged segments: one step per
     /// ACK in slow start, one segment per cwnd+1 ACKs after (Linux 2.2
     /// `tcp_cong_avoid`).
@@ -367,6 +377,8 @@ fn base() -> TcpConfig {
         partial_deflation: true,
         partial_keep: false,
         ssthresh_from_window: false,
+        ssthresh_from_cwnd: false,
+        cc_recovery: true,
         count_acks: false,
         buffer_accounting: BufferAccounting::Plain,
         rto_clears_sack: false,
@@ -412,6 +424,8 @@ pub fn profiles() -> Vec<Profile> {
                 delack_timeout: SimTime(40 * MS),
                 ss_ack_limit: 0,
                 undo: Undo::All,
+                ssthresh_from_cwnd: true,
+                cc_recovery: false,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 ..base()
@@ -420,7 +434,10 @@ pub fn profiles() -> Vec<Profile> {
                       TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms (include/net/tcp.h); RTO = SRTT + \
                       max(4 RTTVAR, TCP_RTO_MIN) (tcp_rtt_estimator's mdev_max floor); SACK, \
                       timestamps, window scaling on (net.ipv4.tcp_sack, tcp_timestamps, \
-                      tcp_window_scaling = 1); default controller cubic since 2.6.19; slow start \
+                      tcp_window_scaling = 1); default controller cubic since 2.6.19; `reno` is \
+                      only tcp_reno_ssthresh/tcp_reno_cong_avoid, recovery is the stack's SACK \
+                      recovery (cc_recovery false); ssthresh = max(cwnd/2, 2) from cwnd, not the \
+                      flight (tcp_reno_ssthresh, bictcp_recalc_ssthresh); slow start \
                       adds every acknowledged segment (tcp_slow_start); undo of spurious recoveries and \
                       timeouts (tcp_try_undo_recovery, tcp_try_undo_loss); the RTO timer \
                       restarts on every ACK of new data, partial ACKs in a recovery included \

@@ -278,6 +278,7 @@ impl Sender {
             // ns-2's Tahoe keeps that variant of it.
             recovery_kind: match (cc.recovery(), cfg.recovery) {
                 (Some(Recovery::Tahoe), Recovery::TahoeNs2) => Recovery::TahoeNs2,
+                (Some(Recovery::Reno), r) if !cfg.cc_recovery => r,
                 (Some(r), _) => r,
                 (None, r) => r,
             },
@@ -1503,9 +1504,12 @@ impl Sender {
 
     /// What a loss's ssthresh halves: the flight, or with
     /// `ssthresh_from_window` min(cwnd, receive window in segments) (Linux
-    /// 2.2 `tcp_recalc_ssthresh`).
+    /// 2.2 `tcp_recalc_ssthresh`), or with `ssthresh_from_cwnd` cwnd (Linux
+    /// 3.x-6.x `tcp_reno_ssthresh`).
     fn loss_basis(&self) -> u32 {
-        if self.cfg.ssthresh_from_window {
+        if self.cfg.ssthresh_from_cwnd {
+            self.tp.cwnd
+        } else if self.cfg.ssthresh_from_window {
             let rwnd = (self.rwnd / self.mss.max(1) as u64).min(u32::MAX as u64) as u32;
             self.tp.cwnd.min(rwnd)
         } else {
@@ -1662,7 +1666,7 @@ impl Sender {
             self.mark_undo();
             self.tp.ssthresh = self.loss_ssthresh(true);
         } else if self.rtt.backoffs() == 0 {
-            self.tp.in_flight = if self.cfg.ssthresh_from_window {
+            self.tp.in_flight = if self.cfg.ssthresh_from_window || self.cfg.ssthresh_from_cwnd {
                 self.loss_basis()
             } else if self.uses_sack() {
                 self.sb.in_flight()

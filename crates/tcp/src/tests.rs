@@ -524,9 +524,25 @@ fn ns2_tahoe_goes_back_n_and_fast_retransmits_once_per_window() {
 
 #[test]
 fn sack_recovery_retransmits_every_hole_once() {
+    sack_recovery_of_four_holes(&cfg(), "newreno");
+}
+
+#[test]
+fn without_cc_recovery_reno_is_only_a_window_rule_and_sack_recovery_applies() {
+    // Linux: `reno` is tcp_reno_ssthresh/cong_avoid; loss recovery is the
+    // stack's (SACK). The same four holes are each retransmitted once in one
+    // recovery, where RFC 5681 Reno would leave recovery at the first new ACK.
+    let mut c = cfg();
+    c.cc_recovery = false;
+    sack_recovery_of_four_holes(&c, "reno");
+    c.cc_recovery = true;
+    let (s, _, _) = established(&c, "reno");
+    assert_eq!(s.recovery(), Recovery::Reno);
+}
+
+fn sack_recovery_of_four_holes(c: &TcpConfig, ccname: &str) {
     // 20 segments outstanding (0..19), holes at 2, 5, 6 and 11.
-    let c = cfg();
-    let (mut s, _, _) = established(&c, "newreno");
+    let (mut s, _, _) = established(c, ccname);
     s.tp.cwnd = 20;
     let mut out = vec![];
     s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out); // window update: release 20
@@ -580,7 +596,7 @@ fn prr_brings_cwnd_down_over_the_recovery_round_trip_as_linux() {
     let mut c = cfg();
     c.prr = true;
     // Linux's tcp_reno_ssthresh halves cwnd (20), not the flight (22 by then).
-    c.ssthresh_from_window = true;
+    c.ssthresh_from_cwnd = true;
     let (mut s, _, _) = established(&c, "newreno");
     s.tp.cwnd = 20;
     let mut out = vec![];
