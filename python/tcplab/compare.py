@@ -144,6 +144,9 @@ def comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.Da
             "seeds": len(s),
             "goodput_sim_bps": m(s, "goodput_bps"),
             "goodput_linux_bps": m(lx, "goodput_bps"),
+            # The kernel's spread over the seeds: how far apart its own runs are.
+            "goodput_linux_min_bps": min(float(r["goodput_bps"]) for r in lx),
+            "goodput_linux_max_bps": max(float(r["goodput_bps"]) for r in lx),
             "rtt_sim_s": m(s, "rtt_s"),
             "rtt_linux_s": m(lx, "rtt_s"),
             "rtt_from": "srtt trace" if both_traced else "rtt_mean_s",

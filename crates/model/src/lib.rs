@@ -307,6 +307,31 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("Proportional Rate Reduction (RFC 6937, Linux tcp_cwnd_reduction) in SACK recovery and CWR"),
             ),
             (
+                s("rack"),
+                c.rack.to_string(),
+                s("RACK time-based loss detection and Linux's RTO arming (RFC 8985)"),
+            ),
+            (
+                s("tlp"),
+                c.tlp.to_string(),
+                s("tail loss probes (RFC 8985 TLP, Linux tcp_send_loss_probe)"),
+            ),
+            (
+                s("dsack"),
+                c.dsack.to_string(),
+                s("the receiver reports duplicate segments in D-SACK blocks (RFC 2883)"),
+            ),
+            (
+                s("adaptive_delack"),
+                c.adaptive_delack.to_string(),
+                s("Linux's delayed ACKs: quick-ACK mode, adaptive timeout (tcp_event_data_recv)"),
+            ),
+            (
+                s("frto"),
+                c.frto.to_string(),
+                s("F-RTO: new data after a timeout tells a spurious one, which is undone (RFC 5682)"),
+            ),
+            (
                 s("mem_limit"),
                 c.mem_limit.to_string(),
                 s("bytes held out of order before the queue is dropped (0 = no limit)"),

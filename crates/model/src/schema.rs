@@ -156,6 +156,11 @@ host_settings! {
     buffer_accounting: String,
     rto_clears_sack: bool,
     prr: bool,
+    rack: bool,
+    tlp: bool,
+    dsack: bool,
+    adaptive_delack: bool,
+    frto: bool,
     mem_limit: Size,
     tcp_tick: Duration,
     initial_rto: Duration,
@@ -1859,6 +1864,21 @@ fn resolve_host(
     }
     if let Some(v) = h.prr {
         c.prr = v;
+    }
+    if let Some(v) = h.rack {
+        c.rack = v;
+    }
+    if let Some(v) = h.tlp {
+        c.tlp = v;
+    }
+    if let Some(v) = h.dsack {
+        c.dsack = v;
+    }
+    if let Some(v) = h.adaptive_delack {
+        c.adaptive_delack = v;
+    }
+    if let Some(v) = h.frto {
+        c.frto = v;
     }
     if let Some(v) = h.mem_limit {
         if v.0 > 0 && v.0 < 4 * c.mss as u64 {

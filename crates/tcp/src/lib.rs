@@ -5,6 +5,7 @@
 //! Protocol code does no I/O: time is passed in, segments come out in a vector.
 
 pub mod cc;
+pub mod delack;
 pub mod header;
 pub mod profile;
 pub mod receiver;

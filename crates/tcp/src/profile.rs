@@ -2,9 +2,9 @@
 //! that a scenario can say "a FreeBSD 9.2 server and a Windows 7 client".
 //!
 //! Every value names its source. Where a real stack's mechanism is richer than
-//! what is modelled (Linux's adaptive delayed-ACK timeout and quick-ACK mode,
-//! Linux's RTO variance estimator), the profile keeps the constant that governs
-//! steady state and the deviation is listed in `notes`.
+//! what is modelled (Windows' and FreeBSD's delayed-ACK timers, Linux's receive
+//! buffer autotuning), the profile keeps the constant that governs steady
+//! state and the deviation is listed in `notes`.
 
 use crate::rtt::{RtoEstimator, RttSampling};
 use tcplab_engine::SimTime;
@@ -175,6 +175,33 @@ pub struct TcpConfig {
     /// SACK recovery and ECN's CWR: cwnd comes down to ssthresh over the
     /// recovery round trip instead of at once.
     pub prr: bool,
+    /// RACK loss detection (RFC 8985, Linux tcp_recovery.c) instead of RFC
+    /// 6675's duplicate-ACK count on SACK connections: a segment is lost one
+    /// RTT (plus a reordering window) after a later-sent one was delivered,
+    /// lost retransmissions included; the reordering timer; the RTO as
+    /// Linux arms it (resending the oldest segment restarts it; after a
+    /// timeout, segments sent within the last RTT are not presumed lost).
+    pub rack: bool,
+    /// Tail loss probes (RFC 8985 TLP, Linux `tcp_schedule_loss_probe`,
+    /// `tcp_send_loss_probe`) on SACK connections: with no ACK for about
+    /// two SRTT, send one new segment, or the last one again, so that a
+    /// tail loss is found by SACK instead of a timeout.
+    pub tlp: bool,
+    /// D-SACK (RFC 2883): the receiver reports duplicate segments in D-SACK
+    /// blocks (Linux `tcp_dsack_set`, net.ipv4.tcp_dsack); the sender counts
+    /// the retransmissions they show needless and undoes a reduction when
+    /// all were (`tcp_try_undo_dsack`, `tcp_may_undo`).
+    pub dsack: bool,
+    /// Linux's delayed-ACK policy (delack.rs): quick ACKs for the first
+    /// segments, after an idle gap and after duplicates, and an adaptive
+    /// delayed-ACK timeout starting at `delack_timeout`; off: every
+    /// `delack_segments` segments or `delack_timeout`.
+    pub adaptive_delack: bool,
+    /// F-RTO (RFC 5682, Linux `tcp_process_loss`) on SACK connections: after
+    /// a timeout, the first new ACK sends new data instead of more
+    /// retransmissions; an ACK or SACK of a segment sent before the timeout
+    /// and never retransmitted then shows it was spurious and undoes it.
+    pub frto: bool,
     /// Memory the host gives a connection's received out-of-order data,
     /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue
     /// is dropped (Linux 2.2 `prune_queue`).
@@ -383,6 +410,11 @@ fn base() -> TcpConfig {
         buffer_accounting: BufferAccounting::Plain,
         rto_clears_sack: false,
         prr: false,
+        rack: false,
+        tlp: false,
+        dsack: false,
+        adaptive_delack: false,
+        frto: false,
         mem_limit: 0,
         max_ssthresh: 0,
         ns2_lss: false,
@@ -426,6 +458,14 @@ pub fn profiles() -> Vec<Profile> {
                 undo: Undo::All,
                 ssthresh_from_cwnd: true,
                 cc_recovery: false,
+                rto_estimator: RtoEstimator::Linux,
+                clock_granularity: SimTime(4 * MS),
+                prr: true,
+                rack: true,
+                tlp: true,
+                dsack: true,
+                adaptive_delack: true,
+                frto: true,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 ..base()
@@ -434,7 +474,13 @@ pub fn profiles() -> Vec<Profile> {
                       TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms (include/net/tcp.h); RTO = SRTT + \
                       max(4 RTTVAR, TCP_RTO_MIN) (tcp_rtt_estimator's mdev_max floor); SACK, \
                       timestamps, window scaling on (net.ipv4.tcp_sack, tcp_timestamps, \
-                      tcp_window_scaling = 1); default controller cubic since 2.6.19; `reno` is \
+                      tcp_window_scaling = 1); default controller cubic since 2.6.19; RTT samples \
+                      and RTO as tcp_rtt_estimator/tcp_set_rto in jiffies of HZ 250 (Kconfig.hz \
+                      default); PRR (tcp_cwnd_reduction); RACK-TLP (tcp_recovery.c, \
+                      tcp_schedule_loss_probe, tcp_send_loss_probe; net.ipv4.tcp_recovery = 1, \
+                      tcp_early_retrans = 3); D-SACK and its undo (net.ipv4.tcp_dsack = 1, \
+                      tcp_try_undo_dsack); F-RTO (tcp_frto = 2, tcp_process_loss); quick ACKs and \
+                      adaptive ATO (tcp_event_data_recv, tcp_send_delayed_ack); `reno` is \
                       only tcp_reno_ssthresh/tcp_reno_cong_avoid, recovery is the stack's SACK \
                       recovery (cc_recovery false); ssthresh = max(cwnd/2, 2) from cwnd, not the \
                       flight (tcp_reno_ssthresh, bictcp_recalc_ssthresh); slow start \
@@ -443,10 +489,11 @@ pub fn profiles() -> Vec<Profile> {
                       restarts on every ACK of new data, partial ACKs in a recovery included \
                       (tcp_clean_rtx_queue sets FLAG_SET_XMIT_TIMER, tcp_ack calls \
                       tcp_set_xmit_timer -> tcp_rearm_rto: newreno_rto slow-but-steady)",
-            notes: "delayed-ACK timeout fixed at TCP_DELACK_MIN (Linux adapts ATO and starts \
-                    in quick-ACK mode); RTO by RFC 6298 with Linux's 200 ms variance floor; \
-                    no PRR yet (RFC 6675 recovery); undo detects spurious retransmissions \
-                    with timestamps only (no DSACK); ECN off unless the host sets it (Linux's \
+            notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
+                    grows (tcp_grow_window); no compressed SACKs; no TSO/GSO bursts; RACK's \
+                    reordering window never grows (no reordering is detected); the RTT filter for \
+                    RACK is the connection's minimum, not a 300 s window; ECN off unless the host \
+                    sets it (Linux's \
                     default net.ipv4.tcp_ecn = 2 accepts ECN on incoming connections without \
                     asking for it on outgoing ones)",
         },

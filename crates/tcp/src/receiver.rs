@@ -5,6 +5,10 @@
 //! RFC 5681 4.2), SACK blocks (RFC 2018: the block of the latest segment first,
 //! then the most recently reported ones) and timestamps (RFC 7323 TS.Recent).
 //!
+//! With `adaptive_delack` (the `linux` profile) the delays follow Linux's
+//! quick-ACK mode and adaptive delayed-ACK timeout instead (delack.rs); with
+//! `dsack` a duplicate is reported in a D-SACK block first (RFC 2883).
+//!
 //! The application reads at once, so the advertised window is the receive
 //! buffer; data beyond rcv_nxt + buffer is discarded.
 //!
@@ -88,6 +92,12 @@ pub struct Receiver {
     quick: u32,
     /// The next ACK goes out at once (Linux `ICSK_ACK_NOW`).
     ack_now: bool,
+    /// A duplicate to report first in the next ACK (`dsack`, RFC 2883).
+    dsack: Option<(u64, u64)>,
+    /// Linux's adaptive delayed-ACK state (`adaptive_delack`).
+    lack: crate::delack::LinuxAck,
+    /// When the SYN-ACK left (the handshake's RTT sample).
+    synack_at: SimTime,
     /// Counters.
     pub stats: ReceiverStats,
     /// When the last byte (the FIN) arrived in order.
@@ -122,6 +132,9 @@ impl Receiver {
             demand_cwr: false,
             quick: 0,
             ack_now: false,
+            dsack: None,
+            lack: crate::delack::LinuxAck::new(),
+            synack_at: SimTime::ZERO,
             stats: ReceiverStats::default(),
             fin_at: None,
             last_delivery: None,
@@ -231,6 +244,9 @@ impl Receiver {
                 return;
             }
             self.established = true;
+            // tcp_synack_rtt_meas: the passive side's first RTT sample.
+            self.lack
+                .on_handshake_rtt(now.saturating_sub(self.synack_at), self.cfg.min_rto);
         }
         // RFC 7323 4.3: TS.Recent from segments at or left of the last ACK sent.
         if self.ts_ok && h.has_ts && h.tsval >= self.ts_recent && h.seq <= self.last_ack_sent {
@@ -252,6 +268,15 @@ impl Receiver {
         }
         if end <= self.rcv_nxt {
             self.stats.dup_segs += 1;
+            // Linux tcp_data_queue -> tcp_dsack_set, tcp_send_dupack (quick
+            // ACKs: the sender may be retransmitting spuriously).
+            self.note_dsack(start, end);
+            if self.cfg.adaptive_delack {
+                let (wnd, ato_min) = (self.cfg.rcvbuf, self.cfg.delack_timeout);
+                let q = crate::delack::MAX_QUICKACKS;
+                self.lack
+                    .enter_quickack(&mut self.quick, wnd, self.mss, q, ato_min);
+            }
             self.send_ack(now, out);
             return;
         }
@@ -263,6 +288,10 @@ impl Receiver {
             self.fin = Some(end - 1);
         }
         self.prune_if_full();
+        if start < self.rcv_nxt {
+            // Partly old (Linux tcp_data_queue: "partial packet").
+            self.note_dsack(start, self.rcv_nxt);
+        }
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.advance(now, end);
@@ -270,6 +299,11 @@ impl Receiver {
                 self.send_ack(now, out);
             } else {
                 self.pending += 1;
+                if self.cfg.adaptive_delack {
+                    let (wnd, ato_min) = (self.cfg.rcvbuf, self.cfg.delack_timeout);
+                    self.lack
+                        .on_data(now, &mut self.quick, wnd, self.mss, ato_min);
+                }
                 let full = h.payload >= self.mss;
                 if self.cfg.delack_timeout == SimTime::ZERO
                     || self.quick > 0
@@ -278,12 +312,22 @@ impl Receiver {
                     || !full && h.payload > 0 && self.pending >= 1 && self.cfg.delack_segments <= 1
                 {
                     self.send_ack(now, out);
+                } else if self.cfg.adaptive_delack {
+                    let ato_min = self.cfg.delack_timeout;
+                    match self.lack.delay(now, self.delack_deadline, ato_min) {
+                        crate::delack::AckNow::Now => self.send_ack(now, out),
+                        crate::delack::AckNow::At(t) => self.delack_deadline = Some(t),
+                    }
                 } else if self.delack_deadline.is_none() {
                     self.delack_deadline = Some(now + self.cfg.delack_timeout);
                 }
             }
         } else {
-            // Out of order: hold it, ACK at once with SACK blocks.
+            // Out of order: hold it, ACK at once with SACK blocks (a D-SACK
+            // first when all of it was held already, tcp_data_queue_ofo).
+            if self.ooo.iter().any(|&(l, r)| l <= start && end <= r) {
+                self.note_dsack(start, end);
+            }
             let r = self.insert_ooo(start, end);
             self.note_recent(r);
             self.send_ack(now, out);
@@ -340,6 +384,7 @@ impl Receiver {
             ..Default::default()
         });
         self.last_ack_sent = self.rcv_nxt;
+        self.synack_at = now;
         self.stats.acks_sent += 1;
     }
 
@@ -427,6 +472,14 @@ impl Receiver {
         self.nrecent = n;
     }
 
+    /// Remember a duplicate `[start, end)` for the next ACK's D-SACK block
+    /// (`dsack` on a SACK connection).
+    fn note_dsack(&mut self, start: u64, end: u64) {
+        if self.cfg.dsack && self.sack_ok {
+            self.dsack = Some((start, end));
+        }
+    }
+
     fn send_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         let mut h = TcpHeader {
             flags: ACK,
@@ -445,12 +498,24 @@ impl Receiver {
         if self.demand_cwr {
             h.flags |= ECE;
         }
-        self.quick = self.quick.saturating_sub(1);
+        if self.cfg.adaptive_delack {
+            self.lack
+                .on_ack_sent(&mut self.quick, self.cfg.delack_timeout);
+        } else {
+            self.quick = self.quick.saturating_sub(1);
+        }
         self.ack_now = false;
         if self.sack_ok {
-            let n = self.nrecent.min(self.max_blocks());
-            h.sack[..n].copy_from_slice(&self.recent[..n]);
-            h.nsack = n as u8;
+            let max = self.max_blocks();
+            let d = self.dsack.take().filter(|_| max > 0);
+            let first = d.is_some() as usize;
+            let n = self.nrecent.min(max - first);
+            if let Some(b) = d {
+                // RFC 2883: the D-SACK block first, then the usual ones.
+                h.sack[0] = b;
+            }
+            h.sack[first..first + n].copy_from_slice(&self.recent[..n]);
+            h.nsack = (first + n) as u8;
         }
         self.last_ack_sent = self.rcv_nxt;
         self.pending = 0;
@@ -462,6 +527,9 @@ impl Receiver {
     /// Fire the delayed-ACK timer if due.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         if self.delack_deadline.is_some_and(|d| d <= now) {
+            if self.cfg.adaptive_delack {
+                self.lack.on_timer();
+            }
             self.send_ack(now, out);
         }
     }

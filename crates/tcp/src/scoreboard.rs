@@ -60,6 +60,11 @@ pub struct RateAcc {
     /// Send time of the earliest newly SACKed segment never retransmitted
     /// (Linux `first_sackt`, the SACK RTT sample).
     pub oldest_clean_sacked: Option<SimTime>,
+    /// What RACK learns from the same segments (`tcp_rack_advance`).
+    pub rack: crate::recovery::rack::RackAcc,
+    /// Lowest end sequence of a delivered segment never retransmitted
+    /// (F-RTO's `FLAG_ORIG_SACK_ACKED` when it is at most `high_seq`).
+    pub clean_end_min: Option<u64>,
 }
 
 impl RateAcc {
@@ -71,6 +76,10 @@ impl RateAcc {
         }
         if !s.has(EVER_RETRANS) && self.newest_clean.is_none_or(|t| s.sent > t) {
             self.newest_clean = Some(s.sent);
+        }
+        self.rack.offer(s.sent, s.end(), s.flags);
+        if !s.has(EVER_RETRANS) && self.clean_end_min.is_none_or(|e| s.end() < e) {
+            self.clean_end_min = Some(s.end());
         }
     }
 }
@@ -314,26 +323,62 @@ impl Scoreboard {
     /// Mark the oldest outstanding segment lost (fast retransmit, NewReno partial
     /// ACK); returns 1 if it was not marked before.
     pub fn mark_head_lost(&mut self) -> u32 {
-        if let Some(s) = self.segs.front_mut() {
-            if s.has(SACKED) {
-                return 0;
+        match self.segs.front() {
+            Some(s) if !s.has(LOST) => self.mark_seg_lost(0),
+            Some(_) => {
+                self.mark_seg_lost(0);
+                0
             }
-            if s.has(RETRANS) {
-                // Its retransmission is presumed lost too: make it eligible again.
-                s.flags &= !RETRANS;
-                self.retrans -= 1;
-                if s.has(LOST) {
-                    self.lost_pending += 1;
-                }
-            }
-            if !s.has(LOST) {
-                s.flags |= LOST;
-                self.lost += 1;
+            None => 0,
+        }
+    }
+    /// Segments in `[left, right)` ever retransmitted and ending above
+    /// `above` (a D-SACK block over them shows retransmissions needless).
+    pub fn ever_retrans_in(&self, left: u64, right: u64, above: u64) -> u32 {
+        let Some(i) = self.index_of(left) else {
+            return 0;
+        };
+        self.segs
+            .range(i..)
+            .take_while(|s| s.end() <= right)
+            .filter(|s| s.start >= left && s.has(EVER_RETRANS) && s.end() > above)
+            .count() as u32
+    }
+    /// Linux `tcp_mark_skb_lost`: segment `i` is lost (and so is its
+    /// retransmission, if one is in flight: it becomes eligible again).
+    /// Returns 1 when it is newly lost or its retransmission is (Linux's
+    /// `tp->lost` count), 0 for a SACKed segment or one already lost and not
+    /// resent.
+    pub fn mark_seg_lost(&mut self, i: usize) -> u32 {
+        let s = &mut self.segs[i];
+        if s.has(SACKED) {
+            return 0;
+        }
+        let mut n = 0;
+        if s.has(RETRANS) {
+            s.flags &= !RETRANS;
+            self.retrans -= 1;
+            if s.has(LOST) {
                 self.lost_pending += 1;
-                return 1;
+                n = 1;
             }
         }
-        0
+        if !s.has(LOST) {
+            s.flags |= LOST;
+            self.lost += 1;
+            self.lost_pending += 1;
+            n = 1;
+        }
+        n
+    }
+    /// A tail loss probe resent segment `i` at `now` (Linux
+    /// `__tcp_retransmit_skb` from `tcp_send_loss_probe`): ever retransmitted
+    /// and sent again, but no retransmission is counted in flight.
+    pub fn probe_resent(&mut self, i: usize, now: SimTime, tx: TxSnap) {
+        let s = &mut self.segs[i];
+        s.flags |= EVER_RETRANS;
+        s.sent = now;
+        s.tx = tx;
     }
     /// After a timeout: every unSACKed segment is lost, no retransmission is in
     /// flight. Returns the segments newly marked.

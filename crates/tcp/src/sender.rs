@@ -4,6 +4,13 @@
 //! rule and backoff), timestamps (RFC 7323), ECN (RFC 3168 section 6.1), pacing,
 //! and the congestion-control hooks.
 //!
+//! Linux 6.x's machinery, each behind a host field (all on in the `linux`
+//! profile): RACK loss detection (`rack`, recovery/rack.rs) with its
+//! reordering timer, and the tail loss probe (`tlp`), sharing one timer slot
+//! with the RTO as Linux's `icsk_pending` (`XTimer`); PRR (`prr`,
+//! recovery/prr.rs); F-RTO (`frto`, `process_frto`) and D-SACK undo
+//! (`dsack`, `count_dsack`, `try_undo_dsack`).
+//!
 //! ECN, as RFC 3168 and Linux (net/ipv4/tcp_input.c, tcp_output.c): the SYN
 //! carries ECE and CWR when the host enables ECN (a retransmitted SYN does not,
 //! as Linux with `tcp_ecn_fallback`); ECN is on when the SYN-ACK answers with
@@ -82,6 +89,16 @@ enum Ns2Action {
     Timeout,
 }
 
+/// What holds the timer slot RACK, the loss probe and the RTO share (Linux
+/// `icsk_pending`: arming one replaces the other, and the RTO waits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum XTimer {
+    /// RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`).
+    Reo,
+    /// The tail loss probe (`ICSK_TIME_LOSS_PROBE`).
+    Probe,
+}
+
 /// Counters of one sender.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
@@ -97,6 +114,13 @@ pub struct SenderStats {
     pub undos: u64,
     /// Window reductions in response to ECN-Echo (entries into CWR).
     pub ecn_reductions: u64,
+    /// Timeouts F-RTO found spurious and undid (Linux `TCPSpuriousRTOs`).
+    pub spurious_rtos: u64,
+    /// Tail loss probes sent (Linux `TCPLossProbes`).
+    pub loss_probes: u64,
+    /// Losses a probe repaired, each with a window reduction (Linux
+    /// `TCPLossProbeRecovery`).
+    pub tlp_recoveries: u64,
     /// Payload bytes transmitted for the first time.
     pub bytes_sent: u64,
     /// The first window reduction for a loss (fast retransmit or timeout).
@@ -226,12 +250,32 @@ pub struct Sender {
     pub done_at: Option<SimTime>,
     /// The window reduction under way (`prr`).
     prr: crate::recovery::Prr,
+    /// RACK state (`rack`).
+    rack: crate::recovery::Rack,
+    /// RACK's reordering timer or the loss probe, when one holds the timer
+    /// slot (the RTO deadline then waits).
+    xtimer: Option<(SimTime, XTimer)>,
+    /// snd_max when the loss probe was sent; 0: no probe outstanding
+    /// (Linux `tlp_high_seq`).
+    tlp_high_seq: u64,
+    /// The probe resent old data rather than sending new (`tlp_retrans`).
+    tlp_retrans: bool,
+    /// Retransmissions of the episode not yet shown needless by a D-SACK;
+    /// -1: none made (Linux `undo_retrans`).
+    undo_retrans: i32,
+    /// snd_una when the episode began (Linux `undo_marker`'s value).
+    undo_point: u64,
+    /// F-RTO is watching this timeout (Linux `tp->frto`).
+    frto: bool,
+    /// F-RTO's step 2b: this ACK sends new data, not retransmissions.
+    rexmit_new: bool,
 }
 
 impl Sender {
     /// A sender of `bytes` application bytes (`None`: unlimited) with `cfg` and `cc`.
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
         let mss = cfg.mss;
+        let cfg_dupthresh = cfg.dupthresh;
         // The scoreboard holds at most a send buffer's (or a short transfer's,
         // or ns-2's window_) segments; it starts small and doubles as the
         // window grows (a few times per connection, never per packet), so
@@ -326,6 +370,14 @@ impl Sender {
             episodes: Vec::new(),
             episode_retrans0: 0,
             prr: crate::recovery::Prr::default(),
+            rack: crate::recovery::Rack::new(cfg_dupthresh),
+            xtimer: None,
+            tlp_high_seq: 0,
+            tlp_retrans: false,
+            undo_retrans: -1,
+            undo_point: 0,
+            frto: false,
+            rexmit_new: false,
             done_at: None,
         }
     }
@@ -396,7 +448,8 @@ impl Sender {
     }
     /// Earliest pending timer.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        match (self.rto_deadline, self.pace_deadline) {
+        let slot = self.xtimer.map(|(t, _)| t).or(self.rto_deadline);
+        match (slot, self.pace_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -442,6 +495,15 @@ impl Sender {
     }
     fn uses_sack(&self) -> bool {
         self.effective_recovery() == Recovery::Sack
+    }
+    /// RACK loss detection runs (`rack`, on SACK recovery).
+    fn rack_on(&self) -> bool {
+        self.cfg.rack && self.uses_sack() && !self.one_way()
+    }
+    /// Tail loss probes are sent (`tlp`, SACK connections only, as Linux's
+    /// `tcp_schedule_loss_probe`).
+    fn tlp_on(&self) -> bool {
+        self.cfg.tlp && self.uses_sack() && !self.one_way()
     }
 
     // ---------------------------------------------------------------- handshake
@@ -673,11 +735,20 @@ impl Sender {
         if self.undo_marker && self.retrans_stamp.is_none() {
             self.retrans_stamp = Some(now);
         }
+        if self.undo_marker {
+            self.undo_retrans = self.undo_retrans.max(0) + 1;
+        }
         let snap = self.tx_snap(now);
         self.sb.retransmitted(i, now, snap);
         let seg = *self.sb.get(i);
         self.stats.segs_retrans += 1;
         self.emit(now, seg, false, out);
+        if i == 0 && self.rack_on() && !matches!(self.xtimer, Some((_, XTimer::Reo))) {
+            // Linux tcp_xmit_retransmit_queue: resending the oldest segment
+            // restarts the RTO (unless RACK's timer holds the slot).
+            self.xtimer = None;
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
     }
 
     /// Next new segment (start, seq length, payload, fin), if the application has any.
@@ -731,6 +802,7 @@ impl Sender {
         self.pace_deadline = None;
         let sack = self.uses_sack();
         let mut cwnd_limited = false;
+        let mut sent_new = false;
         loop {
             if self.tp.pacing_rate > 0 && self.pace_next > now {
                 self.pace_deadline = Some(self.pace_next);
@@ -744,12 +816,13 @@ impl Sender {
                     cwnd_limited = true;
                     break;
                 }
-                if let Some(i) = self.sb.first_lost(0) {
+                if let Some(i) = self.sb.first_lost(0).filter(|_| !self.rexmit_new) {
                     self.retransmit(now, i, out);
                     continue;
                 }
                 // NextSeg rule 3: an unSACKed hole below the highest SACK, not yet resent.
-                if self.tp.ca_state == CaState::Recovery && self.rule3(now, out) {
+                if self.tp.ca_state == CaState::Recovery && !self.rack_on() && self.rule3(now, out)
+                {
                     continue;
                 }
             } else {
@@ -789,6 +862,15 @@ impl Sender {
                 break;
             }
             self.send_new(now, start, len, payload, fin, out);
+            sent_new = true;
+        }
+        if sent_new && self.tlp_on() {
+            // Linux tcp_event_new_data_sent (a pending probe gives the slot
+            // back to the RTO), then tcp_write_xmit's tcp_schedule_loss_probe.
+            if matches!(self.xtimer, Some((_, XTimer::Probe))) {
+                self.rearm_rto(now);
+            }
+            self.schedule_loss_probe(now, false);
         }
         // Held back by ns-2's window_ rather than cwnd is not cwnd-limited.
         let cwnd_limited =
@@ -902,7 +984,9 @@ impl Sender {
             self.prr = crate::recovery::Prr::default();
         }
         if s == CaState::Open {
-            self.undo_marker = false;
+            // With D-SACK the episode stays undoable after it ends (Linux
+            // keeps undo_marker; a late D-SACK may still undo it).
+            self.undo_marker &= self.cfg.dsack;
             self.retrans_stamp = None;
             if let Some(e) = self.episodes.last_mut().filter(|e| e.end.is_none()) {
                 e.end = Some(self.tp.now);
@@ -939,12 +1023,29 @@ impl Sender {
         let prior_snd_una = self.snd_una;
         self.tp.in_flight = prior_in_flight;
         let sack = self.uses_sack();
+        let rack = self.rack_on();
         // Delivery-rate sampling over every segment this ACK delivers (tcp_rate.c).
         let mut rate = RateAcc::default();
+        if rack {
+            rate.rack = crate::recovery::rack::RackAcc {
+                on: true,
+                now,
+                min_rtt: self.rtt.min_rtt(),
+                ..Default::default()
+            };
+        }
+        // A DSACK of exactly the loss probe (Linux tcp_dsack_seen's
+        // FLAG_DSACK_TLP): the original arrived, the probe was not needed.
+        let dsack_tlp = self.tlp_high_seq != 0 && h.nsack > 0 && {
+            let (l, r) = h.sack[0];
+            let dsack = l < h.ack || (h.nsack > 1 && h.sack[1].0 <= l && r <= h.sack[1].1);
+            dsack && r - l <= self.mss as u64 && r == self.tlp_high_seq
+        };
 
         // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part);
         // a recovery that ignores SACK (Tahoe, Reno, NewReno) ignores them entirely.
         let mut newly_sacked = 0;
+        let dsack = self.cfg.dsack && sack && self.count_dsack(h);
         if sack {
             let blocks = &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)];
             for &(l, r) in blocks {
@@ -972,9 +1073,10 @@ impl Sender {
         // In recovery, newly SACKed data may reveal more losses (RFC 6675 IsLost),
         // marked before the controller sees this ACK (as Linux's tcp_ack does).
         let mut newly_lost = 0;
-        if sack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
+        if sack && !rack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
             newly_lost += self.mark_lost(self.cfg.dupthresh);
         }
+        let mut reo_armed = false;
         let rate_based = self.cc.has_cong_control();
         let mut delivered = newly_sacked;
         if h.ack > self.snd_una {
@@ -1045,9 +1147,16 @@ impl Sender {
                 in_flight: prior_in_flight,
             };
             self.cc.pkts_acked(&mut self.tp, &s);
+            if rack {
+                self.process_tlp_ack(h, true, newly_sacked > 0, dsack_tlp);
+                let dubious = newly_sacked > 0 || ece || self.tp.ca_state != CaState::Open;
+                let (n, armed) = self.rack_on_ack(now, &rate, dubious);
+                newly_lost += n;
+                reo_armed = armed;
+            }
 
             let mut grow = true;
-            let undone = self.try_undo(h);
+            let undone = self.try_undo(h) || self.process_frto(h, true, newly_sacked > 0, &rate);
             match self.tp.ca_state {
                 _ if undone => {}
                 CaState::Recovery => {
@@ -1134,6 +1243,17 @@ impl Sender {
                     }
                 }
             }
+            if rack
+                && self.sb.lost > 0
+                && matches!(
+                    self.tp.ca_state,
+                    CaState::Open | CaState::Disorder | CaState::Cwr
+                )
+            {
+                // Linux tcp_time_to_recover: RACK proved a loss.
+                self.enter_recovery(now, out);
+                grow = false;
+            }
             // RFC 3168 6.1.2: the window does not grow on the ECE that reduces it.
             if ece && self.enter_cwr(ece_flight) {
                 grow = false;
@@ -1153,6 +1273,13 @@ impl Sender {
             // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
+                self.xtimer = None;
+            } else if rack {
+                // Linux tcp_set_xmit_timer, unless RACK's timer was armed:
+                // the probe if it may go, else the RTO.
+                if !reo_armed && !self.schedule_loss_probe(now, true) {
+                    self.rearm_rto(now);
+                }
             } else if !(self.tp.ca_state == CaState::Recovery
                 && self.effective_recovery() == Recovery::NewReno)
             {
@@ -1172,6 +1299,11 @@ impl Sender {
             && !h.has(FIN)
         {
             // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
+            self.process_frto(h, false, newly_sacked > 0, &rate);
+            if rack {
+                self.process_tlp_ack(h, false, newly_sacked > 0, dsack_tlp);
+                newly_lost += self.rack_on_ack(now, &rate, true).0;
+            }
             if self.cfg.rto_estimator == RtoEstimator::Linux {
                 // Linux samples the RTT on SACK-only ACKs too.
                 if let Some(t) = rate.oldest_clean_sacked {
@@ -1192,6 +1324,13 @@ impl Sender {
             if !sack || newly_sacked > 0 {
                 self.dupacks += 1;
                 match self.tp.ca_state {
+                    CaState::Open | CaState::Disorder | CaState::Cwr if rack => {
+                        if self.sb.lost > 0 {
+                            self.enter_recovery(now, out);
+                        } else if self.tp.ca_state != CaState::Cwr {
+                            self.set_ca_state(CaState::Disorder);
+                        }
+                    }
                     CaState::Open | CaState::Disorder | CaState::Cwr => {
                         let thresh = self.dupthresh();
                         let head_lost = sack && {
@@ -1217,6 +1356,9 @@ impl Sender {
                 self.enter_cwr(ece_flight);
             }
         }
+        if dsack {
+            self.try_undo_dsack();
+        }
         if self.prr.active() && !rate_based {
             // tcp_cong_control in CWR or Recovery: tcp_cwnd_reduction, with
             // what is in flight before anything is sent in response.
@@ -1238,6 +1380,14 @@ impl Sender {
             self.cc.cong_control(&mut self.tp, &rs);
         }
         self.transmit(now, out);
+        if self.rexmit_new {
+            // F-RTO step 2b sent new data; if none went, resend lost ones.
+            self.rexmit_new = false;
+            if self.snd_max <= self.recover {
+                self.frto = false;
+                self.transmit(now, out);
+            }
+        }
     }
 
     /// Start an episode whose reduction may later prove spurious.
@@ -1246,6 +1396,118 @@ impl Sender {
         self.prior_ssthresh = self.tp.ssthresh;
         self.tp.prior_cwnd = self.tp.cwnd;
         self.retrans_stamp = None;
+        // Linux tcp_init_undo: retransmissions in flight, and a resent loss
+        // probe, count as made in this episode.
+        let probe = (self.tlp_high_seq != 0 && self.tlp_retrans) as i32;
+        self.undo_retrans = match self.sb.retrans as i32 + probe {
+            0 => -1,
+            n => n,
+        };
+        self.undo_point = self.snd_una;
+    }
+
+    /// D-SACK (Linux `tcp_check_dsack`, `tcp_sacktag_one`): a first block
+    /// below the cumulative ACK or inside the second reports a duplicate;
+    /// each retransmission of this episode it covers was needless. Returns
+    /// whether the ACK carried a D-SACK.
+    fn count_dsack(&mut self, h: &TcpHeader) -> bool {
+        let (l, r) = h.sack[0];
+        let dsack =
+            h.nsack > 0 && (l < h.ack || (h.nsack > 1 && h.sack[1].0 <= l && r <= h.sack[1].1));
+        if dsack && self.undo_marker && self.undo_retrans > 0 {
+            let n = if r <= self.snd_una {
+                if r > self.undo_point {
+                    (r - l).div_ceil(self.mss as u64) as i32
+                } else {
+                    0
+                }
+            } else {
+                self.sb.ever_retrans_in(l, r, self.undo_point) as i32
+            };
+            self.undo_retrans = (self.undo_retrans - n).max(0);
+        }
+        dsack
+    }
+
+    /// Linux `tcp_try_undo_dsack`: every retransmission of the episode was
+    /// reported needless: undo its reduction (late, after the episode, too).
+    fn try_undo_dsack(&mut self) -> bool {
+        let undoable = self.cfg.dsack && self.undo_marker && self.undo_retrans == 0;
+        let state_ok = matches!(
+            self.tp.ca_state,
+            CaState::Open | CaState::Disorder | CaState::Recovery
+        );
+        if !(undoable && state_ok) {
+            return false;
+        }
+        self.undo_window();
+        if self.tp.ca_state == CaState::Recovery {
+            let open = self.sb.sacked + self.sb.lost == 0;
+            self.set_ca_state(if open {
+                CaState::Open
+            } else {
+                CaState::Disorder
+            });
+        }
+        true
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction`: the window (through the controller's
+    /// `undo_cwnd`) and ssthresh as before the episode.
+    fn undo_window(&mut self) {
+        self.tp.cwnd = self.cc.undo_cwnd(&self.tp).max(1).min(self.tp.cwnd_clamp);
+        if self.prior_ssthresh > self.tp.ssthresh {
+            self.tp.ssthresh = self.prior_ssthresh;
+        }
+        self.undo_marker = false;
+        self.stats.undos += 1;
+    }
+
+    /// F-RTO (RFC 5682 with SACK, Linux `tcp_process_loss`) on an ACK in the
+    /// Loss state; returns whether it undid the timeout.
+    fn process_frto(
+        &mut self,
+        h: &TcpHeader,
+        advanced: bool,
+        sacked: bool,
+        rate: &RateAcc,
+    ) -> bool {
+        if !self.frto || self.tp.ca_state != CaState::Loss {
+            return false;
+        }
+        if rate.clean_end_min.is_some_and(|e| e <= self.recover) {
+            // Step 3b: a segment sent before the timeout and never resent
+            // was delivered: the timeout was spurious.
+            self.frto = false;
+            self.undo_window();
+            self.sb.unmark_lost();
+            self.stats.spurious_rtos += 1;
+            self.set_ca_state(CaState::Open);
+            return true;
+        }
+        if self.snd_max > self.recover {
+            // Step 3a: new data was sent; a SACK or a duplicate now means
+            // the loss was real.
+            if sacked || !advanced {
+                self.frto = false;
+            }
+        } else if advanced && h.ack < self.recover {
+            // Step 2: the first new ACK; send new data if there is room.
+            self.recover = self.snd_max;
+            let room = self
+                .next_new_segment()
+                .is_some_and(|(start, len, payload, fin)| {
+                    let out_after = start + len as u64 - self.snd_una;
+                    (out_after <= self.rwnd.max(1) || fin && payload == 0)
+                        && out_after <= self.snd_limit
+                });
+            if room {
+                self.rexmit_new = true;
+            } else {
+                self.frto = false;
+            }
+        }
+        false
     }
 
     /// Eifel detection (RFC 3522): the ACK echoes a timestamp older than the
@@ -1258,10 +1520,13 @@ impl Sender {
             CaState::Recovery => self.cfg.undo == Undo::All && h.ack >= self.recover,
             _ => false,
         };
+        // Linux tcp_may_undo: the timestamp echo, or D-SACKs for every
+        // retransmission.
         let delayed = self.ts_ok
             && h.has_ts
             && h.tsecr != 0
-            && self.retrans_stamp.is_some_and(|t| h.tsecr < t.0);
+            && self.retrans_stamp.is_some_and(|t| h.tsecr < t.0)
+            || self.cfg.dsack && self.undo_retrans == 0;
         if !(allowed && self.undo_marker && delayed) {
             return false;
         }
@@ -1310,6 +1575,8 @@ impl Sender {
             self.tp.ssthresh = self.loss_ssthresh(false);
             self.note_reduction();
         }
+        // Linux tcp_init_cwnd_reduction: a recovery ends any probe episode.
+        self.tlp_high_seq = 0;
         self.note_first_reduction(now, false, cwnd_before, ss_before);
         // ns-2 dupack_action: last_cwnd_action_ = CWND_ACTION_DUPACK, and
         // slowdown() clears first_decrease_.
@@ -1318,7 +1585,10 @@ impl Sender {
         self.recover = self.snd_max;
         self.partial_acks = 0;
         self.rule3_from = self.snd_una;
-        self.tp.lost += self.sb.mark_head_lost() as u64;
+        if !self.rack_on() {
+            // RFC 6675 / NewReno; with RACK the losses are already marked.
+            self.tp.lost += self.sb.mark_head_lost() as u64;
+        }
         if self.cc.has_cong_control() {
             // Rate-based controllers keep the window themselves (Linux skips PRR
             // and cwnd reduction for `cong_control`): retransmit and go on.
@@ -1550,6 +1820,7 @@ impl Sender {
             return false;
         }
         self.sync_tp();
+        self.tlp_high_seq = 0; // tcp_init_cwnd_reduction
         self.tp.in_flight = flight;
         self.undo_marker = false; // an ECN reduction is never undone
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
@@ -1631,9 +1902,205 @@ impl Sender {
             self.pace_deadline = None;
             self.transmit(now, out);
         }
-        if self.rto_deadline.is_some_and(|d| d <= now) {
+        match self.xtimer {
+            Some((t, XTimer::Reo)) if t <= now => self.on_reo_timeout(now, out),
+            Some((t, XTimer::Probe)) if t <= now => self.on_probe_timer(now, out),
+            Some(_) => {}
+            None => {
+                if self.rto_deadline.is_some_and(|d| d <= now) {
+                    self.rto_deadline = None;
+                    self.on_rto(now, out);
+                }
+            }
+        }
+    }
+
+    /// Linux `tcp_rearm_rto`: the RTO takes the timer slot again, a full RTO
+    /// from now, or, when RACK's timer or the probe held the slot, what is
+    /// left of the RTO counted from the oldest segment's last transmission.
+    fn rearm_rto(&mut self, now: SimTime) {
+        if self.sb.is_empty() {
             self.rto_deadline = None;
-            self.on_rto(now, out);
+            self.xtimer = None;
+            return;
+        }
+        let rto = self.rtt.rto();
+        self.rto_deadline = Some(match self.xtimer.take() {
+            Some(_) => (self.sb.get(0).sent + rto).max(now + SimTime(1)),
+            None => now + rto,
+        });
+    }
+
+    /// A duration rounded up to the timer clock (Linux `usecs_to_jiffies`).
+    fn ceil_tick(&self, d: SimTime) -> SimTime {
+        match self.cfg.clock_granularity.0 {
+            0 => d,
+            g => SimTime(d.0.div_ceil(g) * g),
+        }
+    }
+
+    /// Linux `tcp_schedule_loss_probe`: in Open or CWR with data out, the
+    /// probe takes the timer slot, 2 SRTT (+2 ms, or + the minimum RTO for
+    /// a lone segment, room for a delayed ACK) from now, but not after the
+    /// RTO would fire (`advancing`: the RTO restarts now). Returns whether
+    /// it did.
+    fn schedule_loss_probe(&mut self, now: SimTime, advancing: bool) -> bool {
+        if !self.tlp_on()
+            || self.sb.is_empty()
+            || !matches!(self.tp.ca_state, CaState::Open | CaState::Cwr)
+        {
+            return false;
+        }
+        let mut pto = match self.rtt.srtt() {
+            Some(srtt) => {
+                let extra = if self.sb.len() == 1 {
+                    self.cfg.min_rto
+                } else {
+                    SimTime::from_micros(2000)
+                };
+                self.ceil_tick(SimTime(2 * srtt.0) + extra)
+            }
+            None => self.cfg.initial_rto,
+        };
+        let rto = self.rtt.rto();
+        let rto_left = if advancing {
+            Some(rto)
+        } else {
+            let fire = self.sb.get(0).sent + rto;
+            (fire > now).then(|| fire - now)
+        };
+        if let Some(left) = rto_left {
+            pto = pto.min(self.ceil_tick(left));
+        }
+        self.xtimer = Some((now + pto, XTimer::Probe));
+        true
+    }
+
+    /// Linux `tcp_rack_reo_timeout`: scan again; when something is now
+    /// lost, recover (entering recovery if not in it, PRR as for one
+    /// delivered segment) and retransmit; then the RTO takes the slot back.
+    fn on_reo_timeout(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.sync_tp();
+        let prior = self.sb.in_flight();
+        let reo = self.rack_reo_wnd();
+        let (lost, _) = self.rack.detect_loss(&mut self.sb, now, reo);
+        self.tp.lost += lost as u64;
+        if self.sb.in_flight() != prior && self.state == SenderState::Established {
+            if self.tp.ca_state != CaState::Recovery {
+                self.enter_recovery(now, out);
+                if self.prr.active() && !self.cc.has_cong_control() {
+                    let (ssthresh, in_flight) = (self.tp.ssthresh, self.sb.in_flight());
+                    if let Some(c) = self.prr.on_ack(ssthresh, in_flight, 1, lost, false) {
+                        self.tp.cwnd = c.max(1);
+                        self.tp.cwnd_cnt = 0;
+                    }
+                }
+            }
+            self.transmit(now, out);
+        }
+        if matches!(self.xtimer, Some((_, XTimer::Reo))) {
+            self.rearm_rto(now);
+        }
+    }
+
+    /// Linux `tcp_send_loss_probe`: one probe per episode: a new segment if
+    /// the receive window and the send buffer allow (cwnd does not count),
+    /// else the last segment again; then a full RTO from now.
+    fn on_probe_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.tlp_high_seq != 0 || self.state != SenderState::Established || self.sb.is_empty() {
+            self.rearm_rto(now);
+            return;
+        }
+        self.tlp_retrans = false;
+        let fits = self
+            .next_new_segment()
+            .filter(|&(start, len, payload, fin)| {
+                let out_after = start + len as u64 - self.snd_una;
+                (out_after <= self.rwnd.max(1) || fin && payload == 0)
+                    && out_after <= self.snd_limit
+            });
+        if let Some((start, len, payload, fin)) = fits {
+            self.send_new(now, start, len, payload, fin, out);
+        } else {
+            let i = self.sb.len() - 1;
+            let snap = self.tx_snap(now);
+            self.sb.probe_resent(i, now, snap);
+            let seg = *self.sb.get(i);
+            self.stats.segs_retrans += 1;
+            self.emit(now, seg, false, out);
+            self.tlp_retrans = true;
+        }
+        self.stats.loss_probes += 1;
+        self.tlp_high_seq = self.snd_max;
+        self.xtimer = None;
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// The reordering window now (`tcp_rack_reo_wnd`).
+    fn rack_reo_wnd(&self) -> SimTime {
+        self.rack.reo_wnd(
+            self.tp.ca_state,
+            self.sb.sacked,
+            self.rtt.min_rtt(),
+            self.rtt.srtt(),
+        )
+    }
+
+    /// RACK on an ACK (`tcp_rack_advance` for what it delivered, then
+    /// `tcp_rack_mark_lost` when the ACK is dubious: it SACKs, echoes ECE,
+    /// duplicates, or finds the sender out of the Open state). Segments not
+    /// old enough yet arm the reordering timer, 2 ms after the latest of
+    /// them, at most one RTO away. Returns the segments newly marked lost and
+    /// whether the timer was armed.
+    fn rack_on_ack(&mut self, now: SimTime, rate: &RateAcc, dubious: bool) -> (u32, bool) {
+        self.rack.absorb(&rate.rack);
+        if !dubious {
+            return (0, false);
+        }
+        let reo = self.rack_reo_wnd();
+        let (lost, wait) = self.rack.mark_lost(&mut self.sb, now, reo);
+        self.tp.lost += lost as u64;
+        if let Some(w) = wait {
+            let d = self
+                .ceil_tick(w + SimTime::from_micros(2000))
+                .min(self.rtt.rto());
+            self.xtimer = Some((now + d, XTimer::Reo));
+        }
+        (lost, wait.is_some())
+    }
+
+    /// Linux `tcp_process_tlp_ack`: an ACK at or past the probe ends its
+    /// episode; past it, after a resent probe, the probe repaired a loss:
+    /// the window comes down once (CWR, at once to ssthresh).
+    fn process_tlp_ack(&mut self, h: &TcpHeader, advanced: bool, sacked: bool, dsack_tlp: bool) {
+        if self.tlp_high_seq == 0 || h.ack < self.tlp_high_seq {
+            return;
+        }
+        if !self.tlp_retrans || dsack_tlp {
+            self.tlp_high_seq = 0;
+        } else if h.ack > self.tlp_high_seq {
+            self.tlp_high_seq = 0;
+            self.stats.tlp_recoveries += 1;
+            if self.cc.has_cong_control() {
+                return;
+            }
+            self.sync_tp();
+            self.tp.in_flight = self.loss_basis();
+            self.tp.prior_cwnd = self.tp.cwnd;
+            self.tp.ssthresh = self.loss_ssthresh(false);
+            self.note_reduction();
+            self.set_ca_state(CaState::Cwr);
+            self.tp.cwnd = self.tp.ssthresh.max(1);
+            self.tp.cwnd_cnt = 0;
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
+            let open = self.sb.sacked + self.sb.lost + self.sb.retrans == 0;
+            self.set_ca_state(if open {
+                CaState::Open
+            } else {
+                CaState::Disorder
+            });
+        } else if !(advanced || sacked) {
+            self.tlp_high_seq = 0;
         }
     }
 
@@ -1658,6 +2125,11 @@ impl Sender {
         if self.state != SenderState::Established || self.sb.is_empty() {
             return;
         }
+        self.xtimer = None;
+        let new_recovery = matches!(
+            self.tp.ca_state,
+            CaState::Open | CaState::Disorder | CaState::Cwr
+        );
         let (cwnd_before, ss_before) = (self.tp.cwnd, self.tp.in_slow_start());
         // RFC 5681 (4) on the first timeout of a segment; held on later backoffs.
         // ns-2 halves window() on every timeout (cwnd is 1 on the second: ssthresh 2).
@@ -1688,15 +2160,33 @@ impl Sender {
             // reached a SACKed segment, Linux tcp_check_sack_reneging) or a
             // stack that forgets SACKs on every timeout (Linux 2.2
             // tcp_retransmit_timer): resend everything outstanding.
-            if self.cfg.rto_clears_sack || self.sb.get(0).has(SACKED) {
+            let reneged = self.cfg.rto_clears_sack || self.sb.get(0).has(SACKED);
+            if reneged {
                 self.sb.clear_sacks();
                 self.sack_cache = [(0, 0); MAX_SACK_BLOCKS];
             }
-            self.tp.lost += self.sb.mark_all_lost() as u64;
+            if self.rack_on() && !reneged {
+                // Linux tcp_timeout_mark_lost with RACK: the oldest segment
+                // and those sent more than RACK's RTT ago; newer ones may
+                // still arrive.
+                let rtt = self.rack.rtt();
+                for i in 0..self.sb.len() {
+                    let s = *self.sb.get(i);
+                    if i == 0 || now.saturating_sub(s.sent) >= rtt {
+                        self.tp.lost += self.sb.mark_seg_lost(i) as u64;
+                    }
+                }
+            } else {
+                self.tp.lost += self.sb.mark_all_lost() as u64;
+            }
         } else {
             self.sb.clear_sacks();
             self.sack_cache = [(0, 0); MAX_SACK_BLOCKS];
             self.snd_nxt = self.snd_una;
+        }
+        if self.rack_on() {
+            // Linux tcp_enter_loss: cwnd = in flight + 1.
+            self.tp.cwnd = self.sb.in_flight() + 1;
         }
         self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
         if self.stats.first_reduction.is_some() {
@@ -1704,6 +2194,10 @@ impl Sender {
             self.ss2 = Ss2Watch::Idle;
         }
         self.note_first_reduction(now, true, cwnd_before, ss_before);
+        // Linux tcp_enter_loss: the timeout ends any probe episode; F-RTO
+        // watches a first timeout, or one more without progress.
+        self.tlp_high_seq = 0;
+        self.frto = self.cfg.frto && self.uses_sack() && (new_recovery || self.rtt.backoffs() > 0);
         self.set_ca_state(CaState::Loss);
         self.recover = self.snd_max;
         self.note_reduction();

@@ -2169,3 +2169,323 @@ fn a_timed_rto_sampler_still_gives_its_controller_every_acks_rtt() {
     // (segment 0, 100 ms) only: SRTT 100 ms exactly, not a mix with 101 ms.
     assert_eq!(s.rtt().srtt(), Some(ms(100)));
 }
+
+/// The `linux` profile with RACK, TLP and D-SACK, a bulk sender whose first
+/// 10 segments leave at once at 100 ms (IW 10) after a 100 ms handshake.
+fn linux_rack_tail() -> Sender {
+    let mut c = profile("linux").unwrap().config;
+    c.rack = true;
+    c.tlp = true;
+    c.dsack = true;
+    let mut s = Sender::new(
+        c.clone(),
+        cc::make("cubic", &CcParams::new()).unwrap(),
+        None,
+    );
+    let mut r = Receiver::new(c);
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let mut back = vec![];
+    r.on_segment(ms(50), &syn, &mut back);
+    out.clear();
+    s.on_segment(ms(100), &back[0], &mut out);
+    assert_eq!(data_seqs(&out), (0..10).collect::<Vec<_>>());
+    s
+}
+
+/// An ACK whose window ends exactly at the end of the 10 segments (rounded
+/// down to the window scale): nothing new may be sent.
+fn tail_ack(ackno: u64, sacks: &[(u64, u64)]) -> TcpHeader {
+    let mut h = ack(ackno, sacks, true, 100_000_000);
+    h.wnd = ((seg_start(10) - ackno) >> 7) as u32;
+    h
+}
+
+/// Linux's PTO (tcp_schedule_loss_probe): 2 SRTT + 2 ms (more than one
+/// segment out) rounded up to the 4 ms tick, at most the RTO.
+fn pto(s: &Sender) -> SimTime {
+    let srtt = s.rtt().srtt().unwrap();
+    let t = SimTime(2 * srtt.0) + SimTime::from_micros(2000);
+    let tick = 4_000_000;
+    SimTime(t.0.div_ceil(tick) * tick).min(s.rtt().rto())
+}
+
+#[test]
+fn tlp_probes_the_tail_and_rack_recovers_the_hole_as_linux_worked_example() {
+    // docs/dev/linux-tcp/rack-tlp.md 7.2: S9 and S10 (segments 8 and 9)
+    // lost; ACKs of 0..7 arrive 100 ms after they left.
+    let mut s = linux_rack_tail();
+    let mut out = vec![];
+    for k in 0..8 {
+        s.on_segment(ms(200 + k), &tail_ack(seg_start(k + 1), &[]), &mut out);
+        // Every ACK of new data moves the probe to 2 SRTT (+2 ms) from now.
+        assert_eq!(s.next_deadline(), Some(ms(200 + k) + pto(&s)), "ACK {k}");
+    }
+    assert!(data_seqs(&out).is_empty(), "the window allows nothing new");
+    // The probe: no new data fits, so the last segment goes again; a full
+    // RTO from now follows it.
+    let t_probe = s.next_deadline().unwrap();
+    out.clear();
+    s.on_timer(t_probe, &mut out);
+    assert_eq!(data_seqs(&out), vec![9]);
+    assert!(out[0].retrans);
+    assert_eq!(s.stats.loss_probes, 1);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.next_deadline(), Some(t_probe + s.rtt().rto()));
+    // Its SACK, 100 ms later: segment 9 was sent after segment 8, and 8 has
+    // waited far longer than an RTT plus the window (25 ms): lost. Recovery
+    // starts and 8 is resent; no timeout.
+    out.clear();
+    let t_sack = t_probe + ms(100);
+    s.on_segment(
+        t_sack,
+        &tail_ack(seg_start(8), &[(seg_start(9), seg_start(10))]),
+        &mut out,
+    );
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(data_seqs(&out), vec![8]);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.stats.timeouts, 0);
+    // Resending the oldest segment restarted the RTO.
+    assert_eq!(s.rto_deadline(), Some(t_sack + s.rtt().rto()));
+    // Everything acknowledged (echoing the retransmission's timestamp, so
+    // no undo): recovery ends with cwnd = ssthresh.
+    out.clear();
+    let mut all = tail_ack(seg_start(10), &[]);
+    all.tsecr = t_sack.0;
+    s.on_segment(t_sack + ms(100), &all, &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.tp.cwnd, s.tp.ssthresh);
+    s.check_invariants();
+}
+
+#[test]
+fn a_dsack_of_the_probe_ends_the_episode_without_a_reduction() {
+    // rack-tlp.md 5.3: only the ACKs were late; the probe of segment 9
+    // arrives as a duplicate and the receiver reports it in a D-SACK block
+    // (FLAG_DSACK_TLP): no cwnd reduction. Without it the ACK past the
+    // probe would count as a repaired loss.
+    for dsack in [true, false] {
+        let mut s = linux_rack_tail();
+        let mut out = vec![];
+        for k in 0..8 {
+            s.on_segment(ms(200 + k), &tail_ack(seg_start(k + 1), &[]), &mut out);
+        }
+        let t_probe = s.next_deadline().unwrap();
+        s.on_timer(t_probe, &mut out);
+        assert_eq!(s.stats.loss_probes, 1);
+        // The late ACK of everything, with the window open again (new data
+        // goes out), then the receiver's answer to the probe: a D-SACK of
+        // segment 9, with an ACK past the probe.
+        s.on_segment(t_probe + ms(1), &ack(seg_start(10), &[], true, 1), &mut out);
+        assert!(s.snd_max > seg_start(10));
+        let cwnd = s.tp.cwnd;
+        let blocks: &[(u64, u64)] = if dsack {
+            &[(seg_start(9), seg_start(10))]
+        } else {
+            &[]
+        };
+        s.on_segment(
+            t_probe + ms(100),
+            &ack(seg_start(11), blocks, true, 1),
+            &mut out,
+        );
+        assert_eq!(s.stats.tlp_recoveries, u64::from(!dsack), "dsack {dsack}");
+        if dsack {
+            assert!(s.tp.cwnd >= cwnd, "no reduction");
+        } else {
+            assert!(s.tp.cwnd < cwnd, "the probe counted as a repaired loss");
+        }
+    }
+}
+
+#[test]
+fn the_receiver_reports_duplicates_in_a_dsack_block_first() {
+    // RFC 2883 section 4: a duplicate below the cumulative ACK is reported
+    // in the first block; a duplicate of out-of-order data too, followed by
+    // the block holding it.
+    let mut c = profile("linux").unwrap().config;
+    c.dsack = true;
+    let (mut s, mut r, first) = established(&c, "cubic");
+    let mut out = vec![];
+    for h in &first[..2] {
+        r.on_segment(ms(150), h, &mut out);
+    }
+    out.clear();
+    r.on_segment(ms(151), &first[0], &mut out);
+    let a = out.pop().unwrap();
+    assert_eq!(a.ack, first[1].seq + first[1].payload as u64);
+    assert_eq!(&a.sack[..a.nsack as usize], &[(first[0].seq, first[1].seq)]);
+    // Segment 3 out of order, then again: D-SACK of it, then its block.
+    r.on_segment(ms(152), &first[3], &mut out);
+    out.clear();
+    r.on_segment(ms(153), &first[3], &mut out);
+    let a = out.pop().unwrap();
+    let b3 = (first[3].seq, first[4].seq);
+    assert_eq!(&a.sack[..a.nsack as usize], &[b3, b3]);
+    // The next ACK has no D-SACK block.
+    r.on_segment(ms(154), &first[5], &mut out);
+    let a = out.pop().unwrap();
+    assert_eq!(a.sack[0], (first[5].seq, first[6].seq));
+    // Off (every other profile): no D-SACK.
+    c.dsack = false;
+    let mut r2 = Receiver::new(c.clone());
+    let _ = &mut s;
+    let (_, mut r2b, first2) = established(&c, "cubic");
+    std::mem::swap(&mut r2, &mut r2b);
+    r2.on_segment(ms(150), &first2[0], &mut out);
+    out.clear();
+    r2.on_segment(ms(151), &first2[0], &mut out);
+    assert_eq!(out.pop().unwrap().nsack, 0);
+}
+
+#[test]
+fn a_linux_receiver_quick_acks_the_first_16_segments_then_every_second() {
+    // docs/dev/linux-tcp/delack.md 10(a), fixed window: S1..S16 each ACKed
+    // at once (16 quick ACKs: a 4 MiB window allows more), S17 waits for the
+    // 40 ms ATO, S18 is ACKed with it (two segments owed); a duplicate
+    // (old data) grants 16 quick ACKs again.
+    let mut c = profile("linux").unwrap().config;
+    c.adaptive_delack = true;
+    let (_, mut r, _) = established(&c, "cubic");
+    let seg = |i: u64| TcpHeader {
+        flags: ACK,
+        seq: seg_start(i),
+        ack: 1,
+        payload: MSS as u32,
+        has_ts: true,
+        tsval: 1,
+        ..Default::default()
+    };
+    let mut out = vec![];
+    for i in 0..16 {
+        out.clear();
+        r.on_segment(ms(200 + i), &seg(i), &mut out);
+        assert_eq!(out.len(), 1, "segment {i} ACKed at once");
+    }
+    out.clear();
+    r.on_segment(ms(216), &seg(16), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(r.next_deadline(), Some(ms(256)));
+    r.on_segment(ms(217), &seg(17), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, seg_start(18));
+    out.clear();
+    r.on_segment(ms(218), &seg(18), &mut out);
+    assert!(out.is_empty(), "delayed again");
+    r.on_segment(ms(219), &seg(3), &mut out);
+    assert_eq!(out.len(), 1, "a duplicate is ACKed at once");
+    out.clear();
+    r.on_segment(ms(220), &seg(19), &mut out);
+    assert_eq!(out.len(), 1, "quick ACKs again after the duplicate");
+}
+
+/// docs/dev/linux-tcp/prr-frto-undo.md 4.4 and 4.5: the `linux` profile
+/// without timestamps (nor TLP, to isolate F-RTO), Reno, cwnd 10 and
+/// ssthresh 8, P1..P10 out when the RTO fires. Returns the sender, the ten
+/// segments and the new ones F-RTO sent on the first ACK.
+fn frto_after_rto() -> (Sender, Vec<TcpHeader>, Vec<TcpHeader>) {
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.tlp = false;
+    let (mut s, _, first) = established(&c, "reno");
+    let p: Vec<TcpHeader> = first.into_iter().filter(|h| h.payload > 0).collect();
+    assert_eq!(p.len(), 10);
+    s.tp.ssthresh = 8;
+    let t_rto = s.next_deadline().unwrap();
+    let mut out = vec![];
+    s.on_timer(t_rto, &mut out);
+    assert_eq!(s.stats.timeouts, 1);
+    assert_eq!(data_seqs_of(&out), vec![p[0].seq], "P1 resent");
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 5));
+    // ACK A: the late ACK of the original P1. No undo possible yet (no
+    // timestamps); step 2b: cwnd 2 by slow start, and new data, not P2.
+    out.clear();
+    let end = |h: &TcpHeader| h.seq + h.payload as u64;
+    s.on_segment(t_rto + ms(1), &ack(end(&p[0]), &[], false, 0), &mut out);
+    assert_eq!(s.tp.cwnd, 2);
+    let end10 = end(&p[9]);
+    assert_eq!(data_seqs_of(&out), vec![end10, end10 + p[0].payload as u64]);
+    (s, p, out)
+}
+
+fn data_seqs_of(out: &[TcpHeader]) -> Vec<u64> {
+    out.iter()
+        .filter(|h| h.payload > 0)
+        .map(|h| h.seq)
+        .collect()
+}
+
+#[test]
+fn frto_undoes_a_spurious_timeout_when_an_original_segment_is_acked() {
+    // 4.4: ACK B acknowledges the original P2, never resent and sent before
+    // the timeout: spurious. cwnd = max(2, 10), ssthresh = max(5, 8), Open;
+    // nothing more goes out (P3..P12 fill the window).
+    let (mut s, p, _) = frto_after_rto();
+    let mut out = vec![];
+    s.on_segment(ms(5_000), &ack(p[2].seq, &[], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (10, 8));
+    assert_eq!(s.stats.spurious_rtos, 1);
+    assert_eq!(s.stats.undos, 1);
+    assert!(data_seqs_of(&out).is_empty());
+    s.check_invariants();
+}
+
+#[test]
+fn frto_keeps_the_timeout_when_the_new_data_is_sacked_first() {
+    // 4.5: everything was lost; ACK B duplicates P1's ACK and SACKs P11:
+    // the loss was real, F-RTO stops and P2 is retransmitted (in flight
+    // 11 - 1 SACKed - 9 lost = 1 < cwnd 2).
+    let (mut s, p, new) = frto_after_rto();
+    let mut out = vec![];
+    let p11 = (new[0].seq, new[0].seq + new[0].payload as u64);
+    s.on_segment(ms(5_000), &ack(p[1].seq, &[p11], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Loss);
+    assert_eq!(data_seqs_of(&out), vec![p[1].seq]);
+    assert_eq!(s.stats.spurious_rtos, 0);
+    assert_eq!(s.tp.cwnd, 2);
+}
+
+#[test]
+fn dsacks_of_every_retransmission_undo_the_recovery() {
+    // prr-frto-undo.md 3.5 without timestamps: P1 only reordered; recovery
+    // resends it; the original arrives (cumulative ACK), then the receiver
+    // D-SACKs the retransmission: undo_retrans 1 -> 0, the window and
+    // ssthresh come back (cwnd = max(cwnd, prior 20)).
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.tlp = false;
+    let (mut s, _, _) = established(&c, "reno");
+    s.tp.cwnd = 20;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(1, &[], false, 0), &mut out);
+    let p: Vec<u64> = data_seqs_of(&out);
+    let mss = p[1] - p[0];
+    let ssthresh0 = s.tp.ssthresh;
+    // Three SACKs above P1 (the dupthresh shortcut): recovery, P1 resent.
+    out.clear();
+    for k in 1..=3u64 {
+        s.on_segment(
+            ms(250 + k),
+            &ack(1, &[(1 + mss, 1 + (k + 1) * mss)], false, 0),
+            &mut out,
+        );
+    }
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert!(data_seqs_of(&out).contains(&1));
+    assert_eq!(s.tp.ssthresh, 10);
+    // The original P1 arrives: cumulative ACK of P1..P4; then the D-SACK of
+    // its retransmission.
+    s.on_segment(ms(260), &ack(1 + 4 * mss, &[], false, 0), &mut out);
+    s.on_segment(
+        ms(350),
+        &ack(1 + 4 * mss, &[(1, 1 + mss)], false, 0),
+        &mut out,
+    );
+    assert_eq!(s.stats.undos, 1);
+    assert!(s.tp.cwnd >= 20);
+    assert_eq!(s.tp.ssthresh, ssthresh0);
+    assert_ne!(s.ca_state(), CaState::Recovery);
+}

@@ -5,10 +5,15 @@
 //!
 //! - [`prr`]: Proportional Rate Reduction (RFC 6937, Linux
 //!   `tcp_cwnd_reduction`): how cwnd comes down over the recovery round trip.
+//! - [`rack`]: RACK time-based loss detection (RFC 8985, Linux
+//!   tcp_recovery.c); the tail loss probe and the timer slot RACK, TLP and
+//!   the RTO share are driven from the sender (`Sender::on_timer`).
 //!
 //! NewReno, RFC 6675 SACK recovery and RACK-TLP move here next (issue 14);
 //! until then they live in `sender.rs`.
 
 pub mod prr;
+pub mod rack;
 
 pub use prr::Prr;
+pub use rack::Rack;
