@@ -255,16 +255,11 @@ pub struct Sender {
     /// RACK's reordering timer or the loss probe, when one holds the timer
     /// slot (the RTO deadline then waits).
     xtimer: Option<(SimTime, XTimer)>,
-    /// snd_max when the loss probe was sent; 0: no probe outstanding
-    /// (Linux `tlp_high_seq`).
-    tlp_high_seq: u64,
-    /// The probe resent old data rather than sending new (`tlp_retrans`).
-    tlp_retrans: bool,
-    /// Retransmissions of the episode not yet shown needless by a D-SACK;
-    /// -1: none made (Linux `undo_retrans`).
-    undo_retrans: i32,
-    /// snd_una when the episode began (Linux `undo_marker`'s value).
-    undo_point: u64,
+    /// The tail loss probe's episode (`tlp`).
+    tlp: crate::recovery::Tlp,
+    /// The episode's retransmissions not yet reported needless by D-SACKs
+    /// (`dsack`, Linux `undo_retrans`).
+    undo_retrans: crate::recovery::UndoRetrans,
     /// F-RTO is watching this timeout (Linux `tp->frto`).
     frto: bool,
     /// F-RTO's step 2b: this ACK sends new data, not retransmissions.
@@ -372,10 +367,8 @@ impl Sender {
             prr: crate::recovery::Prr::default(),
             rack: crate::recovery::Rack::new(cfg_dupthresh),
             xtimer: None,
-            tlp_high_seq: 0,
-            tlp_retrans: false,
-            undo_retrans: -1,
-            undo_point: 0,
+            tlp: crate::recovery::Tlp::default(),
+            undo_retrans: crate::recovery::UndoRetrans::default(),
             frto: false,
             rexmit_new: false,
             done_at: None,
@@ -736,7 +729,7 @@ impl Sender {
             self.retrans_stamp = Some(now);
         }
         if self.undo_marker {
-            self.undo_retrans = self.undo_retrans.max(0) + 1;
+            self.undo_retrans.retransmitted();
         }
         let snap = self.tx_snap(now);
         self.sb.retransmitted(i, now, snap);
@@ -762,6 +755,17 @@ impl Sender {
         } else {
             None
         }
+    }
+
+    /// The next new segment, if the receive window and the send buffer let
+    /// it go now (cwnd aside: a loss probe's or F-RTO's new data).
+    fn new_segment_fits(&self) -> Option<(u64, u32, u32, bool)> {
+        self.next_new_segment()
+            .filter(|&(start, len, payload, fin)| {
+                let out_after = start + len as u64 - self.snd_una;
+                (out_after <= self.rwnd.max(1) || fin && payload == 0)
+                    && out_after <= self.snd_limit
+            })
     }
 
     fn send_new(
@@ -1036,11 +1040,8 @@ impl Sender {
         }
         // A DSACK of exactly the loss probe (Linux tcp_dsack_seen's
         // FLAG_DSACK_TLP): the original arrived, the probe was not needed.
-        let dsack_tlp = self.tlp_high_seq != 0 && h.nsack > 0 && {
-            let (l, r) = h.sack[0];
-            let dsack = l < h.ack || (h.nsack > 1 && h.sack[1].0 <= l && r <= h.sack[1].1);
-            dsack && r - l <= self.mss as u64 && r == self.tlp_high_seq
-        };
+        let (l0, r0) = h.sack[0];
+        let dsack_tlp = self.tlp.dsack_of_probe(is_dsack(h), l0, r0, self.mss);
 
         // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part);
         // a recovery that ignores SACK (Tahoe, Reno, NewReno) ignores them entirely.
@@ -1398,12 +1399,11 @@ impl Sender {
         self.retrans_stamp = None;
         // Linux tcp_init_undo: retransmissions in flight, and a resent loss
         // probe, count as made in this episode.
-        let probe = (self.tlp_high_seq != 0 && self.tlp_retrans) as i32;
-        self.undo_retrans = match self.sb.retrans as i32 + probe {
-            0 => -1,
-            n => n,
-        };
-        self.undo_point = self.snd_una;
+        self.undo_retrans = crate::recovery::UndoRetrans::start(
+            self.snd_una,
+            self.sb.retrans,
+            self.tlp.resent_outstanding(),
+        );
     }
 
     /// D-SACK (Linux `tcp_check_dsack`, `tcp_sacktag_one`): a first block
@@ -1412,19 +1412,11 @@ impl Sender {
     /// whether the ACK carried a D-SACK.
     fn count_dsack(&mut self, h: &TcpHeader) -> bool {
         let (l, r) = h.sack[0];
-        let dsack =
-            h.nsack > 0 && (l < h.ack || (h.nsack > 1 && h.sack[1].0 <= l && r <= h.sack[1].1));
-        if dsack && self.undo_marker && self.undo_retrans > 0 {
-            let n = if r <= self.snd_una {
-                if r > self.undo_point {
-                    (r - l).div_ceil(self.mss as u64) as i32
-                } else {
-                    0
-                }
-            } else {
-                self.sb.ever_retrans_in(l, r, self.undo_point) as i32
-            };
-            self.undo_retrans = (self.undo_retrans - n).max(0);
+        let dsack = is_dsack(h);
+        if dsack && self.undo_marker {
+            let covered = self.sb.ever_retrans_in(l, r, self.undo_retrans.point());
+            self.undo_retrans
+                .dsack(l, r, self.snd_una, self.mss, covered);
         }
         dsack
     }
@@ -1432,7 +1424,7 @@ impl Sender {
     /// Linux `tcp_try_undo_dsack`: every retransmission of the episode was
     /// reported needless: undo its reduction (late, after the episode, too).
     fn try_undo_dsack(&mut self) -> bool {
-        let undoable = self.cfg.dsack && self.undo_marker && self.undo_retrans == 0;
+        let undoable = self.cfg.dsack && self.undo_marker && self.undo_retrans.all_needless();
         let state_ok = matches!(
             self.tp.ca_state,
             CaState::Open | CaState::Disorder | CaState::Recovery
@@ -1475,37 +1467,31 @@ impl Sender {
         if !self.frto || self.tp.ca_state != CaState::Loss {
             return false;
         }
-        if rate.clean_end_min.is_some_and(|e| e <= self.recover) {
-            // Step 3b: a segment sent before the timeout and never resent
-            // was delivered: the timeout was spurious.
-            self.frto = false;
-            self.undo_window();
-            self.sb.unmark_lost();
-            self.stats.spurious_rtos += 1;
-            self.set_ca_state(CaState::Open);
-            return true;
-        }
-        if self.snd_max > self.recover {
-            // Step 3a: new data was sent; a SACK or a duplicate now means
-            // the loss was real.
-            if sacked || !advanced {
+        use crate::recovery::frto::{self, Frto, LossAck};
+        let decision = frto::on_ack(LossAck {
+            orig_delivered: rate.clean_end_min.is_some_and(|e| e <= self.recover),
+            new_data_sent: self.snd_max > self.recover,
+            sacked,
+            advanced,
+            recovered: h.ack >= self.recover,
+            room: self.new_segment_fits().is_some(),
+        });
+        match decision {
+            Frto::Spurious => {
                 self.frto = false;
+                self.undo_window();
+                self.sb.unmark_lost();
+                self.stats.spurious_rtos += 1;
+                self.set_ca_state(CaState::Open);
+                return true;
             }
-        } else if advanced && h.ack < self.recover {
-            // Step 2: the first new ACK; send new data if there is room.
-            self.recover = self.snd_max;
-            let room = self
-                .next_new_segment()
-                .is_some_and(|(start, len, payload, fin)| {
-                    let out_after = start + len as u64 - self.snd_una;
-                    (out_after <= self.rwnd.max(1) || fin && payload == 0)
-                        && out_after <= self.snd_limit
-                });
-            if room {
+            Frto::SendNew => {
+                // high_seq moves to snd_nxt; this ACK sends new data.
+                self.recover = self.snd_max;
                 self.rexmit_new = true;
-            } else {
-                self.frto = false;
             }
+            Frto::Real => self.frto = false,
+            Frto::Wait => {}
         }
         false
     }
@@ -1526,7 +1512,7 @@ impl Sender {
             && h.has_ts
             && h.tsecr != 0
             && self.retrans_stamp.is_some_and(|t| h.tsecr < t.0)
-            || self.cfg.dsack && self.undo_retrans == 0;
+            || self.cfg.dsack && self.undo_retrans.all_needless();
         if !(allowed && self.undo_marker && delayed) {
             return false;
         }
@@ -1576,7 +1562,7 @@ impl Sender {
             self.note_reduction();
         }
         // Linux tcp_init_cwnd_reduction: a recovery ends any probe episode.
-        self.tlp_high_seq = 0;
+        self.tlp.end();
         self.note_first_reduction(now, false, cwnd_before, ss_before);
         // ns-2 dupack_action: last_cwnd_action_ = CWND_ACTION_DUPACK, and
         // slowdown() clears first_decrease_.
@@ -1820,7 +1806,7 @@ impl Sender {
             return false;
         }
         self.sync_tp();
-        self.tlp_high_seq = 0; // tcp_init_cwnd_reduction
+        self.tlp.end(); // tcp_init_cwnd_reduction
         self.tp.in_flight = flight;
         self.undo_marker = false; // an ECN reduction is never undone
         self.tp.ssthresh = self.cc.ssthresh(&self.tp).max(2);
@@ -1933,10 +1919,7 @@ impl Sender {
 
     /// A duration rounded up to the timer clock (Linux `usecs_to_jiffies`).
     fn ceil_tick(&self, d: SimTime) -> SimTime {
-        match self.cfg.clock_granularity.0 {
-            0 => d,
-            g => SimTime(d.0.div_ceil(g) * g),
-        }
+        crate::recovery::ceil_tick(d, self.cfg.clock_granularity)
     }
 
     /// Linux `tcp_schedule_loss_probe`: in Open or CWR with data out, the
@@ -1951,17 +1934,6 @@ impl Sender {
         {
             return false;
         }
-        let mut pto = match self.rtt.srtt() {
-            Some(srtt) => {
-                let extra = if self.sb.len() == 1 {
-                    self.cfg.min_rto
-                } else {
-                    SimTime::from_micros(2000)
-                };
-                self.ceil_tick(SimTime(2 * srtt.0) + extra)
-            }
-            None => self.cfg.initial_rto,
-        };
         let rto = self.rtt.rto();
         let rto_left = if advancing {
             Some(rto)
@@ -1969,9 +1941,14 @@ impl Sender {
             let fire = self.sb.get(0).sent + rto;
             (fire > now).then(|| fire - now)
         };
-        if let Some(left) = rto_left {
-            pto = pto.min(self.ceil_tick(left));
-        }
+        let pto = crate::recovery::tlp::pto(
+            self.rtt.srtt(),
+            self.sb.len() == 1,
+            self.cfg.min_rto,
+            self.cfg.initial_rto,
+            rto_left,
+            self.cfg.clock_granularity,
+        );
         self.xtimer = Some((now + pto, XTimer::Probe));
         true
     }
@@ -2007,20 +1984,13 @@ impl Sender {
     /// the receive window and the send buffer allow (cwnd does not count),
     /// else the last segment again; then a full RTO from now.
     fn on_probe_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        if self.tlp_high_seq != 0 || self.state != SenderState::Established || self.sb.is_empty() {
+        if self.tlp.outstanding() || self.state != SenderState::Established || self.sb.is_empty() {
             self.rearm_rto(now);
             return;
         }
-        self.tlp_retrans = false;
-        let fits = self
-            .next_new_segment()
-            .filter(|&(start, len, payload, fin)| {
-                let out_after = start + len as u64 - self.snd_una;
-                (out_after <= self.rwnd.max(1) || fin && payload == 0)
-                    && out_after <= self.snd_limit
-            });
-        if let Some((start, len, payload, fin)) = fits {
+        let resent = if let Some((start, len, payload, fin)) = self.new_segment_fits() {
             self.send_new(now, start, len, payload, fin, out);
+            false
         } else {
             let i = self.sb.len() - 1;
             let snap = self.tx_snap(now);
@@ -2028,10 +1998,10 @@ impl Sender {
             let seg = *self.sb.get(i);
             self.stats.segs_retrans += 1;
             self.emit(now, seg, false, out);
-            self.tlp_retrans = true;
-        }
+            true
+        };
         self.stats.loss_probes += 1;
-        self.tlp_high_seq = self.snd_max;
+        self.tlp.sent(self.snd_max, resent);
         self.xtimer = None;
         self.rto_deadline = Some(now + self.rtt.rto());
     }
@@ -2073,13 +2043,8 @@ impl Sender {
     /// episode; past it, after a resent probe, the probe repaired a loss:
     /// the window comes down once (CWR, at once to ssthresh).
     fn process_tlp_ack(&mut self, h: &TcpHeader, advanced: bool, sacked: bool, dsack_tlp: bool) {
-        if self.tlp_high_seq == 0 || h.ack < self.tlp_high_seq {
-            return;
-        }
-        if !self.tlp_retrans || dsack_tlp {
-            self.tlp_high_seq = 0;
-        } else if h.ack > self.tlp_high_seq {
-            self.tlp_high_seq = 0;
+        let ack = self.tlp.on_ack(h.ack, advanced, sacked, dsack_tlp);
+        if ack == crate::recovery::tlp::TlpAck::Repaired {
             self.stats.tlp_recoveries += 1;
             if self.cc.has_cong_control() {
                 return;
@@ -2099,8 +2064,6 @@ impl Sender {
             } else {
                 CaState::Disorder
             });
-        } else if !(advanced || sacked) {
-            self.tlp_high_seq = 0;
         }
     }
 
@@ -2196,7 +2159,7 @@ impl Sender {
         self.note_first_reduction(now, true, cwnd_before, ss_before);
         // Linux tcp_enter_loss: the timeout ends any probe episode; F-RTO
         // watches a first timeout, or one more without progress.
-        self.tlp_high_seq = 0;
+        self.tlp.end();
         self.frto = self.cfg.frto && self.uses_sack() && (new_recovery || self.rtt.backoffs() > 0);
         self.set_ca_state(CaState::Loss);
         self.recover = self.snd_max;
@@ -2261,6 +2224,13 @@ impl Sender {
     pub(crate) fn dupacks(&self) -> u32 {
         self.dupacks
     }
+}
+
+/// Linux `tcp_check_dsack`: the ACK's first SACK block is a D-SACK (below
+/// the cumulative ACK, or inside the second block).
+fn is_dsack(h: &TcpHeader) -> bool {
+    let (l, r) = h.sack[0];
+    h.nsack > 0 && (l < h.ack || (h.nsack > 1 && h.sack[1].0 <= l && r <= h.sack[1].1))
 }
 
 /// Smallest window-scale shift that lets `buf` bytes fit in 16 bits (at most 14).
