@@ -58,9 +58,9 @@ use crate::cc::{
     ns2_limited_slow_start, AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample,
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
-use crate::profile::{Handshake, NewRenoRto, Recovery, TcpConfig, Undo};
+use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
 use crate::rtt::{RtoEstimator, RttEstimator, RttSampling};
-use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
+use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, LOST, RETRANS, SACKED};
 
 use tcplab_engine::SimTime;
 use tcplab_net::Ecn;
@@ -887,27 +887,20 @@ impl Sender {
     /// RFC 6675 NextSeg (3): retransmit the first unSACKed, unretransmitted segment
     /// below the highest SACKed one even if not yet deemed lost.
     fn rule3(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
-        // Segments below `rule3_from` were examined in this episode and never
-        // become candidates again (flags only accumulate): the scan is amortised O(1).
-        let hs = self.sb.high_sacked;
-        let from = self
-            .sb
-            .index_of(self.rule3_from.max(self.snd_una))
-            .unwrap_or(self.sb.len());
-        for i in from..self.sb.len() {
-            let s = *self.sb.get(i);
-            if s.start >= hs {
-                self.rule3_from = s.start;
-                return false;
-            }
-            if s.flags & (SACKED | RETRANS | EVER_RETRANS) == 0 {
-                self.rule3_from = s.end();
+        let (i, next) = crate::recovery::sack::next_seg_rule3(
+            &self.sb,
+            self.rule3_from,
+            self.snd_una,
+            self.snd_max,
+        );
+        self.rule3_from = next;
+        match i {
+            Some(i) => {
                 self.retransmit(now, i, out);
-                return true;
+                true
             }
+            None => false,
         }
-        self.rule3_from = self.snd_max;
-        false
     }
 
     // ---------------------------------------------------------------- input
@@ -1194,23 +1187,22 @@ impl Sender {
                                 if let Some(i) = self.sb.first_lost(0) {
                                     self.retransmit(now, i, out);
                                 }
-                                if !rate_based && !self.cfg.partial_keep {
-                                    if self.cfg.partial_deflation {
-                                        let a = acked.segs;
-                                        self.tp.cwnd = (self.tp.cwnd.saturating_sub(a)
-                                            + if a >= 1 { 1 } else { 0 })
-                                        .max(1);
+                                if !rate_based {
+                                    use crate::recovery::newreno::{partial_ack_cwnd, Partial};
+                                    let rule = if self.cfg.partial_keep {
+                                        Partial::Keep
+                                    } else if self.cfg.partial_deflation {
+                                        Partial::Deflate
                                     } else {
-                                        // ns-2 partial_window_deflation_ 0: dupwnd_ = 0,
-                                        // the window falls back to cwnd_ set at entry.
-                                        self.tp.cwnd = self.recovery_base.max(1);
-                                    }
+                                        Partial::Base
+                                    };
+                                    let base = self.recovery_base;
+                                    self.tp.cwnd =
+                                        partial_ack_cwnd(self.tp.cwnd, acked.segs, base, rule);
                                 }
                                 self.partial_acks += 1;
-                                // RFC 6582 section 4: Impatient restarts the timer on
-                                // the first partial ACK only, Slow-but-Steady on each.
-                                if self.partial_acks == 1
-                                    || self.cfg.newreno_rto == NewRenoRto::SlowButSteady
+                                let n = self.partial_acks;
+                                if crate::recovery::newreno::restarts_timer(n, self.cfg.newreno_rto)
                                 {
                                     self.rto_deadline = Some(now + self.rtt.rto());
                                 }
@@ -1619,12 +1611,12 @@ impl Sender {
                 // agent keeps cwnd_ if below (WestwoodNR's dupack_action:
                 // cwnd_ = min(cwnd_, ssthresh_); slowdown's halving never is) and
                 // inflates it by dupwnd_ = numdupacks_.
-                self.recovery_base = if self.one_way() {
-                    self.tp.ssthresh.min(self.tp.cwnd)
-                } else {
-                    self.tp.ssthresh
-                };
-                self.tp.cwnd = self.recovery_base + self.cfg.dupthresh;
+                (self.recovery_base, self.tp.cwnd) = crate::recovery::newreno::entry(
+                    self.tp.ssthresh,
+                    self.tp.cwnd,
+                    self.cfg.dupthresh,
+                    self.one_way(),
+                );
             }
             Recovery::Sack if self.cfg.prr => {
                 // Linux tcp_enter_recovery: PRR starts from the window now

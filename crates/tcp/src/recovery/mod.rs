@@ -5,6 +5,10 @@
 //!
 //! - [`prr`]: Proportional Rate Reduction (RFC 6937, Linux
 //!   `tcp_cwnd_reduction`): how cwnd comes down over the recovery round trip.
+//! - [`newreno`]: RFC 6582's windows at entry and after partial ACKs, and
+//!   its timer variants.
+//! - [`sack`]: RFC 6675's NextSeg rule 3 (IsLost and the pipe are the
+//!   scoreboard's).
 //! - [`rack`]: RACK time-based loss detection (RFC 8985, Linux
 //!   tcp_recovery.c).
 //! - [`tlp`]: the tail loss probe's episode and timeout (RFC 8985 TLP).
@@ -19,8 +23,10 @@
 //! until then they live in `sender.rs`.
 
 pub mod frto;
+pub mod newreno;
 pub mod prr;
 pub mod rack;
+pub mod sack;
 pub mod tlp;
 pub mod undo;
 
