@@ -6,6 +6,8 @@
 //! are printed once before measuring.
 use criterion::{criterion_group, criterion_main, Criterion};
 
+mod common;
+
 fn mascolo(c: &mut Criterion) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -22,21 +24,13 @@ fn mascolo(c: &mut Criterion) {
         .replace("stop = \"666s\"", "stop = \"20s\"");
     let sc = tcplab_model::parse_scenario(&text, path).expect("valid scenario");
     assert_eq!(sc.duration, tcplab_engine::SimTime::from_secs(30));
-    let r = tcplab_model::run(&sc, None);
-    println!(
-        "mascolo2006 B, 30 s: {} events, {} packets in {:.3} s: {:.1} M events/s, {:.2} M packets/s",
-        r.meta.events,
-        r.meta.packets,
-        r.meta.wall_s,
-        r.meta.events as f64 / r.meta.wall_s / 1e6,
-        r.meta.packets as f64 / r.meta.wall_s / 1e6
+    common::bench_scenario(
+        c,
+        &sc,
+        "mascolo2006 B, 30 s",
+        "mascolo2006",
+        "b_newreno_rtt40_30s",
     );
-    let mut g = c.benchmark_group("mascolo2006");
-    g.sample_size(10);
-    g.bench_function("b_newreno_rtt40_30s", |b| {
-        b.iter(|| tcplab_model::run(&sc, None).meta.events)
-    });
-    g.finish();
 }
 
 criterion_group!(benches, mascolo);
