@@ -161,6 +161,11 @@ def _report(out: Path, quick: bool) -> Path:
     worst = allc["goodput_error"].abs().max()
     if isinstance(worst, float) and not math.isnan(worst):
         rep.add_text(f"Largest goodput error: {worst:.1%}.")
+    rep.add_text(
+        "What is known of the misses on Linux 6.18 (which lie within the kernel's own "
+        "seed spread, which are systematic, and what each mechanism contributes): "
+        "docs/reproduce.md, linux-check, 'Results'."
+    )
     return finish_report(rep, out)
 
 
