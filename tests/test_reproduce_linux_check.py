@@ -53,6 +53,7 @@ def test_agreement_applies_the_bounds_of_issue_14() -> None:
             "goodput_error": [0.049, -0.051, 0.0],
             "rtt_error": [0.099, 0.0, -0.101],
             "timeouts_diff": [1.0, -1.0, 1.5],
+            "seeds": [3, 3, 3],
             "goodput_sim_bps": [1.0, 2.0, 3.0],
             "goodput_linux_min_bps": [0.5, 2.1, 3.0],
             "goodput_linux_max_bps": [1.5, 2.5, 3.0],
@@ -85,6 +86,6 @@ def test_the_report_of_the_simulator_against_itself_agrees_everywhere(
     df = comparison(tmp_path / part)
     assert df.height == n
     assert all(e == 0.0 or math.isnan(e) for e in df["goodput_error"].to_list())
-    # One seed: the kernel's range is its one value, the simulator's equal to it.
+    # One seed: the kernel's range is its one value, no spread: no verdict.
     assert df["goodput_linux_min_bps"].to_list() == df["goodput_linux_max_bps"].to_list()
-    assert linux_check.agreement(df)["in_kernel_range"].all()
+    assert linux_check.agreement(df)["in_kernel_range"].null_count() == n

@@ -51,8 +51,13 @@ def agreement(df: pl.DataFrame) -> pl.DataFrame:
         (pl.col("goodput_error").abs() <= GOODPUT_TOL).alias("goodput_ok"),
         (pl.col("rtt_error").abs() <= RTT_TOL).alias("rtt_ok"),
         (pl.col("timeouts_diff").abs() <= TIMEOUT_TOL).alias("timeouts_ok"),
-        pl.col("goodput_sim_bps")
-        .is_between(pl.col("goodput_linux_min_bps"), pl.col("goodput_linux_max_bps"))
+        # With one seed the kernel has no spread to speak of: null.
+        pl.when(pl.col("seeds") >= 2)
+        .then(
+            pl.col("goodput_sim_bps").is_between(
+                pl.col("goodput_linux_min_bps"), pl.col("goodput_linux_max_bps")
+            )
+        )
         .alias("in_kernel_range"),
     )
 
@@ -184,5 +189,7 @@ STUDY = Study(
     ),
     report=_report,
     quick_note="1 seed, 30 s runs measured from 10 s (15 s from 5 s on the one-BDP link) "
-    "instead of 3 seeds of 100 s from 20 s (40 s from 10 s)",
+    "instead of 3 seeds of 100 s from 20 s (40 s from 10 s); one short run of two opposite "
+    "flows on the 250-packet uplink varies by 10 to 30 % from seed to seed, so the bounds "
+    "are meant for the full study",
 )
