@@ -196,6 +196,7 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
                 "inflight_bytes": np.zeros(n, dtype=np.uint64),
                 "rto_s": np.full(n, 0.2),
                 "backoff": np.zeros(n, dtype=np.uint32),
+                "pacing_rate_bps": np.full(n, NAN),
             },
             "rtt": {
                 "time_s": np.linspace(0.0, 1.0, n),

@@ -268,3 +268,38 @@ def test_write_keeps_the_scenario_text_and_removes_a_stale_one(
     # and leave no scenario of an earlier run beside their tables.
     Results(raw).write(tmp_path)
     assert not (tmp_path / "scenario.toml").exists()
+
+
+def test_the_cwnd_trace_gives_the_pacing_rate_of_a_pacing_controller() -> None:
+    # One BBR flow alone on a 10 Mb/s link with a one-BDP buffer: in steady
+    # state BBR paces at its bandwidth estimate times a gain cycling around
+    # 1 (5/4, 3/4, then 1: tcp_bbr.c), so over the last 20 s the median
+    # pacing rate lies near the link rate. A Cubic flow does not pace: NaN.
+    import tcplab
+
+    text = """
+name = "pacing"
+duration = "30s"
+[trace]
+cwnd = true
+interval = "100ms"
+[[host]]
+names = ["a", "b"]
+profile = "linux"
+cc = "bbr"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "25ms"
+queue = { packets = 42 }
+[[flow]]
+name = "bbr"
+from = "a"
+to = "b"
+"""
+    tr = tcplab.run(text, seed=1).traces["cwnd"]
+    assert tr["pacing_rate_bps"].dtype == pl.Float64
+    late = tr.filter(pl.col("time_s") >= 10.0)["pacing_rate_bps"]
+    assert 0.8e7 < late.median() < 1.3e7  # type: ignore[operator]
+    cubic = tcplab.run(text.replace('"bbr"', '"cubic"'), seed=1).traces["cwnd"]
+    assert cubic["pacing_rate_bps"].is_nan().all()

@@ -76,6 +76,7 @@ class CwndTrace(TypedDict):
     inflight_bytes: npt.NDArray[np.uint64]
     rto_s: npt.NDArray[np.float64]
     backoff: npt.NDArray[np.uint32]
+    pacing_rate_bps: npt.NDArray[np.float64]
 
 class RttTrace(TypedDict):
     time_s: npt.NDArray[np.float64]

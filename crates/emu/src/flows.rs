@@ -330,6 +330,10 @@ fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
                         .push(i.in_flight() as u64 * i.snd_mss as u64);
                     tr.rto_s.push(i.rto_us as f64 * 1e-6);
                     tr.backoff.push(i.backoff as u32);
+                    tr.pacing_rate_bps.push(match i.pacing_rate {
+                        0 | u64::MAX => f64::NAN,
+                        r => r as f64 * 8.0,
+                    });
                 }
             }
             if t == phase_t {

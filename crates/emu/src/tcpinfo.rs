@@ -36,6 +36,8 @@ pub struct TcpInfo {
     pub cwnd: u32,
     /// `tcpi_total_retrans`: segments retransmitted over the connection.
     pub total_retrans: u32,
+    /// `tcpi_pacing_rate`, bytes per second (`u64::MAX`: not paced).
+    pub pacing_rate: u64,
     /// `tcpi_bytes_acked`.
     pub bytes_acked: u64,
     /// `tcpi_data_segs_out`: data segments sent, retransmissions included.
@@ -69,6 +71,7 @@ impl TcpInfo {
             ssthresh: u32_at(b, 76),
             cwnd: u32_at(b, 80),
             total_retrans: u32_at(b, 100),
+            pacing_rate: u64::from_ne_bytes(b[104..112].try_into().expect("8 bytes")),
             bytes_acked: u64::from_ne_bytes(u64b),
             data_segs_out: u32_at(b, 156),
             total_rto: u16::from_ne_bytes([b[240], b[241]]),

@@ -375,6 +375,8 @@ pub struct CwndTrace {
     pub rto_s: Vec<f64>,
     /// Consecutive backoffs of the RTO.
     pub backoff: Vec<u32>,
+    /// Pacing rate, bits per second (NaN when the sender does not pace).
+    pub pacing_rate_bps: Vec<f64>,
 }
 
 /// Every RTT sample taken by every sender.

@@ -541,6 +541,10 @@ impl World {
                 tr.inflight_bytes.push(f.sender.outstanding_bytes());
                 tr.rto_s.push(f.sender.rtt().rto().as_secs_f64());
                 tr.backoff.push(f.sender.rtt().backoffs());
+                tr.pacing_rate_bps.push(match f.sender.tp.pacing_rate {
+                    0 => f64::NAN,
+                    r => r as f64 * 8.0,
+                });
             }
         }
         if let Some(tr) = self.traces.queue.as_mut() {
@@ -636,6 +640,7 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
                 inflight_bytes: Vec::with_capacity(n),
                 rto_s: Vec::with_capacity(n),
                 backoff: Vec::with_capacity(n),
+                pacing_rate_bps: Vec::with_capacity(n),
             }
         }),
         rtt: sc.trace.rtt.then(RttTrace::default),

@@ -511,6 +511,7 @@ fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
                 inflight_bytes,
                 rto_s,
                 backoff,
+                pacing_rate_bps,
             }
         );
         out.set_item("cwnd", columns)?;
