@@ -332,6 +332,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("F-RTO: new data after a timeout tells a spurious one, which is undone (RFC 5682)"),
             ),
             (
+                s("linux_pacing"),
+                c.linux_pacing.to_string(),
+                s("pacing as Linux's internal pacing: data bytes, lateness credit (tcp_update_skb_after_send)"),
+            ),
+            (
                 s("mem_limit"),
                 c.mem_limit.to_string(),
                 s("bytes held out of order before the queue is dropped (0 = no limit)"),

@@ -161,6 +161,7 @@ host_settings! {
     dsack: bool,
     adaptive_delack: bool,
     frto: bool,
+    linux_pacing: bool,
     mem_limit: Size,
     tcp_tick: Duration,
     initial_rto: Duration,
@@ -1879,6 +1880,9 @@ fn resolve_host(
     }
     if let Some(v) = h.frto {
         c.frto = v;
+    }
+    if let Some(v) = h.linux_pacing {
+        c.linux_pacing = v;
     }
     if let Some(v) = h.mem_limit {
         if v.0 > 0 && v.0 < 4 * c.mss as u64 {

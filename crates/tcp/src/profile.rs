@@ -202,6 +202,12 @@ pub struct TcpConfig {
     /// retransmissions; an ACK or SACK of a segment sent before the timeout
     /// and never retransmitted then shows it was spurious and undoes it.
     pub frto: bool,
+    /// Pacing as Linux's internal pacing (`tcp_update_skb_after_send`): a
+    /// segment's data length at the pacing rate (BBR's rate counts data
+    /// bytes), a segment sent later than its slot shortens the next gap by
+    /// up to half, and the first 10 data segments are not paced; off: each
+    /// packet's wire size at the rate from its slot.
+    pub linux_pacing: bool,
     /// Memory the host gives a connection's received out-of-order data,
     /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue
     /// is dropped (Linux 2.2 `prune_queue`).
@@ -415,6 +421,7 @@ fn base() -> TcpConfig {
         dsack: false,
         adaptive_delack: false,
         frto: false,
+        linux_pacing: false,
         mem_limit: 0,
         max_ssthresh: 0,
         ns2_lss: false,
@@ -466,6 +473,7 @@ pub fn profiles() -> Vec<Profile> {
                 dsack: true,
                 adaptive_delack: true,
                 frto: true,
+                linux_pacing: true,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 ..base()
@@ -480,7 +488,8 @@ pub fn profiles() -> Vec<Profile> {
                       tcp_schedule_loss_probe, tcp_send_loss_probe; net.ipv4.tcp_recovery = 1, \
                       tcp_early_retrans = 3); D-SACK and its undo (net.ipv4.tcp_dsack = 1, \
                       tcp_try_undo_dsack); F-RTO (tcp_frto = 2, tcp_process_loss); quick ACKs and \
-                      adaptive ATO (tcp_event_data_recv, tcp_send_delayed_ack); `reno` is \
+                      adaptive ATO (tcp_event_data_recv, tcp_send_delayed_ack); internal pacing of \
+                      data bytes with lateness credit (tcp_update_skb_after_send); `reno` is \
                       only tcp_reno_ssthresh/tcp_reno_cong_avoid, recovery is the stack's SACK \
                       recovery (cc_recovery false); ssthresh = max(cwnd/2, 2) from cwnd, not the \
                       flight (tcp_reno_ssthresh, bictcp_recalc_ssthresh); slow start \

@@ -713,9 +713,23 @@ impl Sender {
         }
         self.tp.lsndtime = now;
         if self.tp.pacing_rate > 0 {
-            let bytes = h.wire_size() as u64;
-            self.pace_next = now.max(self.pace_next)
-                + SimTime((bytes as u128 * 1_000_000_000 / self.tp.pacing_rate as u128) as u64);
+            let rate = self.tp.pacing_rate as u128;
+            if self.cfg.linux_pacing {
+                // Linux tcp_update_skb_after_send (internal pacing): the
+                // segment's data length at the rate, from its slot or now if
+                // later, less up to half of it for the time it went late;
+                // none for the first 10 data segments.
+                if self.stats.segs_sent >= 10 {
+                    let len = SimTime((h.payload.max(1) as u128 * 1_000_000_000 / rate) as u64);
+                    let start = now.max(self.pace_next);
+                    let credit = start - self.pace_next;
+                    self.pace_next = start + len - SimTime(len.0 / 2).min(credit);
+                }
+            } else {
+                let bytes = h.wire_size() as u128;
+                self.pace_next =
+                    now.max(self.pace_next) + SimTime((bytes * 1_000_000_000 / rate) as u64);
+            }
         }
         out.push(h);
         if self.rto_deadline.is_none() {

@@ -2489,3 +2489,39 @@ fn dsacks_of_every_retransmission_undo_the_recovery() {
     assert_eq!(s.tp.ssthresh, ssthresh0);
     assert_ne!(s.ca_state(), CaState::Recovery);
 }
+
+#[test]
+fn linux_pacing_spaces_data_bytes_and_catches_up_half_a_gap_after_a_late_send() {
+    // tcp_update_skb_after_send: 1448 data bytes at 1 448 000 B/s = 1 ms
+    // apart (the wire size, 1500 bytes, would give 1.0359 ms). A send 1.5 ms
+    // late shortens the next gap by min(1 ms / 2, 1.5 ms) = 0.5 ms; so does
+    // the idle time before the first paced send.
+    let mut c = cfg();
+    c.linux_pacing = true;
+    let (mut s, _, _) = established(&c, "newreno");
+    s.stats.segs_sent = 10; // past the unpaced first 10 segments
+    s.tp.cwnd = 100;
+    s.tp.pacing_rate = 1_448_000;
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(2), &[], true, 1), &mut out);
+    let us = SimTime::from_micros;
+    assert_eq!(s.next_deadline(), Some(us(200_500)));
+    s.on_timer(us(200_500), &mut out);
+    assert_eq!(s.next_deadline(), Some(us(201_500)), "on time: a full gap");
+    out.clear();
+    s.on_timer(us(203_000), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        s.next_deadline(),
+        Some(us(203_500)),
+        "1.5 ms late: half a gap"
+    );
+    // Off: the wire size from the later of the slot and now.
+    c.linux_pacing = false;
+    let (mut s, _, _) = established(&c, "newreno");
+    s.tp.cwnd = 100;
+    s.tp.pacing_rate = 1_448_000;
+    s.on_segment(ms(200), &ack(seg_start(2), &[], true, 1), &mut out);
+    let gap = 1_000_000_000u64 * out.last().unwrap().wire_size() as u64 / 1_448_000;
+    assert_eq!(s.next_deadline(), Some(ms(200) + SimTime(gap)));
+}
