@@ -73,6 +73,8 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
             "timeouts": [1, 0],
             "undos": [0, 0],
             "spurious_timeouts": [0, 0],
+            "loss_probes": [0, 0],
+            "tlp_recoveries": [0, 0],
             "ooo_prunes": [0, 0],
             "pruned_bytes": [0, 0],
             "ecn": [False, False],

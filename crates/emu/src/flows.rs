@@ -272,6 +272,8 @@ const UNDOS: &[&str] = &[
     "TCPLossUndo",
 ];
 const SPURIOUS: &[&str] = &["TCPSpuriousRTOs"];
+const PROBES: &[&str] = &["TCPLossProbes"];
+const PROBE_RECOVERIES: &[&str] = &["TCPLossProbeRecovery"];
 const PRUNES: &[&str] = &["OfoPruned"];
 
 fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
@@ -482,7 +484,7 @@ pub fn run(
         .join()
         .map_err(|_| BackendError("the sampler thread panicked".into()))?;
     // Host counters, read before the namespaces go.
-    let counters: Vec<[u64; 4]> = hosts
+    let counters: Vec<[u64; 6]> = hosts
         .iter()
         .map(|h| {
             [
@@ -490,6 +492,8 @@ pub fn run(
                 h.netstat(UNDOS),
                 h.netstat(SPURIOUS),
                 h.netstat(PRUNES),
+                h.netstat(PROBES),
+                h.netstat(PROBE_RECOVERIES),
             ]
         })
         .collect();
@@ -533,7 +537,7 @@ fn assemble(
     sh: &Shared,
     sampled: Sampled,
     report: EmuReport,
-    counters: Vec<[u64; 4]>,
+    counters: Vec<[u64; 6]>,
     wall: Instant,
 ) -> RunResult {
     let (flow_names, link_names) = tcplab_model::result_names(sc);
@@ -544,7 +548,7 @@ fn assemble(
     let senders = |h: u32| sc.flows.iter().filter(|f| f.src == h).count();
     let receivers = |h: u32| sc.flows.iter().filter(|f| f.dst == h).count();
     if sc.flows.iter().any(|f| senders(f.src) > 1) {
-        notes.push("fast_retransmits, undos, spurious_timeouts: the kernel counts them per host; flows sharing a sender host show 0".into());
+        notes.push("fast_retransmits, undos, spurious_timeouts, loss_probes, tlp_recoveries: the kernel counts them per host; flows sharing a sender host show 0".into());
     }
     notes.push("not measured on the real stack: ecn_reductions, pruned_bytes, first_drop_cwnd, retransmission drops of the first window, first reductions, episodes, the RTT trace".into());
     if !report.realtime {
@@ -597,6 +601,8 @@ fn assemble(
             timeouts: info.total_rto as u64,
             undos: if only { c[1] } else { 0 },
             spurious_timeouts: if only { c[2] } else { 0 },
+            loss_probes: if only { c[4] } else { 0 },
+            tlp_recoveries: if only { c[5] } else { 0 },
             ooo_prunes: if receivers(f.dst) == 1 {
                 counters[f.dst as usize][3]
             } else {

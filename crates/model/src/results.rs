@@ -77,6 +77,10 @@ pub struct FlowResult {
     /// Timeouts whose first retransmission brought the receiver data it
     /// already had (spurious, whether or not undo is on), whole run.
     pub spurious_timeouts: u64,
+    /// Tail loss probes sent (`tlp`), whole run.
+    pub loss_probes: u64,
+    /// Losses a probe repaired, each with one window reduction, whole run.
+    pub tlp_recoveries: u64,
     /// Times the receiver dropped its whole out-of-order queue for want of
     /// buffer (`mem_limit`, Linux 2.2's prune), whole run.
     pub ooo_prunes: u64,

@@ -882,6 +882,8 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
             timeouts: s.timeouts,
             undos: s.undos,
             spurious_timeouts: f.receiver.stats.spurious_rto,
+            loss_probes: f.sender.stats.loss_probes,
+            tlp_recoveries: f.sender.stats.tlp_recoveries,
             ooo_prunes: f.receiver.stats.ooo_prunes,
             pruned_bytes: f.receiver.stats.pruned_bytes,
             ecn: f.sender.ecn_ok(),
