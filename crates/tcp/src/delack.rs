@@ -39,6 +39,8 @@ pub struct LinuxAck {
     /// The receiver's SRTT and RTO (from the handshake), if measured.
     srtt: Option<SimTime>,
     rto: SimTime,
+    /// `TCP_ATO_MIN` (= `TCP_DELACK_MIN`, the host's `delack_timeout`).
+    ato_min: SimTime,
 }
 
 /// What to do with a segment that leaves an ACK owed.
@@ -53,9 +55,10 @@ pub enum AckNow {
 impl LinuxAck {
     /// A policy with `ato_min` (`TCP_ATO_MIN` = `TCP_DELACK_MIN`, 40 ms) and
     /// no RTT measured yet (RTO 1 s, `TCP_TIMEOUT_INIT`).
-    pub fn new() -> LinuxAck {
+    pub fn new(ato_min: SimTime) -> LinuxAck {
         LinuxAck {
             rto: SimTime::from_millis(1000),
+            ato_min,
             ..Default::default()
         }
     }
@@ -78,27 +81,14 @@ impl LinuxAck {
     }
 
     /// `tcp_enter_quickack_mode`: quick ACKs, and the ATO back to its minimum.
-    pub fn enter_quickack(
-        &mut self,
-        quick: &mut u32,
-        rcv_wnd: u64,
-        mss: u32,
-        max: u32,
-        ato_min: SimTime,
-    ) {
+    pub fn enter_quickack(&mut self, quick: &mut u32, rcv_wnd: u64, mss: u32, max: u32) {
         Self::incr_quick(quick, rcv_wnd, mss, max);
-        self.ato = ato_min;
+        self.ato = self.ato_min;
     }
 
     /// `tcp_event_data_recv` for in-order data arriving at `now`.
-    pub fn on_data(
-        &mut self,
-        now: SimTime,
-        quick: &mut u32,
-        rcv_wnd: u64,
-        mss: u32,
-        ato_min: SimTime,
-    ) {
+    pub fn on_data(&mut self, now: SimTime, quick: &mut u32, rcv_wnd: u64, mss: u32) {
+        let ato_min = self.ato_min;
         if self.ato == SimTime::ZERO {
             Self::incr_quick(quick, rcv_wnd, mss, MAX_QUICKACKS);
             self.ato = ato_min;
@@ -117,7 +107,8 @@ impl LinuxAck {
 
     /// `tcp_send_delayed_ack`: when the owed ACK goes out, given the delayed
     /// ACK timer already pending (`pending`).
-    pub fn delay(&self, now: SimTime, pending: Option<SimTime>, ato_min: SimTime) -> AckNow {
+    pub fn delay(&self, now: SimTime, pending: Option<SimTime>) -> AckNow {
+        let ato_min = self.ato_min;
         let mut a = self.ato;
         if a > ato_min {
             let mut max = SimTime::from_millis(500);
@@ -146,11 +137,11 @@ impl LinuxAck {
 
     /// `tcp_event_ack_sent` / `tcp_dec_quickack_mode`: an ACK used a quick
     /// ACK; the last one brings the ATO back to its minimum.
-    pub fn on_ack_sent(&mut self, quick: &mut u32, ato_min: SimTime) {
+    pub fn on_ack_sent(&mut self, quick: &mut u32) {
         if *quick > 0 {
             *quick -= 1;
             if *quick == 0 {
-                self.ato = ato_min;
+                self.ato = self.ato_min;
             }
         }
     }
@@ -169,19 +160,19 @@ mod tests {
     fn a_dense_stream_gets_sixteen_quick_acks_then_the_ato_settles_at_40_ms() {
         // delack.md 10(a): 64 KB window, 1448-byte segments 1 ms apart:
         // quick = min(65535 / 2896 = 22, 16) = 16 on the first segment.
-        let mut p = LinuxAck::new();
+        let mut p = LinuxAck::new(ATO_MIN);
         let mut quick = 0;
-        p.on_data(ms(1), &mut quick, 65535, 1448, ATO_MIN);
+        p.on_data(ms(1), &mut quick, 65535, 1448);
         assert_eq!((quick, p.ato), (16, ATO_MIN));
         for k in 0..16 {
-            p.on_ack_sent(&mut quick, ATO_MIN);
+            p.on_ack_sent(&mut quick);
             assert_eq!(quick, 15 - k);
-            p.on_data(ms(2 + k as u64), &mut quick, 65535, 1448, ATO_MIN);
+            p.on_data(ms(2 + k as u64), &mut quick, 65535, 1448);
         }
         // m = 1 ms <= 20 ms keeps ato at 40/2 + 20 = 40.
         assert_eq!(p.ato, ATO_MIN);
         // A lone segment is delayed by the ATO: 40 ms.
-        assert_eq!(p.delay(ms(17), None, ATO_MIN), AckNow::At(ms(57)));
+        assert_eq!(p.delay(ms(17), None), AckNow::At(ms(57)));
     }
 
     #[test]
@@ -191,21 +182,21 @@ mod tests {
         // after 40 ms (ato 40 -> 80), S18's after min(80, max(50, 40)) = 50
         // (ato -> 160), S19: ato = min(80 + 100, 250, 200) = 180, delay 50,
         // timer -> 200; from then on ato 200 and a 50 ms delay.
-        let mut p = LinuxAck::new();
+        let mut p = LinuxAck::new(ATO_MIN);
         p.on_handshake_rtt(ms(50), ms(200));
         let mut quick = 0;
         for k in 0..16u64 {
-            p.on_data(ms(100 * k), &mut quick, 65535, 1448, ATO_MIN);
-            p.on_ack_sent(&mut quick, ATO_MIN);
+            p.on_data(ms(100 * k), &mut quick, 65535, 1448);
+            p.on_ack_sent(&mut quick);
         }
         assert_eq!((quick, p.ato), (0, ATO_MIN));
         let mut delays = vec![];
         let mut atos = vec![];
         for k in 16..21u64 {
             let t = ms(100 * k);
-            p.on_data(t, &mut quick, 65535, 1448, ATO_MIN);
+            p.on_data(t, &mut quick, 65535, 1448);
             atos.push(p.ato);
-            match p.delay(t, None, ATO_MIN) {
+            match p.delay(t, None) {
                 AckNow::At(d) => delays.push(d - t),
                 AckNow::Now => panic!("no quick ACK left"),
             }
@@ -217,13 +208,13 @@ mod tests {
 
     #[test]
     fn a_gap_longer_than_the_rto_and_a_small_window_grant_quick_acks() {
-        let mut p = LinuxAck::new();
+        let mut p = LinuxAck::new(ATO_MIN);
         p.on_handshake_rtt(ms(50), ms(200));
         let mut quick = 0;
-        p.on_data(ms(0), &mut quick, 65535, 1448, ATO_MIN);
+        p.on_data(ms(0), &mut quick, 65535, 1448);
         quick = 0;
         // 300 ms > RTO 250 ms: 16 quick ACKs again, ATO untouched.
-        p.on_data(ms(300), &mut quick, 65535, 1448, ATO_MIN);
+        p.on_data(ms(300), &mut quick, 65535, 1448);
         assert_eq!(quick, 16);
         // A window of 4000 bytes: 4000 / 2896 = 1 quick ACK; of 2000: 0 -> 2.
         let mut q = 0;
@@ -237,10 +228,10 @@ mod tests {
     #[test]
     fn a_pending_timer_close_to_firing_sends_the_ack_at_once() {
         // tcp_send_delayed_ack: the timer due within a quarter of the delay.
-        let mut p = LinuxAck::new();
+        let mut p = LinuxAck::new(ATO_MIN);
         let mut quick = 0;
-        p.on_data(ms(0), &mut quick, 65535, 1448, ATO_MIN);
-        assert_eq!(p.delay(ms(0), Some(ms(5)), ATO_MIN), AckNow::Now);
-        assert_eq!(p.delay(ms(0), Some(ms(20)), ATO_MIN), AckNow::At(ms(20)));
+        p.on_data(ms(0), &mut quick, 65535, 1448);
+        assert_eq!(p.delay(ms(0), Some(ms(5))), AckNow::Now);
+        assert_eq!(p.delay(ms(0), Some(ms(20))), AckNow::At(ms(20)));
     }
 }

@@ -110,6 +110,7 @@ impl Receiver {
     /// A listening receiver.
     pub fn new(cfg: TcpConfig) -> Self {
         Receiver {
+            lack: crate::delack::LinuxAck::new(cfg.delack_timeout),
             mss: cfg.mss,
             cfg,
             established: false,
@@ -133,7 +134,6 @@ impl Receiver {
             quick: 0,
             ack_now: false,
             dsack: None,
-            lack: crate::delack::LinuxAck::new(),
             synack_at: SimTime::ZERO,
             stats: ReceiverStats::default(),
             fin_at: None,
@@ -272,10 +272,9 @@ impl Receiver {
             // ACKs: the sender may be retransmitting spuriously).
             self.note_dsack(start, end);
             if self.cfg.adaptive_delack {
-                let (wnd, ato_min) = (self.cfg.rcvbuf, self.cfg.delack_timeout);
                 let q = crate::delack::MAX_QUICKACKS;
-                self.lack
-                    .enter_quickack(&mut self.quick, wnd, self.mss, q, ato_min);
+                let wnd = self.cfg.rcvbuf;
+                self.lack.enter_quickack(&mut self.quick, wnd, self.mss, q);
             }
             self.send_ack(now, out);
             return;
@@ -300,9 +299,8 @@ impl Receiver {
             } else {
                 self.pending += 1;
                 if self.cfg.adaptive_delack {
-                    let (wnd, ato_min) = (self.cfg.rcvbuf, self.cfg.delack_timeout);
-                    self.lack
-                        .on_data(now, &mut self.quick, wnd, self.mss, ato_min);
+                    let wnd = self.cfg.rcvbuf;
+                    self.lack.on_data(now, &mut self.quick, wnd, self.mss);
                 }
                 let full = h.payload >= self.mss;
                 if self.cfg.delack_timeout == SimTime::ZERO
@@ -313,8 +311,7 @@ impl Receiver {
                 {
                     self.send_ack(now, out);
                 } else if self.cfg.adaptive_delack {
-                    let ato_min = self.cfg.delack_timeout;
-                    match self.lack.delay(now, self.delack_deadline, ato_min) {
+                    match self.lack.delay(now, self.delack_deadline) {
                         crate::delack::AckNow::Now => self.send_ack(now, out),
                         crate::delack::AckNow::At(t) => self.delack_deadline = Some(t),
                     }
@@ -499,8 +496,7 @@ impl Receiver {
             h.flags |= ECE;
         }
         if self.cfg.adaptive_delack {
-            self.lack
-                .on_ack_sent(&mut self.quick, self.cfg.delack_timeout);
+            self.lack.on_ack_sent(&mut self.quick);
         } else {
             self.quick = self.quick.saturating_sub(1);
         }

@@ -323,13 +323,15 @@ impl Scoreboard {
     /// Mark the oldest outstanding segment lost (fast retransmit, NewReno partial
     /// ACK); returns 1 if it was not marked before.
     pub fn mark_head_lost(&mut self) -> u32 {
-        match self.segs.front() {
-            Some(s) if !s.has(LOST) => self.mark_seg_lost(0),
-            Some(_) => {
-                self.mark_seg_lost(0);
-                0
-            }
-            None => 0,
+        let Some(s) = self.segs.front() else {
+            return 0;
+        };
+        let was_lost = s.has(LOST);
+        let n = self.mark_seg_lost(0);
+        if was_lost {
+            0
+        } else {
+            n
         }
     }
     /// Segments in `[left, right)` ever retransmitted and ending above

@@ -1047,13 +1047,17 @@ impl Sender {
         }
         // A DSACK of exactly the loss probe (Linux tcp_dsack_seen's
         // FLAG_DSACK_TLP): the original arrived, the probe was not needed.
+        let dsack_block = is_dsack(h);
         let (l0, r0) = h.sack[0];
-        let dsack_tlp = self.tlp.dsack_of_probe(is_dsack(h), l0, r0, self.mss);
+        let dsack_tlp = self.tlp.dsack_of_probe(dsack_block, l0, r0, self.mss);
 
         // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part);
         // a recovery that ignores SACK (Tahoe, Reno, NewReno) ignores them entirely.
         let mut newly_sacked = 0;
-        let dsack = self.cfg.dsack && sack && self.count_dsack(h);
+        let dsack = self.cfg.dsack && sack && dsack_block;
+        if dsack {
+            self.count_dsack(h);
+        }
         if sack {
             let blocks = &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)];
             for &(l, r) in blocks {
@@ -1412,19 +1416,15 @@ impl Sender {
         );
     }
 
-    /// D-SACK (Linux `tcp_check_dsack`, `tcp_sacktag_one`): a first block
-    /// below the cumulative ACK or inside the second reports a duplicate;
-    /// each retransmission of this episode it covers was needless. Returns
-    /// whether the ACK carried a D-SACK.
-    fn count_dsack(&mut self, h: &TcpHeader) -> bool {
+    /// An ACK's D-SACK block (Linux `tcp_check_dsack`, `tcp_sacktag_one`):
+    /// each retransmission of this episode it covers was needless.
+    fn count_dsack(&mut self, h: &TcpHeader) {
         let (l, r) = h.sack[0];
-        let dsack = is_dsack(h);
-        if dsack && self.undo_marker {
+        if self.undo_marker {
             let covered = self.sb.ever_retrans_in(l, r, self.undo_retrans.point());
             self.undo_retrans
                 .dsack(l, r, self.snd_una, self.mss, covered);
         }
-        dsack
     }
 
     /// Linux `tcp_try_undo_dsack`: every retransmission of the episode was
@@ -1485,10 +1485,8 @@ impl Sender {
         match decision {
             Frto::Spurious => {
                 self.frto = false;
-                self.undo_window();
-                self.sb.unmark_lost();
                 self.stats.spurious_rtos += 1;
-                self.set_ca_state(CaState::Open);
+                self.undo_loss();
                 return true;
             }
             Frto::SendNew => {
@@ -1522,15 +1520,18 @@ impl Sender {
         if !(allowed && self.undo_marker && delayed) {
             return false;
         }
-        self.tp.cwnd = self.cc.undo_cwnd(&self.tp).max(1).min(self.tp.cwnd_clamp);
-        if self.prior_ssthresh > self.tp.ssthresh {
-            self.tp.ssthresh = self.prior_ssthresh;
-        }
-        self.sb.unmark_lost();
-        self.snd_nxt = self.snd_max; // stop a go-back-N resend
-        self.stats.undos += 1;
-        self.set_ca_state(CaState::Open);
+        self.undo_loss();
         true
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction(sk, true)` and the return to Open of
+    /// `tcp_try_undo_loss` / `tcp_try_undo_recovery`: the window and
+    /// ssthresh back, nothing lost after all, no go-back-N resend.
+    fn undo_loss(&mut self) {
+        self.undo_window();
+        self.sb.unmark_lost();
+        self.snd_nxt = self.snd_max;
+        self.set_ca_state(CaState::Open);
     }
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
