@@ -10,10 +10,10 @@ Files:
     (client -> server), starting in the first 2 s; the uplink buffer swept
     over 40 and 250 packets and the controllers (download/upload) over
     reno/reno, cubic/cubic, reno/cubic, cubic/reno and bbr/bbr: 10 points,
-    20 flow cells. Measured from 20 s (after the start-up) to 100 s; 3 seeds.
+    20 flow cells. Measured from 20 s (after the start-up) to 100 s; 5 seeds.
   - bdp.toml: one bulk flow on a 10 Mb/s link of 50 ms round trip whose
     buffer is one bandwidth-delay product (62.5 kB, 42 packets of 1500
-    bytes), with reno, cubic and bbr. Measured from 10 s to 40 s; 3 seeds.
+    bytes), with reno, cubic and bbr. Measured from 10 s to 40 s; 5 seeds.
 
 Both trace cwnd and queues every 100 ms, so that the comparison takes the
 same RTT statistic on both sides and overlays the traces.
@@ -35,7 +35,7 @@ CELLS = """
 name = "linux-check: braud2016 link"
 seed = 1
 duration = "100s"
-repetitions = 3
+repetitions = 5
 
 [measure]
 start = "20s"
@@ -107,7 +107,7 @@ BDP = """
 name = "linux-check: one flow, one-BDP buffer"
 seed = 1
 duration = "40s"
-repetitions = 3
+repetitions = 5
 
 [measure]
 start = "10s"

@@ -538,7 +538,7 @@ impl World {
                 tr.ssthresh.push(f.sender.tp.ssthresh);
                 tr.srtt_s
                     .push(f.sender.rtt().srtt().map_or(f64::NAN, |s| s.as_secs_f64()));
-                tr.inflight_bytes.push(f.sender.outstanding_bytes());
+                tr.inflight_bytes.push(f.sender.in_flight_bytes());
                 tr.rto_s.push(f.sender.rtt().rto().as_secs_f64());
                 tr.backoff.push(f.sender.rtt().backoffs());
                 tr.pacing_rate_bps.push(match f.sender.tp.pacing_rate {

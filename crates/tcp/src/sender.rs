@@ -435,6 +435,13 @@ impl Sender {
     pub fn outstanding_bytes(&self) -> u64 {
         self.snd_max - self.snd_una
     }
+    /// Bytes in flight as Linux counts them for TCP_INFO: segments in flight
+    /// (outstanding - SACKed - lost + retransmitted: `tcp_packets_in_flight`,
+    /// RFC 6675 pipe) times the MSS, not outstanding bytes (which during a
+    /// recovery include everything SACKed above the holes).
+    pub fn in_flight_bytes(&self) -> u64 {
+        self.sb.in_flight() as u64 * self.mss as u64
+    }
     /// Take the RTT sample produced by the last ACK, if any.
     pub fn take_rtt_sample(&mut self) -> Option<SimTime> {
         self.last_rtt.take()

@@ -670,6 +670,10 @@ fn sack_pipe_counts_lost_and_retransmitted_segments_per_rfc6675() {
     assert_eq!(s.tp.ssthresh, 5);
     assert_eq!(s.tp.cwnd, 5);
     assert_eq!(s.scoreboard().in_flight(), 7);
+    // The trace's in-flight bytes are that pipe, as TCP_INFO's
+    // unacked - sacked - lost + retrans, not the 10 segments outstanding.
+    assert_eq!(s.in_flight_bytes(), 7 * s.mss() as u64);
+    assert_eq!(s.outstanding_bytes(), 10 * s.mss() as u64);
     assert_eq!(data_seqs(&out), vec![0]);
     assert_eq!(s.seg_flags(0) & (LOST | RETRANS), LOST | RETRANS);
     assert_eq!(s.seg_flags(1) & SACKED, SACKED);

@@ -105,7 +105,7 @@ def _report(out: Path, quick: bool) -> Path:
         f"kernel's and its RTT within {RTT_TOL:.0%}. Where they disagree, what the profile "
         "still simplifies (docs/tcp.md, 'Linux 6.x mechanisms': no receive-buffer "
         "autotuning nor its quick ACKs, no TSO/GSO bursts, RACK's reordering window never "
-        "grows) is the first suspect, and with 3 seeds the spread between seeds (several "
+        "grows) is the first suspect, and with 5 seeds the spread between seeds (several "
         "per cent on the 250-packet uplink) is the second; the traces show where the runs "
         "part. scenarios/linux-check/ablate.py reruns the simulator side against stored "
         "kernel runs with any Linux mechanism turned off.",
@@ -189,7 +189,7 @@ STUDY = Study(
     ),
     report=_report,
     quick_note="1 seed, 30 s runs measured from 10 s (15 s from 5 s on the one-BDP link) "
-    "instead of 3 seeds of 100 s from 20 s (40 s from 10 s); one short run of two opposite "
+    "instead of 5 seeds of 100 s from 20 s (40 s from 10 s); one short run of two opposite "
     "flows on the 250-packet uplink varies by 10 to 30 % from seed to seed, so the bounds "
     "are meant for the full study",
 )
