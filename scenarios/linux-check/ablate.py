@@ -1,6 +1,6 @@
 """Rerun the simulator side of a finished linux-check against its real-kernel
 runs, once per variant of the hosts' settings, and count the cells within
-issue 14's bounds. The real runs (OUT/<part>/linux, 56 minutes) are reused:
+issue 14's bounds. The real runs (OUT/<part>/linux, 95 minutes) are reused:
 only the simulator runs again (seconds), with the same run ids and seeds.
 
     python3 scenarios/linux-check/ablate.py OUT 'rto=rto_estimator = "linux"' 'prr=prr = true'

@@ -150,8 +150,25 @@ def files() -> dict[str, str]:
     return {"cells.toml": HEADER + CELLS, "bdp.toml": HEADER + BDP}
 
 
+def capture() -> str:
+    """One cell of cells.toml (Cubic download and upload, 250-packet uplink)
+    as a single run capturing the three busy links, for bursts.py."""
+    text = CELLS.split("[sweep]", maxsplit=1)[0]
+    text = text.replace("repetitions = 5\n", "").replace('cc = "reno"', 'cc = "cubic"')
+    text = text.replace("packets = 40 }", "packets = 250 }")
+    text = text.replace(
+        'name = "linux-check: braud2016 link"',
+        'name = "linux-check: cubic/cubic, uplink 250, captured"',
+    )
+    pcap = 'pcap = ["server->router", "router->client", "client->router"]\n'
+    return HEADER + text.replace('interval = "100ms"\n', 'interval = "100ms"\n' + pcap)
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     for name, text in files().items():
         (OUT / name).write_text(text, encoding="utf-8")
         print(OUT / name)
+    here = Path(__file__).resolve().parent / "cubic-250-capture.toml"
+    here.write_text(capture(), encoding="utf-8")
+    print(here)

@@ -8,7 +8,7 @@ one bulk flow on a one-BDP link with reno, cubic and bbr. The report is the
 evidence for the profile: per flow, goodput, RTT, retransmissions and
 timeouts side by side, the traces overlaid, and how many cells agree within
 the bounds issue 14 sets (goodput within 5 %, timeouts within one, RTT within
-10 %). Needs root; the real-stack runs take real time (about 56 minutes,
+10 %). Needs root; the real-stack runs take real time (about 95 minutes,
 6 with ``--quick``).
 """
 
