@@ -224,6 +224,10 @@ duration = "2s"
             "host a: bus_rate, packet_cost",
         ),
         (
+            lambda s: s.replace('name = "a"\n', 'name = "a"\ntx_jitter = "1ms"\n', 1),
+            "rx_queue and tx_jitter model a host's own hardware and timing",
+        ),
+        (
             lambda s: (
                 s
                 + """

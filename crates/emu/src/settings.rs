@@ -115,9 +115,9 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
         let c = &h.tcp;
         if !h.stage.is_free() {
             return err(format!(
-                "host {}: bus_rate, packet_cost, rx_latency, tx_queue and rx_queue model a \
-                 host's own hardware; the linux backend cannot impose them on real sockets \
-                 (remove them or use the simulator)",
+                "host {}: bus_rate, packet_cost, rx_latency, tx_queue, rx_queue and tx_jitter \
+                 model a host's own hardware and timing; the linux backend cannot impose them \
+                 on real sockets (remove them or use the simulator)",
                 h.name
             ));
         }

@@ -175,6 +175,7 @@ host_settings! {
     rx_latency: Duration,
     tx_queue: u32,
     rx_queue: u32,
+    tx_jitter: Duration,
     access: Access,
 }
 
@@ -1997,6 +1998,7 @@ fn resolve_host(
         rx_latency: h.rx_latency.map_or(SimTime::ZERO, |d| d.0),
         tx_limit: h.tx_queue.unwrap_or(0),
         rx_limit: h.rx_queue.unwrap_or(0),
+        tx_jitter: h.tx_jitter.map_or(SimTime::ZERO, |d| d.0),
     };
     for (field, v) in [("tx_queue", h.tx_queue), ("rx_queue", h.rx_queue)] {
         if v.is_some() && stage.per_packet == SimTime::ZERO && stage.bus_bps == 0 {

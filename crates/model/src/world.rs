@@ -44,6 +44,8 @@ const GEN_STREAM: u64 = 4 << 32;
 /// ns-2 senders draw the phase of their tick clock (ns-2's `boot_time_`,
 /// uniform in one `tcpTick_`) from `TICK_STREAM + connection id`.
 const TICK_STREAM: u64 = 5 << 32;
+/// Hosts draw their `tx_jitter` from `JITTER_STREAM + index`.
+const JITTER_STREAM: u64 = 6 << 32;
 /// A retired connection: packets still in the network for it are discarded on arrival.
 const RETIRED: u32 = u32::MAX;
 
@@ -159,6 +161,9 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
     }
     for (n, h) in sc.hosts.iter().enumerate() {
         net.set_host_stage(n as u32, h.stage);
+        if h.stage.tx_jitter > SimTime::ZERO {
+            net.seed_host_stage(n as u32, RngStream::new(seed, JITTER_STREAM + n as u64));
+        }
     }
     for &l in &sc.trace.pcap {
         net.set_capture(l, true);

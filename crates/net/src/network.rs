@@ -13,7 +13,7 @@ use crate::packet::{Packet, PacketId, PacketPool};
 use crate::qdisc::{QPkt, Qdisc};
 use crate::{Ecn, LinkId, NodeId};
 use std::collections::VecDeque;
-use tcplab_engine::{Scheduler, SimTime};
+use tcplab_engine::{RngStream, Scheduler, SimTime};
 
 /// The network's own events, wrapped by the world's event type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,13 @@ pub enum NetEvent {
 /// Linux's `txqueuelen`) and so may packets waiting to be received
 /// (`rx_limit`, an input backlog such as Linux's `netdev_max_backlog`): a
 /// packet finding that many of its direction waiting is dropped.
+///
+/// `tx_jitter` delays each packet to send by a random time, uniform in
+/// [0, tx_jitter), after its service, never past the packet sent before it
+/// (order is kept): the random overhead ns-2 adds before each send
+/// (`overhead_` of its TCP agents) so that a deterministic simulation does
+/// not lock into phase effects (Floyd & Jacobson, "On traffic phase effects
+/// in packet-switched gateways", 1992). It costs the stage no busy time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HostStageConfig {
     /// Fixed cost of every packet, sent or received.
@@ -50,12 +57,17 @@ pub struct HostStageConfig {
     pub tx_limit: u32,
     /// Received packets that may wait (0: no limit).
     pub rx_limit: u32,
+    /// Bound of the random delay of each packet sent (zero: none).
+    pub tx_jitter: SimTime,
 }
 
 impl HostStageConfig {
     /// Whether the stage costs nothing (no stage is then installed).
     pub fn is_free(&self) -> bool {
-        self.per_packet == SimTime::ZERO && self.bus_bps == 0 && self.rx_latency == SimTime::ZERO
+        self.per_packet == SimTime::ZERO
+            && self.bus_bps == 0
+            && self.rx_latency == SimTime::ZERO
+            && self.tx_jitter == SimTime::ZERO
     }
     /// Service time of a packet of `size` bytes: `per_packet` plus the
     /// rounded-up time of its bits on the bus.
@@ -88,6 +100,10 @@ pub struct HostStage {
     pub served_pkts: u64,
     /// Time spent serving, nanoseconds.
     pub busy_ns: u64,
+    /// The random stream of `tx_jitter`.
+    pub rng: Option<RngStream>,
+    /// When the last packet sent leaves the stage (jitter keeps the order).
+    pub tx_last_out: SimTime,
 }
 
 /// What a node is.
@@ -212,9 +228,18 @@ impl<H: Copy> Network<H> {
         );
         self.stages[node as usize] = (!cfg.is_free()).then(|| HostStage {
             cfg,
+            rng: (cfg.tx_jitter > SimTime::ZERO).then(|| RngStream::new(0, node as u64)),
             ..HostStage::default()
         });
         self.any_stage = self.stages.iter().any(Option::is_some);
+    }
+    /// The random stream host `node`'s `tx_jitter` draws from (a run's seed).
+    pub fn seed_host_stage(&mut self, node: NodeId, rng: RngStream) {
+        if let Some(st) = self.stages[node as usize].as_mut() {
+            if st.cfg.tx_jitter > SimTime::ZERO {
+                st.rng = Some(rng);
+            }
+        }
     }
     /// Host `node`'s stage, if any.
     pub fn host_stage(&self, node: NodeId) -> Option<&HostStage> {
@@ -252,7 +277,12 @@ impl<H: Copy> Network<H> {
         st.held += 1;
         st.served_pkts += 1;
         st.busy_ns += t.0;
-        Some(Some(st.busy_until))
+        let mut out = st.busy_until;
+        if let (true, Some(rng)) = (tx, st.rng.as_mut()) {
+            out = (out + SimTime(rng.below(st.cfg.tx_jitter.0))).max(st.tx_last_out);
+            st.tx_last_out = out;
+        }
+        Some(Some(out))
     }
     /// Add a simplex link; returns its id.
     pub fn add_link(&mut self, cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> LinkId {
@@ -794,6 +824,73 @@ mod tests {
         }
         let got = drain(&mut net, &mut s);
         assert_eq!(got, vec![(43_200_000, 0), (44_400_000, 1), (45_600_000, 2)]);
+    }
+
+    #[test]
+    fn tx_jitter_delays_isolated_packets_uniformly_below_its_bound() {
+        // 10 Mb/s, 42 ms: an isolated 1500 B packet takes 43.2 ms plus its
+        // jitter, uniform in [0, 1 ms): over n packets the mean delay is
+        // 0.5 ms with a standard error of 1 ms / sqrt(12 n).
+        let mut net = two_hosts(10_000_000, 42, 100);
+        let j = SimTime::from_millis(1);
+        net.set_host_stage(
+            0,
+            HostStageConfig {
+                tx_jitter: j,
+                ..HostStageConfig::default()
+            },
+        );
+        net.seed_host_stage(0, RngStream::new(7, 0));
+        let mut s = Scheduler::new();
+        let n = 2000u32;
+        let mut sum = 0.0;
+        for i in 0..n {
+            let sent = s.now();
+            let id = net.alloc(pkt(i, 1500));
+            net.send(0, id, &mut s);
+            let got = drain(&mut net, &mut s);
+            assert_eq!(got.len(), 1);
+            let d = got[0].0 - sent.0 - 43_200_000;
+            assert!(d < j.0, "packet {i}: jitter {d} ns");
+            sum += d as f64;
+        }
+        let mean = sum / n as f64;
+        let se = j.0 as f64 / (12.0 * n as f64).sqrt();
+        assert!(
+            (mean - 0.5e6).abs() < 4.0 * se,
+            "mean jitter {mean} ns, se {se}"
+        );
+        // The stage costs no busy time.
+        assert_eq!(net.host_stage(0).map(|st| st.busy_ns), Some(0));
+    }
+
+    #[test]
+    fn tx_jitter_keeps_the_order_of_a_burst() {
+        // 2000 packets sent at once: each leaves at the largest jitter drawn
+        // so far (never before the one sent before it), so they arrive in
+        // order, all within 1 ms of the ideal schedule, and the last one
+        // after 0.995 ms but for a chance of 0.995^2000 < 1e-4.
+        let mut net = two_hosts(100_000_000_000, 0, 10_000);
+        let j = SimTime::from_millis(1);
+        net.set_host_stage(
+            0,
+            HostStageConfig {
+                tx_jitter: j,
+                ..HostStageConfig::default()
+            },
+        );
+        net.seed_host_stage(0, RngStream::new(11, 0));
+        let mut s = Scheduler::new();
+        for i in 0..2000 {
+            let id = net.alloc(pkt(i, 1500));
+            net.send(0, id, &mut s);
+        }
+        let got = drain(&mut net, &mut s);
+        let order: Vec<u32> = got.iter().map(|g| g.1).collect();
+        assert_eq!(order, (0..2000).collect::<Vec<_>>());
+        // 1500 B at 100 Gb/s: 120 ns each, at most 2000 of them queued.
+        assert!(got.iter().all(|g| g.0 < j.0 + 2000 * 120));
+        assert!(got[1999].0 > 995_000);
     }
 
     #[test]
