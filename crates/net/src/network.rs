@@ -826,21 +826,24 @@ mod tests {
         assert_eq!(got, vec![(43_200_000, 0), (44_400_000, 1), (45_600_000, 2)]);
     }
 
+    /// Host 0 of `net` with a stage of only `tx_jitter` j, seeded.
+    fn jittered(mut net: Network<u32>, j: SimTime, seed: u64) -> Network<u32> {
+        let cfg = HostStageConfig {
+            tx_jitter: j,
+            ..HostStageConfig::default()
+        };
+        net.set_host_stage(0, cfg);
+        net.seed_host_stage(0, RngStream::new(seed, 0));
+        net
+    }
+
     #[test]
     fn tx_jitter_delays_isolated_packets_uniformly_below_its_bound() {
         // 10 Mb/s, 42 ms: an isolated 1500 B packet takes 43.2 ms plus its
         // jitter, uniform in [0, 1 ms): over n packets the mean delay is
         // 0.5 ms with a standard error of 1 ms / sqrt(12 n).
-        let mut net = two_hosts(10_000_000, 42, 100);
         let j = SimTime::from_millis(1);
-        net.set_host_stage(
-            0,
-            HostStageConfig {
-                tx_jitter: j,
-                ..HostStageConfig::default()
-            },
-        );
-        net.seed_host_stage(0, RngStream::new(7, 0));
+        let mut net = jittered(two_hosts(10_000_000, 42, 100), j, 7);
         let mut s = Scheduler::new();
         let n = 2000u32;
         let mut sum = 0.0;
@@ -870,16 +873,8 @@ mod tests {
         // so far (never before the one sent before it), so they arrive in
         // order, all within 1 ms of the ideal schedule, and the last one
         // after 0.995 ms but for a chance of 0.995^2000 < 1e-4.
-        let mut net = two_hosts(100_000_000_000, 0, 10_000);
         let j = SimTime::from_millis(1);
-        net.set_host_stage(
-            0,
-            HostStageConfig {
-                tx_jitter: j,
-                ..HostStageConfig::default()
-            },
-        );
-        net.seed_host_stage(0, RngStream::new(11, 0));
+        let mut net = jittered(two_hosts(100_000_000_000, 0, 10_000), j, 11);
         let mut s = Scheduler::new();
         for i in 0..2000 {
             let id = net.alloc(pkt(i, 1500));
