@@ -1249,6 +1249,56 @@ fn an_ece_halves_the_window_once_and_the_next_new_segment_carries_cwr() {
 }
 
 #[test]
+fn with_prr_an_ece_brings_the_window_down_over_the_round_trip_as_linux() {
+    // Linux tcp_enter_cwr -> tcp_init_cwnd_reduction, then tcp_cwnd_reduction
+    // on each ACK (RFC 6937): a SACK connection with ECN at cwnd 20, segments
+    // 1..=20 outstanding. The ECE on ACK 2 sets ssthresh = 20/2 = 10 and
+    // prior_cwnd 20. With d segments delivered and s new ones sent before
+    // this ACK, in flight is 20 - d + s. While that exceeds ssthresh, PRR's
+    // proportional part lets out ceil(10 d / 20) = ceil(d / 2) in all, so
+    // cwnd = 20 - d + ceil(d / 2): one new segment every other ACK instead of
+    // none until half the window is acknowledged (the cut without PRR, the
+    // previous test). At d = 19 in flight is 20 - 19 + 9 = 10 = ssthresh:
+    // the other branch, min(ssthresh - in flight = 0, ...), sends nothing
+    // (cwnd 10); at d = 20 in flight is 9, it sends one (cwnd 10). ACK 22,
+    // past high_seq (21), ends CWR at ssthresh.
+    let mut c = cfg();
+    c.ecn = true;
+    c.prr = true;
+    let (mut s, _, _) = established(&c, "newreno");
+    assert!(s.ecn_ok() && s.sack_ok());
+    s.tp.cwnd = 20;
+    s.tp.ssthresh = 20;
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+    assert_eq!((s.tp.cwnd, s.snd_max), (20, seg_start(21)));
+    let mut sent = 0u64;
+    for k in 2..=21u64 {
+        out.clear();
+        let h = if k == 2 {
+            ece_ack(seg_start(k))
+        } else {
+            ack(seg_start(k), &[], false, 0)
+        };
+        s.on_segment(ms(300 + k), &h, &mut out);
+        let d = k - 1;
+        let (total, cwnd) = match d {
+            19 => (9, 10),
+            20 => (10, 10),
+            _ => (d.div_ceil(2), 20 - d + d.div_ceil(2)),
+        };
+        let new: Vec<u64> = (21 + sent..21 + total).collect();
+        assert_eq!(data_seqs(&out), new, "ACK {k}");
+        sent = total;
+        assert_eq!(s.tp.cwnd as u64, cwnd, "ACK {k}");
+        assert_eq!((s.ca_state(), s.tp.ssthresh), (CaState::Cwr, 10), "ACK {k}");
+    }
+    assert_eq!(s.stats.ecn_reductions, 1);
+    s.on_segment(ms(322), &ack(seg_start(22), &[], false, 0), &mut out);
+    assert_eq!((s.ca_state(), s.tp.cwnd), (CaState::Open, 10));
+}
+
+#[test]
 fn retransmissions_are_not_ect_and_a_loss_reduction_also_sends_cwr() {
     // RFC 3168 6.1.5: retransmitted segments go out Not-ECT; 6.1.2: after any
     // window reduction (here a fast retransmit) the first new data segment
