@@ -34,7 +34,9 @@
 //!   than `delay_min / 2`) and delay detection (after `HYSTART_MIN_SAMPLES` = 8
 //!   samples of a round, the round's minimum RTT above
 //!   `delay_min + clamp(delay_min / 8, 4 ms, 16 ms)`), only from
-//!   `hystart_low_window` = 16 segments; both set ssthresh = cwnd.
+//!   `hystart_low_window` = 16 segments, checked after the round's reset so that
+//!   rounds are tracked from the first ACK (Linux 5.7's `hystart_update`); both
+//!   set ssthresh = cwnd.
 //!
 //! Deviations from Linux:
 //! - `hystart_ack_delay()` reads the socket's pacing rate, which Linux always sets
@@ -399,6 +401,11 @@ impl Cubic {
         if tp.snd_una > self.end_seq {
             self.hystart_reset(tp);
         }
+        // HyStart triggers when cwnd is larger than some threshold (checked
+        // after the round's reset, so rounds are tracked from the first ACK).
+        if tp.cwnd < self.p.hystart_low_window {
+            return;
+        }
         if self.p.hystart_detect & HYSTART_ACK_TRAIN != 0 {
             let now = tp.now.as_micros();
             // first detection parameter: ACK-train detection
@@ -504,11 +511,7 @@ impl CongestionControl for Cubic {
             self.delay_min = delay;
         }
         // HyStart triggers when cwnd is larger than some threshold.
-        if !self.found
-            && tp.in_slow_start()
-            && self.p.hystart
-            && tp.cwnd >= self.p.hystart_low_window
-        {
+        if !self.found && tp.in_slow_start() && self.p.hystart {
             self.hystart_update(tp, delay);
         }
     }
@@ -1161,6 +1164,25 @@ mod tests {
         let mut h = harness(Box::new(linux(&[("hystart_detect", 2.0)])), 16, u32::MAX);
         acks(&mut h, 100, ms(1), ms(100));
         assert_eq!((h.tp.cwnd, h.tp.ssthresh), (116, u32::MAX));
+    }
+
+    #[test]
+    fn hystart_tracks_rounds_below_hystart_low_window_as_linux_5_7() {
+        // Since Linux 5.7 hystart_update resets the round (snd_una past end_seq)
+        // before it checks hystart_low_window, so rounds are tracked from the
+        // first ACK. IW 3, one ACK per segment 1 ms apart (a train), RTT 100 ms:
+        // at ACK k snd_nxt = 2k + 1 segments and cwnd = k + 2. Rounds start at
+        // ACKs 4, 10, 22, 46, 94 (end_seq 9, 21, 45, 93, 189). cwnd reaches 16 at
+        // ACK 14, 4 ms after the round's last_ack (10 ms): not a train, so that
+        // round cannot detect one. Detection needs now - round_start > 50 ms
+        // within a round: 22 + 51 = 73 > 45 and 46 + 51 = 97 > 93 fail, 94 + 51 =
+        // 145 <= 189 holds: ssthresh = cwnd = 147 at ACK 145. (Checking the window
+        // first, as before 5.7, starts a round at ACK 14 and exits at ACK 113.)
+        let mut h = harness(Box::new(linux(&[])), 3, u32::MAX);
+        acks(&mut h, 144, ms(1), ms(100));
+        assert_eq!((h.tp.cwnd, h.tp.ssthresh), (147, u32::MAX));
+        acks(&mut h, 1, ms(1), ms(100));
+        assert_eq!((h.tp.cwnd, h.tp.ssthresh), (147, 147));
     }
 
     #[test]
