@@ -510,7 +510,8 @@ impl CongestionControl for Cubic {
         if self.delay_min == 0 || self.delay_min > delay {
             self.delay_min = delay;
         }
-        // HyStart triggers when cwnd is larger than some threshold.
+        // HyStart in slow start until it fires (hystart_update checks the
+        // window, after tracking the round).
         if !self.found && tp.in_slow_start() && self.p.hystart {
             self.hystart_update(tp, delay);
         }
