@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +69,69 @@ def test_non_utf8_scenario_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "latin1.toml"
     bad.write_bytes(b'name = "caf\xe9"\n')
     assert_user_error(run_cli("validate", str(bad)), str(bad), "UTF-8")
+
+
+SMALL = """\
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "10ms"
+[[flow]]
+from = "a"
+to = "b"
+"""
+
+
+@pytest.mark.parametrize("command", ["validate", "run", "sweep"])
+def test_a_fifo_is_refused_at_once_not_waited_on(command: str, tmp_path: Path) -> None:
+    # Opening a FIFO for reading blocks until a writer comes: none will.
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    proc = run_cli(command, str(fifo), cwd=tmp_path)
+    assert_user_error(proc, str(fifo), "is a FIFO (named pipe)", "must be a regular file")
+
+
+@pytest.mark.parametrize("command", ["validate", "run", "sweep"])
+def test_a_link_to_a_device_is_refused_before_reading(command: str, tmp_path: Path) -> None:
+    # /dev/zero never ends: reading it whole would eat memory until MemoryError.
+    link = tmp_path / "zero.toml"
+    link.symlink_to("/dev/zero")
+    proc = run_cli(command, str(link), cwd=tmp_path)
+    assert_user_error(proc, str(link), "is a character device", "must be a regular file")
+
+
+def test_a_scenario_larger_than_the_limit_is_refused(tmp_path: Path) -> None:
+    big = tmp_path / "big.toml"
+    big.write_text(SMALL + "#" * 5000 + "\n")
+    proc = run_cli(
+        "validate", str(big), cwd=tmp_path, env={"TCPLAB_MAX_SCENARIO_BYTES": "4096"}
+    )
+    size = big.stat().st_size
+    assert_user_error(proc, str(big), f"{size} bytes", "at most 4096 bytes")
+    assert run_cli("validate", str(big), cwd=tmp_path).returncode == 0
+
+
+def test_the_default_limit_holds_a_million_flows() -> None:
+    import tcplab
+
+    one_flow = '[[flow]]\nfrom = "h1"\nto = "h2"\n'
+    assert 10**6 * len(one_flow) < tcplab.MAX_SCENARIO_BYTES
+
+
+@pytest.mark.parametrize("command", ["validate", "run", "sweep"])
+def test_a_utf8_byte_order_mark_is_read_alike_by_every_command(
+    command: str, tmp_path: Path
+) -> None:
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + (SMALL + '[sweep]\n"link[0].rate" = ["1Mbps"]\n').encode())
+    args = [command, str(bom)] + ([] if command == "validate" else ["--out", str(tmp_path / "o")])
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.parametrize("command", ["validate", "run"])

@@ -59,6 +59,8 @@ def _load(scenario: str) -> tuple[str, str]:
     """Read a scenario file, turning I/O errors into user errors."""
     try:
         return tcplab.read_scenario(Path(scenario))
+    except tcplab.ScenarioFileError as e:
+        raise UserError(str(e)) from e
     except OSError as e:
         raise UserError(f"{scenario}: {e.strerror or e}") from e
     except UnicodeDecodeError as e:

@@ -22,7 +22,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_scenario(path) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: {path}: {e}");
@@ -69,4 +69,50 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The largest scenario file read, as `tcplab.MAX_SCENARIO_BYTES`.
+const MAX_SCENARIO_BYTES: u64 = 128 << 20;
+
+/// A scenario file's text, as `tcplab.read_file` reads it: regular files only
+/// (opened without blocking, so a FIFO is refused, not waited on), at most
+/// [`MAX_SCENARIO_BYTES`], UTF-8, a leading byte-order mark dropped.
+fn read_scenario(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    let meta = f.metadata().map_err(|e| e.to_string())?;
+    let t = meta.file_type();
+    if !t.is_file() {
+        let kind = if t.is_dir() {
+            "a directory"
+        } else if t.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if t.is_char_device() {
+            "a character device"
+        } else if t.is_block_device() {
+            "a block device"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("is {kind}; a scenario must be a regular file"));
+    }
+    let mut data = Vec::new();
+    f.take(MAX_SCENARIO_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| e.to_string())?;
+    if data.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(format!(
+            "more than {MAX_SCENARIO_BYTES} bytes; a scenario file may have at most {MAX_SCENARIO_BYTES} bytes"
+        ));
+    }
+    let text = String::from_utf8(data).map_err(|e| format!("not UTF-8 text ({e})"))?;
+    Ok(text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text))
 }

@@ -263,7 +263,7 @@ struct Queue {
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 struct Link {
-    between: [String; 2],
+    between: Vec<String>,
     rate: Option<Rate>,
     delay: Option<Duration>,
     queue: Option<Queue>,
@@ -273,11 +273,44 @@ struct Link {
     reverse: Option<Direction>,
 }
 
-#[derive(Deserialize, Debug)]
-#[serde(untagged)]
+/// A flow's start: a time, or a uniform draw between two times.
+#[derive(Debug)]
 enum Start {
     At(Duration),
     Uniform { uniform: [Duration; 2] },
+}
+
+impl<'de> Deserialize<'de> for Start {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        const ALLOWED: &str =
+            "a start is a time (start = \"2s\") or a uniform draw (start = { uniform = [\"0s\", \"10s\"] })";
+        let duration = |v: toml::Value| {
+            Duration::deserialize(v)
+                .map_err(|e| D::Error::custom(format!("{}; {ALLOWED}", e.message())))
+        };
+        match toml::Value::deserialize(d)? {
+            toml::Value::Table(t) => {
+                if let Some(k) = t.keys().find(|k| *k != "uniform") {
+                    return Err(D::Error::custom(format!("unknown key {k:?}; {ALLOWED}")));
+                }
+                match t.get("uniform") {
+                    Some(toml::Value::Array(a)) if a.len() == 2 => Ok(Start::Uniform {
+                        uniform: [duration(a[0].clone())?, duration(a[1].clone())?],
+                    }),
+                    Some(toml::Value::Array(a)) => Err(D::Error::custom(format!(
+                        "uniform takes two bounds [low, high], this one has {}; {ALLOWED}",
+                        a.len()
+                    ))),
+                    Some(v) => Err(D::Error::custom(format!(
+                        "uniform = {v}: the bounds go in a list [low, high]; {ALLOWED}"
+                    ))),
+                    None => Err(D::Error::custom(format!("an empty table; {ALLOWED}"))),
+                }
+            }
+            v => Ok(Start::At(duration(v)?)),
+        }
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -291,11 +324,34 @@ struct Flow {
     stop: Option<Duration>,
 }
 
-#[derive(Deserialize, Debug)]
-#[serde(untagged)]
+/// A generator's end: one host, or a list of hosts drawn from.
+#[derive(Debug)]
 enum Hosts {
     One(String),
     Many(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Hosts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        const ALLOWED: &str =
+            "expected a host name in quotes (\"server\") or a list of them ([\"h1\", \"h2\"])";
+        match toml::Value::deserialize(d)? {
+            toml::Value::String(s) => Ok(Hosts::One(s)),
+            toml::Value::Array(a) => a
+                .into_iter()
+                .map(|v| match v {
+                    toml::Value::String(s) => Ok(s),
+                    v => Err(D::Error::custom(format!(
+                        "{} {v} in the list; {ALLOWED}",
+                        v.type_str()
+                    ))),
+                })
+                .collect::<Result<_, _>>()
+                .map(Hosts::Many),
+            v => Err(D::Error::custom(format!("{} {v}; {ALLOWED}", v.type_str()))),
+        }
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -561,6 +617,52 @@ impl Ctx<'_> {
     }
 }
 
+/// The longest host or router name, in characters.
+pub const NODE_NAME_MAX: usize = 64;
+
+/// Host and router names become parts of file names (a link `a->b`'s capture
+/// is `capture_a_b.pcap`) and of table cells: 1 to [`NODE_NAME_MAX`] ASCII
+/// letters, digits, `_`, `-` and `.`, starting with a letter or a digit (so
+/// no name is `.`, `..`, a path, an option or hidden).
+pub fn check_node_name(name: &str) -> Result<(), String> {
+    const RULE: &str = "a host or router name is 1 to 64 ASCII letters, digits, `_`, `-` and `.`, starting with a letter or a digit";
+    let first_ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    let bad = name
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'));
+    match bad {
+        _ if name.is_empty() => Err(format!("{RULE} (this one is empty)")),
+        Some(c) => Err(format!("{RULE} (this one has {c:?})")),
+        None if name.len() > NODE_NAME_MAX => Err(format!("{RULE} (this one has {})", name.len())),
+        None if !first_ok => Err(format!("{RULE} (this one starts with {:?})", &name[..1])),
+        None => Ok(()),
+    }
+}
+
+/// The longest flow, generator or scenario name, in characters.
+pub const LABEL_MAX: usize = 200;
+
+/// Flow, generator and scenario names only label table rows, figures and
+/// reports (never file names): any text of 1 to [`LABEL_MAX`] characters
+/// without control characters (a newline or an escape would forge lines in
+/// CSV files and terminals).
+pub fn check_label(name: &str) -> Result<(), String> {
+    const RULE: &str = "a flow, generator or scenario name is 1 to 200 characters without control characters (newlines, tabs, escapes)";
+    let n = name.chars().count();
+    if n == 0 {
+        Err(format!("{RULE} (this one is empty)"))
+    } else if n > LABEL_MAX {
+        Err(format!("{RULE} (this one has {n})"))
+    } else if let Some(c) = name.chars().find(|c| c.is_control()) {
+        Err(format!("{RULE} (this one has {c:?})"))
+    } else {
+        Ok(())
+    }
+}
+
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
@@ -594,18 +696,124 @@ fn locate(text: &str, field: &str) -> Option<(usize, usize)> {
     span.map(|s| line_col(text, s.start))
 }
 
+/// serde's words for what a field takes, in a user's words: "expected u32"
+/// becomes the range of whole numbers it takes; host fields say they take a
+/// host name.
+fn plain_message(msg: &str, field: &str) -> String {
+    let mut m = msg.to_string();
+    for (ty, plain) in [
+        ("u8", "a whole number from 0 to 255".to_string()),
+        ("u16", "a whole number from 0 to 65535".to_string()),
+        ("u32", format!("a whole number from 0 to {}", u32::MAX)),
+        (
+            "u64",
+            format!(
+                "a whole number from 0 to {} (TOML integers are 64-bit signed)",
+                i64::MAX
+            ),
+        ),
+        ("usize", format!("a whole number from 0 to {}", i64::MAX)),
+        ("f64", "a number".to_string()),
+        ("a boolean", "a boolean, true or false".to_string()),
+    ] {
+        if let Some(head) = m.strip_suffix(&format!("expected {ty}")) {
+            m = format!("{head}expected {plain}");
+        }
+    }
+    if m.contains("number too large to fit in target type") {
+        m = format!(
+            "{m}: TOML integers are 64-bit signed, from {} to {}",
+            i64::MIN,
+            i64::MAX
+        );
+    }
+    let last = field.rsplit('.').next().unwrap_or_default();
+    let host_end = (last == "from" || last == "to")
+        && (field.starts_with("flow[") || field.starts_with("traffic["));
+    if host_end && m.ends_with("expected a string") {
+        m = format!("{m}: the name of a host, in quotes ({last} = \"server\")");
+    }
+    m
+}
+
+/// The value written at byte `offset`: the text up to the next space,
+/// comma, bracket, comment or line end (at most 80 bytes).
+fn token_at(text: &str, offset: usize) -> Option<&str> {
+    let rest = text.get(offset..)?;
+    let end = rest
+        .find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#'))
+        .unwrap_or(rest.len());
+    let t = &rest[..end];
+    (!t.is_empty() && t.len() <= 80).then_some(t)
+}
+
+/// The key path written at byte `offset` of a scenario's text, read off the
+/// text itself (for errors the TOML parser reports without a field path):
+/// the last table header before it (`[[flow]]` counted, so `flow[1]`) and the
+/// key on its line.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..offset];
+    let key = line.rsplit_once('=')?.0.rsplit(['{', ',']).next()?.trim();
+    let plain = |k: &str| {
+        !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '"'))
+    };
+    if !plain(key) {
+        return None;
+    }
+    let key = key.replace('"', "");
+    let mut header = String::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for l in text[..line_start].lines() {
+        let l = l.trim();
+        if let Some(name) = l.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
+            let name = name.trim().to_string();
+            let n = counts.entry(name.clone()).or_insert(0);
+            header = format!("{name}[{n}]");
+            *n += 1;
+        } else if let Some(name) = l.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            header = name.trim().to_string();
+        }
+    }
+    Some(if header.is_empty() {
+        key
+    } else {
+        format!("{header}.{key}")
+    })
+}
+
 /// Parse and validate a scenario.
 pub fn parse(text: &str, path: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::new(text);
     let file: File = match serde_path_to_error::deserialize(de) {
         Ok(f) => f,
         Err(e) => {
-            let field = e.path().to_string();
+            let mut field = e.path().to_string();
+            if field == "." {
+                field.clear();
+            }
             let inner = e.into_inner();
             let loc = inner.span().map(|s| line_col(text, s.start));
-            let msg = inner.message().trim().to_string();
+            let mut token = None;
+            if field.is_empty() {
+                // A TOML-level error (a number too large, say) has no serde
+                // path: name the key written where it points, and its value.
+                if let Some(s) = inner.span() {
+                    if let Some(f) = key_at(text, s.start) {
+                        field = f;
+                        token = token_at(text, s.start);
+                    }
+                }
+            }
+            let mut msg = plain_message(inner.message().trim(), &field);
+            if let Some(v) = token {
+                msg = format!("value {v}: {msg}");
+            }
             let at = loc.map_or(String::new(), |(l, c)| format!(" (line {l}, column {c})"));
-            let where_ = if field.is_empty() || field == "." {
+            let where_ = if field.is_empty() {
                 String::new()
             } else {
                 format!(" field `{field}`:")
@@ -617,6 +825,9 @@ pub fn parse(text: &str, path: &str) -> Result<Scenario, ScenarioError> {
 }
 
 fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
+    if let Some(name) = &f.name {
+        check_label(name).map_err(|why| cx.err("name", format!("{name:?}"), why))?;
+    }
     let duration = f.duration.0;
     if duration == SimTime::ZERO {
         return Err(cx.err("duration", "0", "must be positive"));
@@ -682,8 +893,8 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
     let mut index: BTreeMap<String, u32> = BTreeMap::new();
     let mut add =
         |name: &str, field: String, nodes: &mut Vec<String>| -> Result<(), ScenarioError> {
-            if name.is_empty() {
-                return Err(cx.err(&field, "\"\"", "a node name must not be empty"));
+            if let Err(why) = check_node_name(name) {
+                return Err(cx.err(&field, format!("{name:?}"), why));
             }
             if index.insert(name.to_string(), nodes.len() as u32).is_some() {
                 return Err(cx.err(
@@ -746,7 +957,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
     let known = || -> String {
         let mut v: Vec<&str> = nodes.iter().map(|s| s.as_str()).collect();
         v.sort();
-        v.join(", ")
+        some_names(v)
     };
 
     let mut hosts: Vec<HostSpec> = Vec::new();
@@ -763,6 +974,16 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
     // Links.
     let mut links = Vec::new();
     for (i, l) in f.link.iter().enumerate() {
+        if l.between.len() != 2 {
+            return Err(cx.err(
+                &format!("link[{i}].between"),
+                format!("{:?}", l.between),
+                format!(
+                    "a link joins exactly two nodes: between = [\"a\", \"b\"] (this one names {})",
+                    l.between.len()
+                ),
+            ));
+        }
         let mut ends = [0u32; 2];
         for (k, end) in ends.iter_mut().enumerate() {
             *end = *index.get(&l.between[k]).ok_or_else(|| {
@@ -891,7 +1112,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 format!("{name:?}"),
                 format!(
                     "no host of that name; hosts: {}",
-                    nodes[..n_hosts].join(", ")
+                    some_names(nodes[..n_hosts].iter())
                 ),
             )),
         }
@@ -1014,6 +1235,9 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             .name
             .clone()
             .unwrap_or_else(|| format!("{}->{}#{i}", fl.from, fl.to));
+        if let Err(why) = check_label(&name) {
+            return Err(cx.err(&format!("flow[{i}].name"), format!("{name:?}"), why));
+        }
         if !names.insert(name.clone()) {
             return Err(cx.err(
                 &format!("flow[{i}].name"),
@@ -1133,6 +1357,9 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             ));
         }
         let name = g.name.clone().unwrap_or_else(|| format!("traffic{i}"));
+        if let Err(why) = check_label(&name) {
+            return Err(cx.err(&format!("traffic[{i}].name"), format!("{name:?}"), why));
+        }
         if generators.iter().any(|x: &GeneratorSpec| x.name == name) {
             return Err(cx.err(
                 &format!("traffic[{i}].name"),
@@ -1176,7 +1403,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                     return Err(cx.err(
                         &format!("trace.pcap[{i}]"),
                         format!("{name:?}"),
-                        format!("no link of that name; the links: {}", names.join(", ")),
+                        format!("no link of that name; the links: {}", some_names(names)),
                     ));
                 }
             }
@@ -1259,6 +1486,24 @@ fn check_agents(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
 }
 
 /// One direction of a link: its own settings over the link's shared ones.
+/// A list of names for an error message: the first 20, and how many more (a
+/// scenario may have 10^5 hosts).
+fn some_names<S: std::fmt::Display>(names: impl IntoIterator<Item = S>) -> String {
+    const SHOWN: usize = 20;
+    let mut it = names.into_iter();
+    let shown: Vec<String> = it.by_ref().take(SHOWN).map(|n| n.to_string()).collect();
+    let more = it.count();
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// The largest per-packet framing overhead a link takes, in bytes (a packet
+/// and its overhead must fit the 32-bit sizes the links count in).
+pub const OVERHEAD_MAX: u32 = 65_535;
+
 fn resolve_direction(
     base: &Direction,
     dir: Option<&Direction>,
@@ -1315,13 +1560,21 @@ fn resolve_direction(
             ))
         }
     };
+    let overhead = d.overhead.or(base.overhead).unwrap_or(0);
+    if overhead > OVERHEAD_MAX {
+        return Err(cx.err(
+            &field("overhead", d.overhead.is_some()),
+            overhead,
+            format!("framing bytes added to each packet: 0 to {OVERHEAD_MAX} (Ethernet's is 18)"),
+        ));
+    }
     Ok(LinkSpec {
         from,
         to,
         rate_bps: rate.0,
         delay,
         queue,
-        overhead: d.overhead.or(base.overhead).unwrap_or(0),
+        overhead,
         loss,
     })
 }
@@ -1971,10 +2224,21 @@ fn resolve_host(
         }
     }
     if let Err(m) = made {
+        // A bad parameter is the parameter's fault, whichever field (cc or
+        // the profile's default) chose the controller.
+        let bad_param = params.iter().find(|(k, _)| {
+            m.contains(&format!("parameter {k:?}")) || m.contains(&format!("parameter {k} "))
+        });
+        if let Some((k, v)) = bad_param {
+            let by = if h.cc.is_none() {
+                format!(" (profile {pname} chose {ccname})")
+            } else {
+                String::new()
+            };
+            return Err(cx.err(&f(&format!("cc_params.{k}")), v, format!("{m}{by}")));
+        }
         let field = if h.cc.is_none() {
             f("profile")
-        } else if m.contains("parameter") {
-            f("cc_params")
         } else {
             f("cc")
         };

@@ -63,7 +63,14 @@ fn wrong_type() {
         "queue = { packets = 50 }",
         "queue = { packets = \"fifty\" }",
     ));
-    has_all(&m, &["link[0].queue.packets", "\"fifty\"", "u32"]);
+    has_all(
+        &m,
+        &[
+            "link[0].queue.packets",
+            "\"fifty\"",
+            "a whole number from 0 to 4294967295",
+        ],
+    );
 }
 
 #[test]
@@ -441,7 +448,7 @@ fn ecn_settings() {
     ));
     has_all(&m, &["link[0].queue.ecn", "value false", "\"droptail\""]);
     let m = err(&GOOD.replace("name = \"a\"", "name = \"a\"\necn = \"yes\""));
-    has_all(&m, &["host[0].ecn", "\"yes\"", "bool"]);
+    has_all(&m, &["host[0].ecn", "\"yes\"", "true or false"]);
 }
 
 /// Hosts written with `[defaults.host]` and `names`; `host[k]` in an error is
@@ -484,7 +491,15 @@ fn a_bad_default_is_reported_in_the_defaults() {
     );
     // A type error in the defaults, found while reading the file.
     let m = err(&ALIKE.replace("profile = \"linux\"", "mss = \"big\""));
-    has_all(&m, &["line 3", "defaults.host.mss", "\"big\"", "u32"]);
+    has_all(
+        &m,
+        &[
+            "line 3",
+            "defaults.host.mss",
+            "\"big\"",
+            "a whole number from 0 to 4294967295",
+        ],
+    );
     // An inherited access table: its queue is the defaults'.
     let m = err(&ALIKE.replace(
         "delay = \"1ms\" }",
@@ -717,4 +732,241 @@ fn every_profile_setting_tcplab_list_shows_is_a_host_field() {
             );
         }
     }
+}
+
+// ---- issue 22: names that reach file names, values that wrapped or were
+// ignored, and messages that named no field.
+
+#[test]
+fn node_names_that_could_leave_a_directory_are_refused() {
+    // A link's capture file is named from its two nodes: every name here
+    // would put a path, a hidden file or an option into a file name.
+    for bad in [
+        "x/../../tmp/f",
+        "..",
+        ".",
+        ".hidden",
+        "-rf",
+        "a b",
+        "a\\b",
+        "tab\there",
+        "caf\u{e9}",
+        "a>b",
+        "",
+    ] {
+        let text = GOOD.replace("name = \"a\"", &format!("name = {bad:?}"));
+        let text = text.replace("between = [\"a\"", &format!("between = [{bad:?}"));
+        let text = text.replace("from = \"a\"", &format!("from = {bad:?}"));
+        let m = err(&text);
+        has_all(
+            &m,
+            &[
+                "field `host[0].name`",
+                &format!("value {bad:?}"),
+                "1 to 64 ASCII letters, digits, `_`, `-` and `.`",
+            ],
+        );
+    }
+    let long = "h".repeat(65);
+    let m = err(&GOOD.replace("name = \"b\"", &format!("name = {long:?}")));
+    has_all(&m, &["field `host[1].name`", "(this one has 65)"]);
+    // The same rule for routers and for `names` lists.
+    let m = err(&format!("{GOOD}[[router]]\nname = \"r/1\"\n"));
+    has_all(&m, &["field `router[0].name`", "\"r/1\""]);
+    let m = err(&GOOD.replace("name = \"b\"", "names = [\"b\", \"../c\"]"));
+    has_all(&m, &["field `host[1].names[1]`", "\"../c\""]);
+}
+
+#[test]
+fn node_names_of_the_allowed_set_are_accepted() {
+    let text = GOOD
+        .replace("\"a\"", "\"Server-1.eu_west\"")
+        .replace("\"b\"", &format!("{:?}", "9".repeat(64)));
+    let sc = parse_scenario(&text, "good.toml").unwrap();
+    assert_eq!(sc.nodes[0], "Server-1.eu_west");
+}
+
+#[test]
+fn flow_and_generator_names_without_control_characters() {
+    let m = err(&GOOD.replace("from = \"a\"", "name = \"x\\ny\"\nfrom = \"a\""));
+    has_all(
+        &m,
+        &[
+            "field `flow[0].name`",
+            "without control characters",
+            "'\\n'",
+        ],
+    );
+    let m = err(&format!("name = \"evil\\u001b[2J\"\n{GOOD}"));
+    has_all(&m, &["field `name`", "'\\u{1b}'"]);
+    // Any other text is a label: spaces and arrows are fine.
+    let sc = parse_scenario(
+        &GOOD.replace("from = \"a\"", "name = \"web a->b, 1\"\nfrom = \"a\""),
+        "good.toml",
+    )
+    .unwrap();
+    assert_eq!(sc.flows[0].name, "web a->b, 1");
+}
+
+#[test]
+fn overhead_beyond_a_packet_size_is_refused_not_wrapped() {
+    // 4294967295 + a 1500-byte packet wraps a u32 to 1499.
+    let m = err(&GOOD.replace(
+        "delay = \"10ms\"",
+        "delay = \"10ms\"\noverhead = 4294967295",
+    ));
+    has_all(
+        &m,
+        &["field `link[0].overhead`", "value 4294967295", "0 to 65535"],
+    );
+    let m = err(&GOOD.replace(
+        "delay = \"10ms\"",
+        "delay = \"10ms\"\nreverse = { overhead = 70000 }",
+    ));
+    has_all(&m, &["field `link[0].reverse.overhead`", "value 70000"]);
+    let sc = parse_scenario(
+        &GOOD.replace("delay = \"10ms\"", "delay = \"10ms\"\noverhead = 65535"),
+        "good.toml",
+    )
+    .unwrap();
+    assert_eq!(sc.links[0].overhead, 65535);
+}
+
+#[test]
+fn between_names_exactly_two_nodes() {
+    for (list, n) in [
+        ("[\"a\", \"b\", \"a\", \"b\"]", 4),
+        ("[\"a\", \"b\", \"c\"]", 3),
+        ("[\"a\"]", 1),
+    ] {
+        let m = err(&GOOD.replace("between = [\"a\", \"b\"]", &format!("between = {list}")));
+        has_all(
+            &m,
+            &[
+                "field `link[0].between`",
+                "a link joins exactly two nodes",
+                &format!("(this one names {n})"),
+            ],
+        );
+    }
+}
+
+#[test]
+fn a_start_says_what_a_start_is() {
+    let allowed = "a start is a time (start = \"2s\") or a uniform draw";
+    let cases = [
+        ("\"-3s\"", "must not be negative"),
+        (
+            "{ uniform = [\"1s\"] }",
+            "uniform takes two bounds [low, high], this one has 1",
+        ),
+        ("{ uniform = [\"1s\", \"2s\", \"3s\"] }", "this one has 3"),
+        (
+            "{ uniform = [\"1s\", \"-2s\"] }",
+            "\"-2s\": must not be negative",
+        ),
+        ("{ uniform = \"1s\" }", "the bounds go in a list"),
+        ("{ unifrom = [\"1s\", \"2s\"] }", "unknown key \"unifrom\""),
+        ("true", "boolean `true`"),
+    ];
+    for (v, what) in cases {
+        let m = err(&GOOD.replace("to = \"b\"", &format!("to = \"b\"\nstart = {v}")));
+        has_all(&m, &["field `flow[0].start`", what, allowed]);
+        assert!(!m.contains("untagged"), "{m}");
+    }
+}
+
+#[test]
+fn a_host_field_given_a_number_says_it_takes_a_host_name() {
+    let m = err(&GOOD.replace("from = \"a\"", "from = 5"));
+    has_all(
+        &m,
+        &[
+            "field `flow[0].from`",
+            "integer `5`",
+            "the name of a host, in quotes",
+        ],
+    );
+    let gen = format!(
+        "{GOOD}[[traffic]]\nfrom = 5\nto = \"b\"\nrate = 1.0\nsize = {{ dist = \"constant\", value = 1000 }}\n"
+    );
+    let m = err(&gen);
+    has_all(
+        &m,
+        &[
+            "field `traffic[0].from`",
+            "integer 5",
+            "a host name in quotes",
+        ],
+    );
+    assert!(!m.contains("untagged"), "{m}");
+}
+
+#[test]
+fn numbers_beyond_toml_integers_name_their_field() {
+    // TOML integers are i64: the parser refuses before serde sees a field.
+    let m = err(&format!("seed = 99999999999999999999999\n{GOOD}"));
+    has_all(
+        &m,
+        &[
+            "(line 1, column 8)",
+            "field `seed`",
+            "value 99999999999999999999999",
+            "64-bit signed",
+            "9223372036854775807",
+        ],
+    );
+    let m = err(&format!(
+        "{GOOD}[[flow]]\nfrom = \"b\"\nto = \"a\"\nsize = 99999999999999999999\n"
+    ));
+    has_all(&m, &["field `flow[1].size`", "value 99999999999999999999"]);
+    // serde's type names in words.
+    let m = err(&format!("seed = -1\n{GOOD}"));
+    has_all(
+        &m,
+        &[
+            "field `seed`",
+            "`-1`",
+            "a whole number from 0 to 9223372036854775807",
+        ],
+    );
+}
+
+#[test]
+fn a_bad_cc_parameter_is_blamed_on_the_parameter() {
+    // The profile chose the controller, but the parameter is what is wrong.
+    let m = err(&GOOD.replace(
+        "name = \"a\"",
+        "name = \"a\"\nprofile = \"linux\"\ncc_params = { foo = 1 }",
+    ));
+    has_all(
+        &m,
+        &[
+            "field `host[0].cc_params.foo`",
+            "value 1",
+            "no parameter \"foo\"",
+            "profile linux chose cubic",
+        ],
+    );
+    let m = err(&GOOD.replace(
+        "name = \"a\"",
+        "name = \"a\"\ncc = \"cubic\"\ncc_params = { beta = 5000 }",
+    ));
+    has_all(
+        &m,
+        &["field `host[0].cc_params.beta`", "value 5000", "1..=1023"],
+    );
+}
+
+#[test]
+fn unknown_names_list_only_the_first_twenty_known() {
+    let hosts: String = (0..100)
+        .map(|i| format!("[[host]]\nname = \"h{i:03}\"\n"))
+        .collect();
+    let text = format!(
+        "duration = \"1s\"\n{hosts}[[link]]\nbetween = [\"h000\", \"nope\"]\nrate = \"1Mbps\"\n"
+    );
+    let m = err(&text);
+    has_all(&m, &["\"nope\"", "h000, h001", "h019 and 80 more"]);
+    assert!(!m.contains("h020"), "{m}");
 }

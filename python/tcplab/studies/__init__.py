@@ -146,5 +146,7 @@ def scenario_file(study: str, file: str) -> Iterator[Path]:
 
 def scenario_text(study: str, file: str) -> tuple[str, str]:
     """A study file's text and the path to name in messages."""
+    from tcplab import read_file
+
     with scenario_file(study, file) as p:
-        return p.read_text(encoding="utf-8"), str(p)
+        return read_file(str(p)), str(p)
