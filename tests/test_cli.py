@@ -108,9 +108,7 @@ def test_a_link_to_a_device_is_refused_before_reading(command: str, tmp_path: Pa
 def test_a_scenario_larger_than_the_limit_is_refused(tmp_path: Path) -> None:
     big = tmp_path / "big.toml"
     big.write_text(SMALL + "#" * 5000 + "\n")
-    proc = run_cli(
-        "validate", str(big), cwd=tmp_path, env={"TCPLAB_MAX_SCENARIO_BYTES": "4096"}
-    )
+    proc = run_cli("validate", str(big), cwd=tmp_path, env={"TCPLAB_MAX_SCENARIO_BYTES": "4096"})
     size = big.stat().st_size
     assert_user_error(proc, str(big), f"{size} bytes", "at most 4096 bytes")
     assert run_cli("validate", str(big), cwd=tmp_path).returncode == 0

@@ -1387,7 +1387,29 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
                 format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize]) == *name
             });
             match found {
-                Some(l) if !trace.pcap.contains(&(l as u32)) => trace.pcap.push(l as u32),
+                Some(l) if !trace.pcap.contains(&(l as u32)) => {
+                    // Its file, capture_<from>_<to>.pcap, must be its own:
+                    // "a_b->c" and "a->b_c" would share one.
+                    let file = |l: &LinkSpec| {
+                        format!("{}_{}", nodes[l.from as usize], nodes[l.to as usize])
+                    };
+                    let mine = file(&links[l]);
+                    if let Some(j) = trace
+                        .pcap
+                        .iter()
+                        .position(|&k| file(&links[k as usize]) == mine)
+                    {
+                        return Err(cx.err(
+                            &format!("trace.pcap[{i}]"),
+                            format!("{name:?}"),
+                            format!(
+                                "its capture file, capture_{mine}.pcap, is also the file of trace.pcap[{j}] ({:?}): rename a node so that the two names differ once `->` is written `_`",
+                                t.pcap[j]
+                            ),
+                        ));
+                    }
+                    trace.pcap.push(l as u32)
+                }
                 Some(_) => {
                     return Err(cx.err(
                         &format!("trace.pcap[{i}]"),

@@ -970,3 +970,31 @@ fn unknown_names_list_only_the_first_twenty_known() {
     has_all(&m, &["\"nope\"", "h000, h001", "h019 and 80 more"]);
     assert!(!m.contains("h020"), "{m}");
 }
+
+#[test]
+fn two_captures_cannot_share_a_file() {
+    // capture_<from>_<to>.pcap: "a_b->c" and "a->b_c" are both capture_a_b_c.pcap.
+    let text = r#"
+duration = "1s"
+[trace]
+pcap = ["a_b->c", "a->b_c"]
+[[host]]
+names = ["a_b", "c", "a", "b_c"]
+[[link]]
+between = ["a_b", "c"]
+rate = "1Mbps"
+[[link]]
+between = ["a", "b_c"]
+rate = "1Mbps"
+"#;
+    let m = err(text);
+    has_all(
+        &m,
+        &[
+            "field `trace.pcap[1]`",
+            "\"a->b_c\"",
+            "capture_a_b_c.pcap",
+            "trace.pcap[0] (\"a_b->c\")",
+        ],
+    );
+}
