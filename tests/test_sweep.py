@@ -684,3 +684,153 @@ def test_a_bad_value_among_several_axes_quotes_the_line_of_its_own_axis(tmp_path
     with pytest.raises(_core.ScenarioError) as e:
         load(p)
     assert str(e.value).startswith(f"{p}, line {line} (sweep point"), str(e.value)
+
+
+# --- issue 22: the sweep's own mistakes, each named --------------------------------------------
+
+TWO_LINKS = """
+name = "two"
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[router]]
+name = "r"
+[[link]]
+between = ["a", "r"]
+rate = "10Mbps"
+[[link]]
+between = ["r", "b"]
+rate = "10Mbps"
+[[flow]]
+from = "a"
+to = "b"
+"""
+
+
+@pytest.mark.parametrize("index", [-1, -2])
+def test_a_negative_index_is_refused_even_where_python_would_take_it(
+    tmp_path: Path, index: int
+) -> None:
+    # With two links, link[-1] and link[-2] are valid Python indexes (link[1],
+    # link[0]): the sweep would silently edit another entry than it says.
+    p = tmp_path / "two.toml"
+    p.write_text(TWO_LINKS + f'[sweep]\n"link[{index}].rate" = ["1Mbps", "2Mbps"]\n')
+    with pytest.raises(sweep.SweepError) as e:
+        load(p)
+    msg = str(e.value)
+    for part in [
+        str(p),
+        f"field `sweep.link[{index}].rate`",
+        f"'link[{index}].rate'",
+        f"negative index [{index}]",
+        "indexes count from 0",
+        "link[0] is the first [[link]] table",
+    ]:
+        assert part in msg, msg
+
+
+def test_a_negative_index_in_an_override_is_refused(tmp_path: Path) -> None:
+    sw = load(scenario(tmp_path, GRID))
+    with pytest.raises(ValueError, match=r"negative index \[-1\]"):
+        sw.override({"link[-1].rate": "1Mbps"})
+
+
+def test_two_values_of_an_axis_with_one_label_are_refused_naming_both(tmp_path: Path) -> None:
+    extra = """
+[sweep]
+"host[a]" = [
+    { label = "fast", cc = "cubic" },
+    { label = "slow", cc = "newreno" },
+    { label = "fast", cc = "vegas" },
+]
+"""
+    with pytest.raises(sweep.SweepError) as e:
+        load(scenario(tmp_path, extra))
+    msg = str(e.value)
+    for part in [
+        "field `sweep.host[a]`",
+        "value 'fast'",
+        "#1 and #3",
+        '{ label = "fast", cc = "cubic" }',
+        '{ label = "fast", cc = "vegas" }',
+        "label` of its own",
+    ]:
+        assert part in msg, msg
+
+
+def test_a_label_equal_to_a_plain_value_of_the_same_axis_is_refused(tmp_path: Path) -> None:
+    # Both would read "cubic" in the tables' host[a] column.
+    extra = '[sweep]\n"host[a]" = ["cubic", { label = "cubic", cc = "newreno" }]'
+    with pytest.raises(sweep.SweepError, match=r"#1 and #2"):
+        load(scenario(tmp_path, extra))
+
+
+def test_labels_in_a_zipped_group_and_a_shared_axis_are_checked_too(tmp_path: Path) -> None:
+    zipped = (
+        '[sweep]\n[sweep.g]\n"host[a]" = [{ label = "x", cc = "cubic" }, '
+        '{ label = "x", cc = "vegas" }]\n"link[0].rate" = ["1Mbps", "2Mbps"]'
+    )
+    with pytest.raises(sweep.SweepError, match=r"field `sweep\.g\.host\[a\]`.*#1 and #2"):
+        load(scenario(tmp_path, zipped))
+    shared = (
+        '[sweep]\nboth = { fields = ["host[a]", "host[b]"], values = '
+        '[{ label = "x", cc = "cubic" }, { label = "x", cc = "vegas" }] }'
+    )
+    with pytest.raises(sweep.SweepError, match=r"field `sweep\.both\.values`.*#1 and #2"):
+        load(scenario(tmp_path, shared))
+
+
+def test_a_duplicated_sweep_key_names_its_line_and_field(tmp_path: Path) -> None:
+    p = scenario(tmp_path, '[sweep]\n"link[0].rate" = ["1Mbps"]\n"link[0].rate" = ["2Mbps"]')
+    lines = p.read_text(encoding="utf-8").splitlines()
+    second = [i for i, s in enumerate(lines, 1) if s.startswith('"link[0].rate"')][1]
+    with pytest.raises(sweep.SweepError) as e:
+        load(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p} (line {second}, column 1): field `sweep.link[0].rate`: "), msg
+    assert "a key may appear only once in a table" in msg, msg
+    assert "Cannot overwrite" not in msg, msg
+
+
+def test_a_duplicated_key_elsewhere_gets_the_same_words_from_sweep_and_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = scenario(tmp_path, '[sweep]\n"host[a].cc" = ["cubic"]')
+    text = p.read_text(encoding="utf-8").replace('name = "b"', 'name = "b"\nname = "c"')
+    p.write_text(text, encoding="utf-8")
+    line = text.splitlines().index('name = "c"') + 1
+    with pytest.raises(SystemExit) as e:
+        main(["sweep", str(p), "--out", str(tmp_path / "o"), "-q"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {p} (line {line}, column 1): field `host.name`: "), err
+
+
+def test_a_deeply_nested_file_gets_a_clean_error_from_sweep_as_from_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = tmp_path / "deep.toml"
+    p.write_text("a = " + "[" * 2000 + "]" * 2000 + "\n" + BASE + '[sweep]\nduration = ["1s"]\n')
+    errors = {}
+    for command, args in (("validate", []), ("sweep", ["--out", str(tmp_path / "o")])):
+        with pytest.raises(SystemExit) as e:
+            main([command, str(p), *args])
+        assert e.value.code == 2
+        errors[command] = capsys.readouterr().err
+    assert "internal error" not in errors["sweep"]
+    assert errors["sweep"].startswith(f"error: {p} (line 1, column "), errors["sweep"]
+    assert "recursion limit exceeded" in errors["sweep"]
+    assert errors["sweep"] == errors["validate"]
+
+
+def test_nesting_too_deep_for_the_core_but_not_for_python_is_refused_when_parsed(
+    tmp_path: Path,
+) -> None:
+    # 100 levels: tomllib parses them, the core's parser refuses (as validate does).
+    p = tmp_path / "deep.toml"
+    p.write_text(BASE + '[sweep]\nduration = ["1s"]\nx = ' + "[" * 100 + "1" + "]" * 100 + "\n")
+    with pytest.raises(sweep.SweepError, match="recursion limit exceeded") as e:
+        load(p)
+    assert str(e.value).startswith(str(p)), str(e.value)

@@ -180,9 +180,14 @@ def point_key(coords: Mapping[str, Any]) -> str:
     return hashlib.blake2b(key.encode(), digest_size=5).hexdigest()
 
 
+_INDEX = re.compile(r"-?[0-9]+")
+
+
 def _parse_path(p: str) -> list[str | int]:
     """``host[client].access.rate`` -> ["host", "client"?, ...]; brackets hold an
-    index or a name (marked by a leading NUL so it cannot clash with keys)."""
+    index or a name (marked by a leading NUL so it cannot clash with keys).
+    Indexes count from 0; a negative one (Python's "from the end") is refused,
+    as it would silently pick another entry when the list grows."""
     out: list[str | int] = []
     for part in p.split("."):
         if not part:
@@ -194,7 +199,13 @@ def _parse_path(p: str) -> list[str | int]:
             inner, close, rest = rest.partition("]")
             if not close or not inner:
                 raise ValueError(f"unbalanced brackets in {part!r}")
-            out.append(int(inner) if inner.lstrip("-").isdigit() else "\0" + inner)
+            if _INDEX.fullmatch(inner) and int(inner) < 0:
+                first = f"{name}[0] is the first [[{name}]] table" if name else "[0] is the first"
+                raise ValueError(
+                    f"negative index [{inner}]: indexes count from 0 in file order "
+                    f"({first}); counting from the end is not allowed"
+                )
+            out.append(int(inner) if _INDEX.fullmatch(inner) else "\0" + inner)
             if rest:
                 if not rest.startswith("["):
                     raise ValueError(f"unexpected {rest!r} after ']'")
@@ -267,7 +278,7 @@ def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR
             if not isinstance(node, list):
                 raise KeyError(f"`{where}`: indexes something that is not a list")
             if isinstance(part, int):
-                if not -len(node) <= part < len(node):
+                if not 0 <= part < len(node):
                     raise KeyError(f"`{where}`: index {part} out of range ({len(node)} entries)")
                 key: Any = part
             else:
@@ -313,16 +324,77 @@ def _index_form(doc: Mapping[str, Any], fpath: str) -> str:
         return fpath
 
 
+MAX_NESTING = 64
+"""Arrays and tables nested deeper than this are refused (the core's TOML
+parser stops earlier; Python's recursion would fail a few hundred deep)."""
+
+
 def _load_toml(text: str, path: str) -> dict[str, Any]:
+    """Parse a scenario's TOML. Errors are the ones ``tcplab validate`` and
+    ``tcplab run`` give for the same text (the core's parser, with line and
+    column), a duplicate key naming its field: not tomllib's words."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.9/3.10 only
         import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
     try:
         doc: dict[str, Any] = tomllib.loads(text)
-        return doc
     except tomllib.TOMLDecodeError as e:
-        raise SweepError(f"{path}: not valid TOML: {e}") from None
+        raise SweepError(_toml_error(text, path, str(e))) from None
+    except RecursionError:
+        raise SweepError(_toml_error(text, path, "recursion limit exceeded")) from None
+    if _depth(doc) > MAX_NESTING:
+        msg = f"arrays or tables nested more than {MAX_NESTING} deep: recursion limit exceeded"
+        raise SweepError(_toml_error(text, path, msg))
+    return doc
+
+
+def _depth(doc: Any) -> int:
+    """How deep arrays and tables nest in ``doc`` (without recursion)."""
+    deepest = 0
+    stack = [(doc, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        children = node.values() if isinstance(node, dict) else node
+        stack += [(c, d + 1) for c in children if isinstance(c, (dict, list))]
+    return deepest
+
+
+_LOCATED = re.compile(r"^( \(line \d+, column \d+\))?: ")
+_LINE_COL = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_DUPLICATE = re.compile(
+    r"^(?P<where>.*?\(line \d+, column \d+\)): duplicate key `(?P<key>[^`]*)` "
+    r"in (?:table `(?P<table>[^`]*)`|document root)$"
+)
+
+
+def _toml_error(text: str, path: str, fallback: str) -> str:
+    """The message for text Python's TOML parser refused: the core parser's
+    own (what validate and run say, with the line and column where the
+    trouble starts), a duplicate key rewritten to name its field; when the
+    core parses the text after all, ``fallback`` (tomllib's words) with its
+    line and column moved to the front."""
+    try:
+        _core.validate(text, path)
+    except _core.ScenarioError as e:
+        msg = str(e)
+        what = _LOCATED.sub("", msg[len(path) :]) if msg.startswith(path) else ""
+        if what and not what.startswith("field `"):  # a parse error, not a field's
+            m = _DUPLICATE.match(msg)
+            if m is None:
+                return msg
+            table, key = m.group("table"), m.group("key")
+            fld = f"{table}.{key}" if table else key
+            hint = "give all of an axis's values in one list" if table == "sweep" else ""
+            return (
+                f"{m.group('where')}: field `{fld}`: set a second time; a key may appear "
+                f"only once in a table{f' ({hint})' if hint else ''}"
+            )
+    m = _LINE_COL.search(fallback)
+    if m is not None:
+        return f"{path} (line {m.group(1)}, column {m.group(2)}): {fallback[: m.start()]}"
+    return f"{path}: {fallback}"
 
 
 def _check_path(path: str, where: str, fp: Any) -> str:
@@ -342,7 +414,35 @@ def _check_path(path: str, where: str, fp: Any) -> str:
 def _values(path: str, where: str, v: Any) -> list[Any]:
     if not isinstance(v, list) or not v:
         raise _err(path, where, v, "must be a non-empty list of values")
+    _unique_labels(path, where, v)
     return v
+
+
+def _unique_labels(path: str, where: str, values: list[Any]) -> None:
+    """Two different values of one axis must not be named alike in the
+    tables (``coord_label``): two ``{ label = "x", ... }`` tables with the
+    same label would make their points indistinguishable. (Equal values are
+    the "two points are identical" error.)"""
+    seen: dict[str, int] = {}
+    for i, v in enumerate(values):
+        key = json.dumps(coord_label(v), sort_keys=True, default=str)
+        j = seen.setdefault(key, i)
+        if j != i and values[j] != v:
+            raise _err(
+                path,
+                where,
+                coord_label(v),
+                f"is the label of two different values, #{j + 1} and #{i + 1} of the list "
+                f"({_show(values[j])} and {_show(v)}); each value needs a `{LABEL}` of "
+                "its own, which names it in the tables",
+            )
+
+
+def _show(v: Any) -> str:
+    """A value as TOML-like text, for messages."""
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_show(x)}" for k, x in v.items()) + " }"
+    return json.dumps(v, default=str)
 
 
 def _axis(path: str, k: str, v: Any) -> Axis:
