@@ -4,6 +4,7 @@ until a confidence interval is narrow, and the per-point summary."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shutil
@@ -15,6 +16,8 @@ import pytest
 
 from tcplab import _core, analysis, sweep
 from tcplab.cli import main
+
+from conftest import descendants, listening_addresses, local_cluster
 
 # A small, fast scenario whose results depend on the seed (random loss).
 BASE = """
@@ -358,14 +361,182 @@ def test_cli_sweep_and_summarize(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_a_dask_cluster_gives_the_local_pool_results(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
     sw = load(scenario(tmp_path, GRID))
     local = flows(sweep.run_sweep(sw, tmp_path / "local", jobs=2))
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with local_cluster() as cluster:
         remote = flows(sweep.run_sweep(sw, tmp_path / "dask", scheduler=cluster.scheduler_address))
     assert remote.equals(local)
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
+def test_the_test_cluster_listens_on_loopback_only_and_needs_no_port_8787(
+    tmp_path: Path,
+) -> None:
+    import os
+    import socket
+
+    # Port 8787 taken, as by another test run on the machine (or a dashboard).
+    holder = socket.socket()
+    try:
+        with contextlib.suppress(OSError):  # already taken: the same situation
+            holder.bind(("127.0.0.1", 8787))
+            holder.listen()
+        with local_cluster() as cluster:
+            sweep.run_sweep(
+                load(scenario(tmp_path, GRID)), tmp_path / "o", scheduler=cluster.scheduler_address
+            )
+            listening = listening_addresses(descendants(os.getpid()))
+    finally:
+        holder.close()
+    ports = {port for _, port in listening}
+    assert len(ports) >= 4, listening  # scheduler, dashboard, two workers (and nannies)
+    assert {addr for addr, _ in listening} == {"127.0.0.1"}, listening
+
+
+def _docs_block(marker: str) -> list[str]:
+    """The lines of the fenced block after ``<!-- example: marker`` in docs/sweeps.md."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "sweeps.md").read_text()
+    after = text[text.index(f"<!-- example: {marker}") :]
+    body = after.split("```", 2)[1]
+    return [ln.strip() for ln in body.splitlines()[1:] if ln.strip()]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
+def test_the_documented_one_machine_dask_cluster_listens_on_loopback_only(tmp_path: Path) -> None:
+    import os
+    import shlex
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    scheduler_port, dashboard_port = _free_port(), _free_port()
+    lines = [
+        ln.removesuffix("&")
+        .strip()
+        .replace("8786", str(scheduler_port))
+        .replace("8787", str(dashboard_port))
+        for ln in _docs_block("a Dask cluster on one machine")
+    ]
+    assert [ln.split()[:2] for ln in lines] == [
+        ["dask", "scheduler"],
+        ["dask", "worker"],
+        ["tcplab", "sweep"],
+    ], lines
+    dask_cli = str(Path(sys.executable).parent / "dask")
+    procs = []
+    try:
+        for ln in lines[:2]:
+            argv = [dask_cli, *shlex.split(ln)[1:]]
+            procs.append(
+                subprocess.Popen(
+                    argv,
+                    start_new_session=True,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", scheduler_port)) == 0:
+                    break
+            time.sleep(0.1)
+        p = scenario(tmp_path, GRID)
+        mine = {"study.toml": str(p), "out/study": str(tmp_path / "o")}
+        argv = [mine.get(a, a) for a in shlex.split(lines[2])[2:]]
+        assert "--scheduler" in argv
+        done = subprocess.run(
+            [sys.executable, "-m", "tcplab", "sweep", *argv, "-q"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(sweep.done_runs(tmp_path / "o")) == 8
+        listening = listening_addresses([q for pr in procs for q in descendants(pr.pid)])
+    finally:
+        for pr in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pr.pid, signal.SIGTERM)
+        for pr in procs:
+            pr.wait(timeout=30)
+    ports = {port for _, port in listening}
+    assert {scheduler_port, dashboard_port} <= ports, listening
+    assert len(ports) >= 6, listening  # and each worker's and nanny's own ports
+    assert {addr for addr, _ in listening} == {"127.0.0.1"}, listening
+
+
+def test_an_unreachable_scheduler_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    p = scenario(tmp_path, GRID)
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(sweep.SweepError) as e:
+            sweep.run_sweep(load(p), tmp_path / "o", scheduler=address)
+        with pytest.raises(SystemExit) as exit_:
+            main(["sweep", str(p), "--out", str(tmp_path / "o"), "-q", "--scheduler", address])
+    assert str(e.value).startswith(f"cannot reach the Dask scheduler at {address}: "), e.value
+    assert "is `dask scheduler` running there" in str(e.value)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot reach the Dask scheduler at {address}: "), err
+    assert "cannot write results" not in err
+
+
+def test_an_empty_scheduler_address_is_refused_not_taken_for_the_local_pool(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("distributed")
+    with pytest.raises(sweep.SweepError, match=r"--scheduler: '' is not an address"):
+        sweep.run_sweep(load(scenario(tmp_path, GRID)), tmp_path / "o", scheduler="")
+    assert sweep.done_runs(tmp_path / "o") == set()
+
+
+def test_abort_leaves_no_pool_thread_running_for_interpreter_exit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A manager thread still tearing the pool down at interpreter exit races
+    # concurrent.futures' exit hook on the pool's wake-up pipe (a traceback
+    # at exit, after Ctrl-C): abort waits for it.
+    import time
+
+    monkeypatch.setenv(sweep.FAULT_DELAY_ENV, "30")  # every run sleeps 30 s first
+    sw = load(scenario(tmp_path, GRID))
+    ex = sweep._Executor(2, None)
+    futures = [ex.submit(t) for t in sw.tasks()[:4]]
+    deadline = time.monotonic() + 60
+    while len(ex.pool._processes or {}) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    manager = ex.pool._executor_manager_thread
+    workers = list((ex.pool._processes or {}).values())
+    assert manager is not None
+    assert manager.is_alive()
+    assert len(workers) == 2
+    t0 = time.monotonic()
+    ex.abort()
+    assert time.monotonic() - t0 < 10, "abort does not wait for the runs"
+    assert not manager.is_alive(), "the pool's manager thread outlives abort"
+    assert not any(w.is_alive() for w in workers)
+    assert all(f.done() for f in futures)
 
 
 def test_a_table_value_moves_several_fields_and_is_named_by_its_label(tmp_path: Path) -> None:

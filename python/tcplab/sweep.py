@@ -877,10 +877,9 @@ class _Executor:
     def __init__(self, jobs: int, scheduler: str | None) -> None:
         self.scheduler = scheduler
         self.jobs = jobs
-        if scheduler:
-            from distributed import Client
-
-            self.client = Client(scheduler)  # type: ignore[no-untyped-call]
+        self._old_pools: list[Any] = []
+        if scheduler is not None:
+            self.client = _connect(scheduler)
         else:
             self._new_pool()
 
@@ -894,35 +893,55 @@ class _Executor:
 
     def slots(self) -> int:
         """How many runs can execute at once."""
-        if self.scheduler:
-            return max(1, sum(self.client.nthreads().values()))  # type: ignore[no-untyped-call]
+        if self.scheduler is not None:
+            return max(1, int(sum(self.client.nthreads().values())))
         return self.jobs
 
     def abort(self) -> None:
-        """Stop at once (an interruption): kill the workers, drop what is queued."""
-        if self.scheduler:
-            self.client.close()  # type: ignore[no-untyped-call]
+        """Stop at once (an interruption): kill the workers, drop what is
+        queued, and wait for the pool's manager thread to finish.
+
+        Waiting matters: a manager thread still tearing the pool down when
+        the interpreter exits closes the pool's wake-up pipe while
+        ``concurrent.futures``' exit hook writes to it (unlocked), which
+        prints a traceback at exit. With the workers dead, the manager
+        thread finds them gone and ends at once."""
+        if self.scheduler is not None:
+            self.client.close()
             return
-        for proc in list(getattr(self.pool, "_processes", {}).values()):
-            proc.kill()
+        for pool in [*self._old_pools, self.pool]:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.kill()
+        self._join_pools(cancel=True)
+
+    def _join_pools(self, cancel: bool) -> None:
+        """Shut every pool down and wait for its threads (see ``abort``)."""
+        for pool in [*self._old_pools, self.pool]:
+            pool.shutdown(wait=True, cancel_futures=cancel)
+        self._old_pools.clear()
+
+    def _replace_pool(self) -> None:
+        """A worker died: the pool is broken; start a new one. The old one
+        is shut down now and joined at the end (``close``, ``abort``)."""
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self._old_pools.append(self.pool)
+        self._new_pool()
 
     def worker_died(self, fut: Any) -> bool:
         """Whether ``fut`` failed because its worker process died (local pool);
         the pool is then replaced so that the sweep can go on."""
-        if self.scheduler:
+        if self.scheduler is not None:
             return False
         from concurrent.futures.process import BrokenProcessPool
 
         if isinstance(fut.exception(), BrokenProcessPool):
             if getattr(self.pool, "_broken", False):
-                self.pool.shutdown(wait=False, cancel_futures=True)
-                self._new_pool()
+                self._replace_pool()
             return True
         return False
 
     def submit(self, task: RunTask) -> Any:
-        if self.scheduler:
+        if self.scheduler is not None:
             return self.client.submit(
                 run_task, task, pure=False, key=f"tcplab-{task.run_id}-{os.urandom(3).hex()}"
             )
@@ -931,12 +950,11 @@ class _Executor:
         try:
             return self.pool.submit(run_task, task)
         except BrokenProcessPool:  # a worker died since the last look: a fresh pool
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self._new_pool()
+            self._replace_pool()
             return self.pool.submit(run_task, task)
 
     def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
-        if self.scheduler:
+        if self.scheduler is not None:
             from distributed import wait
 
             r = wait(list(futures), return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
@@ -955,10 +973,34 @@ class _Executor:
         return res
 
     def close(self) -> None:
-        if self.scheduler:
-            self.client.close()  # type: ignore[no-untyped-call]
+        if self.scheduler is not None:
+            self.client.close()
         else:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self._join_pools(cancel=True)
+
+
+def _connect(scheduler: str) -> Any:
+    """A Dask client of the scheduler at ``scheduler``; ``SweepError`` when
+    the address is empty or the scheduler cannot be reached.
+
+    Only ever with an address: ``distributed.Client()`` without one would
+    start a ``LocalCluster`` of its own, whose dashboard listens on every
+    interface (0.0.0.0:8787). The connection times out after Dask's
+    ``distributed.comm.timeouts.connect`` (30 s by default)."""
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise SweepError(
+            f"--scheduler: {scheduler!r} is not an address; give the Dask scheduler's, "
+            "e.g. tcp://head:8786"
+        )
+    from distributed import Client
+
+    try:
+        return Client(scheduler)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as e:
+        raise SweepError(
+            f"cannot reach the Dask scheduler at {scheduler}: {e} "
+            "(is `dask scheduler` running there, and reachable from this machine?)"
+        ) from None
 
 
 @dataclass
@@ -1175,10 +1217,10 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
                 if on_progress is not None:
                     on_progress(Progress(n_done, total, failed, sim_s, time.perf_counter() - t0))
             fill()
+        ex.close()
     except BaseException:
         ex.abort()
         raise
-    ex.close()
     collect(outp)
     return outp
 
