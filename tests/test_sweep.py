@@ -612,6 +612,61 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes_the_sweep(tmp_path: Pat
     assert flows(out).equals(flows(sweep.run_sweep(sw, tmp_path / "clean", jobs=2)))
 
 
+# Widens the race that made the test above flaky: concurrent.futures' exit
+# hook writes to each pool's wake-up pipe without the pool's lock, while a
+# pool manager thread still tearing the pool down closes that pipe. Here the
+# manager takes 0.3 s to close it and the exit hook 1 s between its check
+# and its write, so that an exit racing a live manager thread always fails.
+SLOW_POOL_TEARDOWN = """
+import concurrent.futures.process as p
+import time
+
+_join = p._ExecutorManagerThread.join_executor_internals
+
+
+def join_executor_internals(self):
+    time.sleep(0.3)
+    _join(self)
+
+
+def wakeup(self):
+    if not self._closed:
+        if p._global_shutdown:
+            time.sleep(1.0)
+        self._writer.send_bytes(b"")
+
+
+p._ExecutorManagerThread.join_executor_internals = join_executor_internals
+p._ThreadWakeup.wakeup = wakeup
+"""
+
+
+def test_ctrl_c_exits_cleanly_even_when_the_pool_tears_down_slowly(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_POOL_TEARDOWN, encoding="utf-8")
+    p = scenario(tmp_path, GRID.replace("[20, 50]", "[20, 30, 40, 50]"))  # 16 runs
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "tcplab", "sweep", str(p), "--out", str(out), "-j", "2", "-q"]
+    path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, **{sweep.FAULT_DELAY_ENV: "0.3"})
+    proc = subprocess.Popen(cmd, start_new_session=True, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not sweep.done_runs(out) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert "Exception ignored" not in err, err
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (Linux /proc)."""
     out = []
