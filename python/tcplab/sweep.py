@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from tcplab import _core
 from tcplab.results import TABLES as results_tables
+from tcplab.results import ResultFileError, inside, read_parquet
 
 if TYPE_CHECKING:
     import polars as pl
@@ -832,36 +833,32 @@ def _provenance(sw: Sweep, task: RunTask, wall_s: float) -> dict[str, Any]:
 
 
 def _write_run(out: Path, sw: Sweep, task: RunTask, result: Mapping[str, Any]) -> None:
-    """Write one finished run atomically: a temporary directory renamed into place."""
+    """Write one finished run whole: a temporary directory renamed into
+    place as ``runs/<run id>`` (see ``results.write_dir``), or a failed
+    run's ``failed/<run id>.json``."""
     from tcplab.results import Results, _write_atomic
 
     prov = _provenance(sw, task, float(result["wall_s"]))
     if not result["ok"]:
-        d = out / FAILED
-        d.mkdir(parents=True, exist_ok=True)
+        inside(out, FAILED).mkdir(parents=True, exist_ok=True)
         prov["error"] = result["error"]
         text = json.dumps(prov, indent=2, default=str) + "\n"
-        _write_atomic(d / f"{task.run_id}.json", lambda p: p.write_text(text, encoding="utf-8"))
+        path = inside(out, FAILED, f"{task.run_id}.json")
+        _write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))
         return
-    runs = out / RUNS
-    runs.mkdir(parents=True, exist_ok=True)
-    tmp = runs / f".tmp-{task.run_id}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        Results(result["raw"], scenario=task.text).write(tmp)
-        (tmp / RUN_FILE).write_text(
-            json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8"
-        )
-        final = runs / task.run_id
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(tmp, final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    (out / FAILED / f"{task.run_id}.json").unlink(missing_ok=True)
+    inside(out, RUNS).mkdir(parents=True, exist_ok=True)
+    final = inside(out, RUNS, task.run_id)
+    if final.exists():  # an earlier attempt's, found damaged: replaced whole
+        shutil.rmtree(final)
+    run_json = json.dumps(prov, indent=2, default=str) + "\n"
+    Results(result["raw"], scenario=task.text).write(final, extra_files={RUN_FILE: run_json})
+    inside(out, FAILED, f"{task.run_id}.json").unlink(missing_ok=True)
 
 
 def done_runs(out: Path) -> set[str]:
-    d = out / RUNS
+    """The ids of the finished runs in ``out/runs`` (directories with a
+    ``run.json``; temporary ones, being written, start with a dot)."""
+    d = Path(out) / RUNS
     if not d.is_dir():
         return set()
     return {
@@ -869,6 +866,27 @@ def done_runs(out: Path) -> set[str]:
         for p in d.iterdir()
         if p.is_dir() and not p.name.startswith(".") and (p / RUN_FILE).exists()
     }
+
+
+def run_damage(run_dir: Path) -> str | None:
+    """Why a finished run's directory cannot be trusted (a file truncated by
+    a full disk or a crash, damaged, missing), or None. Cheap: JSON files are
+    parsed, Parquet files checked by their magic bytes and footer."""
+    from tcplab.results import FLOWS_FILE, LINKS_FILE, SUMMARY_FILE, parquet_damage
+
+    for name in (RUN_FILE, SUMMARY_FILE):
+        try:
+            json.loads((run_dir / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            return f"{name} cannot be read ({getattr(e, 'strerror', None) or e})"
+    for name in (FLOWS_FILE, LINKS_FILE):
+        if not (run_dir / name).is_file():
+            return f"{name} is missing"
+    for f in sorted(run_dir.glob("*.parquet")):
+        why = parquet_damage(f)
+        if why is not None:
+            return f"{f.name} {why}"
+    return None
 
 
 class _Executor:
@@ -1054,13 +1072,18 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     scheduler: str | None = None,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Path:
     """Run every point and repetition; write each run as it finishes, then the
     sweep's tables. Returns the output directory.
 
     Without ``resume`` the runs of an earlier sweep in ``out`` are removed
-    first. On KeyboardInterrupt the workers are stopped and the exception
-    propagates: every run finished until then is on disk for ``resume``.
+    first. With it, a finished run whose files are damaged (``run_damage``:
+    truncated by a full disk, say) is run again, and ``on_note`` (default:
+    print to stderr) is told so. On KeyboardInterrupt the workers are
+    stopped and the exception propagates: every run finished until then is
+    on disk for ``resume``. A run that cannot be written (a full disk)
+    raises ``OSError``; the runs written before it stay.
 
     With ``sw.backend == "linux"`` the runs are real-time runs on this
     machine's kernel: one at a time, whatever ``jobs`` says, and never on a
@@ -1093,10 +1116,11 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
             )
     if not resume:
         for sub in (RUNS, FAILED):
-            shutil.rmtree(outp / sub, ignore_errors=True)
-    elif (outp / RUNS).is_dir():
-        for stale in (outp / RUNS).glob(".tmp-*"):  # runs cut short by an interruption
-            shutil.rmtree(stale, ignore_errors=True)
+            _remove_tree(inside(outp, sub))
+    elif inside(outp, RUNS).is_dir():
+        for stale in (outp / RUNS).glob(".*"):  # runs cut short by an interruption
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale, ignore_errors=True)
     from tcplab.results import _write_atomic
 
     info = {
@@ -1117,9 +1141,15 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
         "git_revision": git_revision(),
     }
     text = json.dumps(info, indent=2, default=str) + "\n"
-    _write_atomic(manifest, lambda p: p.write_text(text, encoding="utf-8"))
+    _write_atomic(inside(outp, MANIFEST), lambda p: p.write_text(text, encoding="utf-8"))
 
     done = done_runs(outp) if resume else set()
+    for rid in sorted(done):
+        why = run_damage(outp / RUNS / rid)
+        if why is not None:
+            _note(on_note, f"{outp / RUNS / rid}: {why}: running it again")
+            shutil.rmtree(inside(outp, RUNS, rid))
+            done.discard(rid)
     u = sw.spec.until
     reps = [sw.spec.repetitions] * len(sw.points)
     metrics: list[dict[int, float]] = [{} for _ in sw.points]
@@ -1225,6 +1255,20 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     return outp
 
 
+def _note(on_note: Callable[[str], None] | None, message: str) -> None:
+    if on_note is None:
+        print(f"note: {message}", file=sys.stderr)
+    else:
+        on_note(message)
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a directory of an earlier sweep's results (refused by
+    ``inside`` when it leads out of the output directory)."""
+    if path.is_dir():
+        shutil.rmtree(path)
+
+
 def _bad_metric(sw: Sweep, u: Until, raw: Mapping[str, Any]) -> str:
     table = raw[u.table]
     names = ", ".join(str(n) for n in table.get("name", []))
@@ -1238,9 +1282,7 @@ def _bad_metric(sw: Sweep, u: Until, raw: Mapping[str, Any]) -> str:
 def _metric_from_dir(run_dir: Path, until: Until) -> float | None:
     """`_metric` of a run already on disk (its table as written); None also
     when the table lacks the row or column."""
-    import polars as pl
-
-    columns = pl.read_parquet(run_dir / f"{until.table}.parquet").to_dict(as_series=False)
+    columns = read_parquet(run_dir / f"{until.table}.parquet").to_dict(as_series=False)
     try:
         return _metric({until.table: columns}, until)
     except KeyError:
@@ -1250,10 +1292,23 @@ def _metric_from_dir(run_dir: Path, until: Until) -> float | None:
 # --- results ---------------------------------------------------------------------------------
 
 
+_RESUME_HINT = "run the sweep again with --resume to redo that run"
+
+
+def _read_json(path: Path, hint: str = _RESUME_HINT) -> Any:
+    """A JSON file of a sweep's output; ``ResultFileError`` naming it when it
+    cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise ResultFileError(f"{path}: cannot be read ({why}); {hint}") from None
+
+
 def _runs(out: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     for rid in sorted(done_runs(out)):
         d = out / RUNS / rid
-        yield d, json.loads((d / RUN_FILE).read_text(encoding="utf-8"))
+        yield d, _read_json(d / RUN_FILE)
 
 
 def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.DataFrame:
@@ -1291,10 +1346,9 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
 
     fname = f"{_table_base(table)}.parquet"
     outp = Path(out)
-    manifest = json.loads((outp / MANIFEST).read_text(encoding="utf-8"))
-    axes = [a for a, _ in manifest["axes"]]
+    axes = [a for a, _ in _read_manifest(outp)["axes"]]
     frames = [
-        _tidy(pl.read_parquet(d / fname), prov, axes)
+        _tidy(_read_run_table(d / fname), prov, axes)
         for d, prov in _runs(outp)
         if (d / fname).exists()
     ]
@@ -1303,27 +1357,36 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     return pl.concat(frames, how="diagonal_relaxed").sort(["point", "rep"], maintain_order=True)
 
 
+def _read_run_table(path: Path) -> pl.DataFrame:
+    """A run's table; a damaged file raises ``ResultFileError`` naming it
+    and saying how to redo the run."""
+    try:
+        return read_parquet(path)
+    except ResultFileError as e:
+        raise ResultFileError(f"{e}; {_RESUME_HINT}") from None
+
+
 def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
     """Write the sweep's tidy tables, every table and trace any finished run
     has, and return them. With ``csv`` each gets a CSV copy; without, CSV
     copies are removed, so that none is older than its table. A table no run
     has (left by an earlier sweep in the directory) is removed."""
-    from tcplab.results import TRACE_PREFIX, TRACES, _write_atomic
+    from tcplab.results import TRACE_PREFIX, TRACES, _write_atomic, polars_io
 
     outp = Path(out)
     written = []
     for base in [*TABLES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]:
         df = read_table(outp, base)
-        parquet, copy_ = outp / f"{base}.parquet", outp / f"{base}.csv"
+        parquet, copy_ = inside(outp, f"{base}.parquet"), inside(outp, f"{base}.csv")
         if df.height == 0:
             parquet.unlink(missing_ok=True)
             copy_.unlink(missing_ok=True)
             continue
-        _write_atomic(parquet, df.write_parquet)
+        _write_atomic(parquet, polars_io(df.write_parquet))
         written.append(parquet)
         if csv:
             nested = [c for c, t in df.schema.items() if t.is_nested()]
-            _write_atomic(copy_, df.drop(nested).write_csv)
+            _write_atomic(copy_, polars_io(df.drop(nested).write_csv))
             written.append(copy_)
         else:
             copy_.unlink(missing_ok=True)
@@ -1335,7 +1398,8 @@ def failures(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
     d = Path(out) / FAILED
     if not d.is_dir():
         return []
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(d.glob("*.json"))]
+    hint = "remove it, or run the sweep again (with --resume to keep the finished runs)"
+    return [_read_json(p, hint) for p in sorted(d.glob("*.json"))]
 
 
 # The columns that identify a row within one run, per table.
