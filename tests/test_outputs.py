@@ -554,3 +554,31 @@ def test_a_summary_json_that_is_not_json_is_named(tmp_path: Path) -> None:
     (run / "summary.json").write_text(json.dumps({"meta": {}})[:-3])
     with pytest.raises(ReportError, match=rf"{run / 'summary.json'}: cannot be read"):
         report_dir(run)
+
+
+def test_temporaries_left_by_a_killed_writer_are_removed_by_the_next(tmp_path: Path) -> None:
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    left = tmp_path / f".tcplab-tmp-run-{dead.pid}-0badc0de"  # killed while writing run/
+    alive = tmp_path / f".tcplab-tmp-run-{os.getpid()}-0badc0de"  # being written right now
+    other = tmp_path / f".tcplab-tmp-other-{dead.pid}-0badc0de"  # another target's
+    for d in (left, alive, other):
+        (d / "flows.parquet").parent.mkdir()
+        (d / "flows.parquet").write_bytes(b"PAR1 half")
+    Results(fake_raw()).write(tmp_path / "run")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["run", alive.name, other.name])
+
+
+def test_resume_removes_the_temporary_directories_of_runs_cut_short(tmp_path: Path) -> None:
+    p = tmp_path / "s.toml"
+    p.write_text(SWEEP)
+    out = sweep.run_sweep(load_sweep(p), tmp_path / "o", jobs=1)
+    rid = sorted(sweep.done_runs(out))[0]
+    cut = out / "runs" / f".tcplab-tmp-{rid}-999999-0badc0de"
+    (out / "runs" / rid).rename(cut)  # as a sweep killed before the rename leaves it
+    assert rid not in sweep.done_runs(out)
+    sweep.run_sweep(load_sweep(p), out, jobs=1, resume=True)
+    assert not cut.exists()
+    assert rid in sweep.done_runs(out)
