@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +241,75 @@ def assert_study_files_are_generated(study: str) -> None:
     assert sorted(files) == sorted(p.name for p in data.glob("*.toml"))
     for name, text in files.items():
         assert (data / name).read_text(encoding="utf-8") == text, name
+
+
+# Where the tests' Dask cluster listens: this machine only, and no fixed port.
+LOCAL_CLUSTER_OPTIONS = {
+    "host": "127.0.0.1",
+    "dashboard_address": "127.0.0.1:0",
+    "worker_dashboard_address": None,
+    "processes": True,
+}
+
+
+@contextlib.contextmanager
+def local_cluster(n_workers: int = 2) -> Iterator[Any]:
+    """A Dask ``LocalCluster`` reachable from this machine only: scheduler,
+    workers and dashboard on 127.0.0.1, the dashboard on a free port.
+
+    ``LocalCluster``'s default dashboard (":8787") listens on every
+    interface, and turning it off (``dashboard_address=None``) still serves
+    HTTP on port 8787 of the scheduler's host, so a second test run on the
+    same machine failed to start its cluster ("Port 8787 is already in use",
+    a warning, hence an error here)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=n_workers, threads_per_worker=1, **LOCAL_CLUSTER_OPTIONS
+    ) as cluster:
+        yield cluster
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (Linux /proc)."""
+    parents: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            # pid (comm) state ppid ...: comm may hold spaces, split after it.
+            parents[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found = [pid]
+    for p in found:
+        found += [c for c, parent in parents.items() if parent == p]
+    return found
+
+
+def listening_addresses(pids: list[int]) -> list[tuple[str, int]]:
+    """(address, port) of every TCP socket listening in the processes
+    ``pids`` (Linux: their fds' socket inodes matched in /proc/net/tcp{,6})."""
+    inodes = set()
+    for pid in pids:
+        fds = Path(f"/proc/{pid}/fd")
+        try:
+            links = [os.readlink(f) for f in fds.iterdir()]
+        except OSError:
+            continue
+        inodes |= {ln[len("socket:[") : -1] for ln in links if ln.startswith("socket:[")}
+    found = []
+    for table, family in (("tcp", socket.AF_INET), ("tcp6", socket.AF_INET6)):
+        path = Path(f"/proc/net/{table}")
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            cols = line.split()
+            local, state, inode = cols[1], cols[3], cols[9]
+            if state != "0A" or inode not in inodes:  # 0A: LISTEN
+                continue
+            addr_hex, port_hex = local.split(":")
+            raw = bytes.fromhex(addr_hex)
+            if sys.byteorder == "little":  # the kernel prints 32-bit words in host order
+                raw = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+            found.append((socket.inet_ntop(family, raw), int(port_hex, 16)))
+    return found

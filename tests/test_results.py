@@ -109,23 +109,55 @@ def test_tables_a_run_does_not_have_are_not_written(raw: dict[str, Any], tmp_pat
     assert "phases.parquet" in names
 
 
-def test_write_renames_from_temporary_files_in_the_same_directory(
+def test_a_new_directory_appears_whole_by_one_rename(
     raw: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    renames: list[tuple[Path, Path]] = []
+    renames: list[tuple[Path, Path, set[str]]] = []
+    real_rename = os.rename
+
+    def spy(src: Any, dst: Any) -> None:
+        # What the directory holds at the moment it is renamed into place.
+        renames.append((Path(src), Path(dst), {p.name for p in Path(src).iterdir()}))
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", spy)
+    out = Results(raw).write(tmp_path / "a" / "b")
+    assert len(renames) == 1
+    src, dst, held = renames[0]
+    assert dst == out
+    assert src.parent == out.parent, "a temporary directory beside the target"
+    assert src.name.startswith(".tcplab-tmp-b-")
+    assert held == EXPECTED_FILES
+    assert {p.name for p in out.parent.iterdir()} == {"b"}, "no temporary left"
+
+
+def test_an_existing_directory_gets_the_new_files_summary_last_and_keeps_others(
+    raw: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Results(raw).write(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "sub").mkdir()
+    renames: list[tuple[Path, Path, bool]] = []
     real_replace = os.replace
 
     def spy(src: Any, dst: Any) -> None:
-        renames.append((Path(src), Path(dst)))
+        renames.append((Path(src), Path(dst), (tmp_path / "summary.json").exists()))
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", spy)
-    Results(raw).write(tmp_path)
-    assert {dst.name for _, dst in renames} == EXPECTED_FILES
-    assert renames[-1][1].name == "summary.json", "summary.json is written last"
-    for src, dst in renames:
-        assert src.parent == dst.parent == tmp_path
-        assert src.name != dst.name
+    changed = fake_raw()
+    changed["flows"]["name"] = ["gamma", "delta"]
+    Results(changed).write(tmp_path)
+    assert {dst.name for _, dst, _ in renames} == EXPECTED_FILES
+    assert renames[-1][1].name == "summary.json", "summary.json is put in place last"
+    # While the new files go in, the directory holds no summary: no run.
+    assert not any(had_summary for _, _, had_summary in renames)
+    tmp = {src.parent for src, _, _ in renames}
+    assert len(tmp) == 1
+    assert next(iter(tmp)).parent == tmp_path
+    assert {dst.parent for _, dst, _ in renames} == {tmp_path}
+    assert {p.name for p in tmp_path.iterdir()} == EXPECTED_FILES | {"notes.txt", "sub"}
+    assert pl.read_parquet(tmp_path / "flows.parquet")["name"].to_list() == ["gamma", "delta"]
 
 
 def test_failed_write_leaves_old_files_and_no_temporary(
@@ -150,17 +182,14 @@ def test_failed_write_leaves_old_files_and_no_temporary(
     changed["flows"]["name"] = ["gamma", "delta"]
     with pytest.raises(OSError, match="disk full"):
         Results(changed).write(tmp_path)
-
+    # Nothing of the new run reached the directory: every file is the old one.
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    assert set(after) == set(before), "no temporary file is left behind"
-    failed = [name for name in before if before[name] != after[name]]
-    # Files written before the failure are complete new versions; the one that
-    # failed and those after it are untouched.
-    assert set(failed) <= {"flows.parquet", "links.parquet"}
-    assert after["summary.json"] == before["summary.json"]
-    for name in after:
-        if name.endswith(".parquet"):
-            pl.read_parquet(tmp_path / name)
+    assert after == before
+    # A new directory: nothing at all.
+    calls = 0
+    with pytest.raises(OSError, match="disk full"):
+        Results(changed).write(tmp_path / "new")
+    assert {p.name for p in tmp_path.iterdir()} == set(before)
 
 
 def test_write_removes_trace_files_of_an_earlier_run(raw: dict[str, Any], tmp_path: Path) -> None:

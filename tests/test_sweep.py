@@ -4,6 +4,7 @@ until a confidence interval is narrow, and the per-point summary."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shutil
@@ -15,6 +16,8 @@ import pytest
 
 from tcplab import _core, analysis, sweep
 from tcplab.cli import main
+
+from conftest import descendants, listening_addresses, local_cluster
 
 # A small, fast scenario whose results depend on the seed (random loss).
 BASE = """
@@ -358,14 +361,182 @@ def test_cli_sweep_and_summarize(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_a_dask_cluster_gives_the_local_pool_results(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
     sw = load(scenario(tmp_path, GRID))
     local = flows(sweep.run_sweep(sw, tmp_path / "local", jobs=2))
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with local_cluster() as cluster:
         remote = flows(sweep.run_sweep(sw, tmp_path / "dask", scheduler=cluster.scheduler_address))
     assert remote.equals(local)
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
+def test_the_test_cluster_listens_on_loopback_only_and_needs_no_port_8787(
+    tmp_path: Path,
+) -> None:
+    import os
+    import socket
+
+    # Port 8787 taken, as by another test run on the machine (or a dashboard).
+    holder = socket.socket()
+    try:
+        with contextlib.suppress(OSError):  # already taken: the same situation
+            holder.bind(("127.0.0.1", 8787))
+            holder.listen()
+        with local_cluster() as cluster:
+            sweep.run_sweep(
+                load(scenario(tmp_path, GRID)), tmp_path / "o", scheduler=cluster.scheduler_address
+            )
+            listening = listening_addresses(descendants(os.getpid()))
+    finally:
+        holder.close()
+    ports = {port for _, port in listening}
+    assert len(ports) >= 4, listening  # scheduler, dashboard, two workers (and nannies)
+    assert {addr for addr, _ in listening} == {"127.0.0.1"}, listening
+
+
+def _docs_block(marker: str) -> list[str]:
+    """The lines of the fenced block after ``<!-- example: marker`` in docs/sweeps.md."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "sweeps.md").read_text()
+    after = text[text.index(f"<!-- example: {marker}") :]
+    body = after.split("```", 2)[1]
+    return [ln.strip() for ln in body.splitlines()[1:] if ln.strip()]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
+def test_the_documented_one_machine_dask_cluster_listens_on_loopback_only(tmp_path: Path) -> None:
+    import os
+    import shlex
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    scheduler_port, dashboard_port = _free_port(), _free_port()
+    lines = [
+        ln.removesuffix("&")
+        .strip()
+        .replace("8786", str(scheduler_port))
+        .replace("8787", str(dashboard_port))
+        for ln in _docs_block("a Dask cluster on one machine")
+    ]
+    assert [ln.split()[:2] for ln in lines] == [
+        ["dask", "scheduler"],
+        ["dask", "worker"],
+        ["tcplab", "sweep"],
+    ], lines
+    dask_cli = str(Path(sys.executable).parent / "dask")
+    procs = []
+    try:
+        for ln in lines[:2]:
+            argv = [dask_cli, *shlex.split(ln)[1:]]
+            procs.append(
+                subprocess.Popen(
+                    argv,
+                    start_new_session=True,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", scheduler_port)) == 0:
+                    break
+            time.sleep(0.1)
+        p = scenario(tmp_path, GRID)
+        mine = {"study.toml": str(p), "out/study": str(tmp_path / "o")}
+        argv = [mine.get(a, a) for a in shlex.split(lines[2])[2:]]
+        assert "--scheduler" in argv
+        done = subprocess.run(
+            [sys.executable, "-m", "tcplab", "sweep", *argv, "-q"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(sweep.done_runs(tmp_path / "o")) == 8
+        listening = listening_addresses([q for pr in procs for q in descendants(pr.pid)])
+    finally:
+        for pr in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pr.pid, signal.SIGTERM)
+        for pr in procs:
+            pr.wait(timeout=30)
+    ports = {port for _, port in listening}
+    assert {scheduler_port, dashboard_port} <= ports, listening
+    assert len(ports) >= 6, listening  # and each worker's and nanny's own ports
+    assert {addr for addr, _ in listening} == {"127.0.0.1"}, listening
+
+
+def test_an_unreachable_scheduler_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    p = scenario(tmp_path, GRID)
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(sweep.SweepError) as e:
+            sweep.run_sweep(load(p), tmp_path / "o", scheduler=address)
+        with pytest.raises(SystemExit) as exit_:
+            main(["sweep", str(p), "--out", str(tmp_path / "o"), "-q", "--scheduler", address])
+    assert str(e.value).startswith(f"cannot reach the Dask scheduler at {address}: "), e.value
+    assert "is `dask scheduler` running there" in str(e.value)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot reach the Dask scheduler at {address}: "), err
+    assert "cannot write results" not in err
+
+
+def test_an_empty_scheduler_address_is_refused_not_taken_for_the_local_pool(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("distributed")
+    with pytest.raises(sweep.SweepError, match=r"--scheduler: '' is not an address"):
+        sweep.run_sweep(load(scenario(tmp_path, GRID)), tmp_path / "o", scheduler="")
+    assert sweep.done_runs(tmp_path / "o") == set()
+
+
+def test_abort_leaves_no_pool_thread_running_for_interpreter_exit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A manager thread still tearing the pool down at interpreter exit races
+    # concurrent.futures' exit hook on the pool's wake-up pipe (a traceback
+    # at exit, after Ctrl-C): abort waits for it.
+    import time
+
+    monkeypatch.setenv(sweep.FAULT_DELAY_ENV, "30")  # every run sleeps 30 s first
+    sw = load(scenario(tmp_path, GRID))
+    ex = sweep._Executor(2, None)
+    futures = [ex.submit(t) for t in sw.tasks()[:4]]
+    deadline = time.monotonic() + 60
+    while len(ex.pool._processes or {}) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    manager = ex.pool._executor_manager_thread
+    workers = list((ex.pool._processes or {}).values())
+    assert manager is not None
+    assert manager.is_alive()
+    assert len(workers) == 2
+    t0 = time.monotonic()
+    ex.abort()
+    assert time.monotonic() - t0 < 10, "abort does not wait for the runs"
+    assert not manager.is_alive(), "the pool's manager thread outlives abort"
+    assert not any(w.is_alive() for w in workers)
+    assert all(f.done() for f in futures)
 
 
 def test_a_table_value_moves_several_fields_and_is_named_by_its_label(tmp_path: Path) -> None:
@@ -439,6 +610,61 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes_the_sweep(tmp_path: Pat
     sweep.run_sweep(sw, out, jobs=2, resume=True)
     assert len(sweep.done_runs(out)) == 16
     assert flows(out).equals(flows(sweep.run_sweep(sw, tmp_path / "clean", jobs=2)))
+
+
+# Widens the race that made the test above flaky: concurrent.futures' exit
+# hook writes to each pool's wake-up pipe without the pool's lock, while a
+# pool manager thread still tearing the pool down closes that pipe. Here the
+# manager takes 0.3 s to close it and the exit hook 1 s between its check
+# and its write, so that an exit racing a live manager thread always fails.
+SLOW_POOL_TEARDOWN = """
+import concurrent.futures.process as p
+import time
+
+_join = p._ExecutorManagerThread.join_executor_internals
+
+
+def join_executor_internals(self):
+    time.sleep(0.3)
+    _join(self)
+
+
+def wakeup(self):
+    if not self._closed:
+        if p._global_shutdown:
+            time.sleep(1.0)
+        self._writer.send_bytes(b"")
+
+
+p._ExecutorManagerThread.join_executor_internals = join_executor_internals
+p._ThreadWakeup.wakeup = wakeup
+"""
+
+
+def test_ctrl_c_exits_cleanly_even_when_the_pool_tears_down_slowly(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_POOL_TEARDOWN, encoding="utf-8")
+    p = scenario(tmp_path, GRID.replace("[20, 50]", "[20, 30, 40, 50]"))  # 16 runs
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "tcplab", "sweep", str(p), "--out", str(out), "-j", "2", "-q"]
+    path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, **{sweep.FAULT_DELAY_ENV: "0.3"})
+    proc = subprocess.Popen(cmd, start_new_session=True, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not sweep.done_runs(out) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert "Exception ignored" not in err, err
 
 
 def _children(pid: int) -> list[int]:
@@ -684,3 +910,153 @@ def test_a_bad_value_among_several_axes_quotes_the_line_of_its_own_axis(tmp_path
     with pytest.raises(_core.ScenarioError) as e:
         load(p)
     assert str(e.value).startswith(f"{p}, line {line} (sweep point"), str(e.value)
+
+
+# --- issue 22: the sweep's own mistakes, each named --------------------------------------------
+
+TWO_LINKS = """
+name = "two"
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[router]]
+name = "r"
+[[link]]
+between = ["a", "r"]
+rate = "10Mbps"
+[[link]]
+between = ["r", "b"]
+rate = "10Mbps"
+[[flow]]
+from = "a"
+to = "b"
+"""
+
+
+@pytest.mark.parametrize("index", [-1, -2])
+def test_a_negative_index_is_refused_even_where_python_would_take_it(
+    tmp_path: Path, index: int
+) -> None:
+    # With two links, link[-1] and link[-2] are valid Python indexes (link[1],
+    # link[0]): the sweep would silently edit another entry than it says.
+    p = tmp_path / "two.toml"
+    p.write_text(TWO_LINKS + f'[sweep]\n"link[{index}].rate" = ["1Mbps", "2Mbps"]\n')
+    with pytest.raises(sweep.SweepError) as e:
+        load(p)
+    msg = str(e.value)
+    for part in [
+        str(p),
+        f"field `sweep.link[{index}].rate`",
+        f"'link[{index}].rate'",
+        f"negative index [{index}]",
+        "indexes count from 0",
+        "link[0] is the first [[link]] table",
+    ]:
+        assert part in msg, msg
+
+
+def test_a_negative_index_in_an_override_is_refused(tmp_path: Path) -> None:
+    sw = load(scenario(tmp_path, GRID))
+    with pytest.raises(ValueError, match=r"negative index \[-1\]"):
+        sw.override({"link[-1].rate": "1Mbps"})
+
+
+def test_two_values_of_an_axis_with_one_label_are_refused_naming_both(tmp_path: Path) -> None:
+    extra = """
+[sweep]
+"host[a]" = [
+    { label = "fast", cc = "cubic" },
+    { label = "slow", cc = "newreno" },
+    { label = "fast", cc = "vegas" },
+]
+"""
+    with pytest.raises(sweep.SweepError) as e:
+        load(scenario(tmp_path, extra))
+    msg = str(e.value)
+    for part in [
+        "field `sweep.host[a]`",
+        "value 'fast'",
+        "#1 and #3",
+        '{ label = "fast", cc = "cubic" }',
+        '{ label = "fast", cc = "vegas" }',
+        "label` of its own",
+    ]:
+        assert part in msg, msg
+
+
+def test_a_label_equal_to_a_plain_value_of_the_same_axis_is_refused(tmp_path: Path) -> None:
+    # Both would read "cubic" in the tables' host[a] column.
+    extra = '[sweep]\n"host[a]" = ["cubic", { label = "cubic", cc = "newreno" }]'
+    with pytest.raises(sweep.SweepError, match=r"#1 and #2"):
+        load(scenario(tmp_path, extra))
+
+
+def test_labels_in_a_zipped_group_and_a_shared_axis_are_checked_too(tmp_path: Path) -> None:
+    zipped = (
+        '[sweep]\n[sweep.g]\n"host[a]" = [{ label = "x", cc = "cubic" }, '
+        '{ label = "x", cc = "vegas" }]\n"link[0].rate" = ["1Mbps", "2Mbps"]'
+    )
+    with pytest.raises(sweep.SweepError, match=r"field `sweep\.g\.host\[a\]`.*#1 and #2"):
+        load(scenario(tmp_path, zipped))
+    shared = (
+        '[sweep]\nboth = { fields = ["host[a]", "host[b]"], values = '
+        '[{ label = "x", cc = "cubic" }, { label = "x", cc = "vegas" }] }'
+    )
+    with pytest.raises(sweep.SweepError, match=r"field `sweep\.both\.values`.*#1 and #2"):
+        load(scenario(tmp_path, shared))
+
+
+def test_a_duplicated_sweep_key_names_its_line_and_field(tmp_path: Path) -> None:
+    p = scenario(tmp_path, '[sweep]\n"link[0].rate" = ["1Mbps"]\n"link[0].rate" = ["2Mbps"]')
+    lines = p.read_text(encoding="utf-8").splitlines()
+    second = [i for i, s in enumerate(lines, 1) if s.startswith('"link[0].rate"')][1]
+    with pytest.raises(sweep.SweepError) as e:
+        load(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p} (line {second}, column 1): field `sweep.link[0].rate`: "), msg
+    assert "a key may appear only once in a table" in msg, msg
+    assert "Cannot overwrite" not in msg, msg
+
+
+def test_a_duplicated_key_elsewhere_gets_the_same_words_from_sweep_and_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = scenario(tmp_path, '[sweep]\n"host[a].cc" = ["cubic"]')
+    text = p.read_text(encoding="utf-8").replace('name = "b"', 'name = "b"\nname = "c"')
+    p.write_text(text, encoding="utf-8")
+    line = text.splitlines().index('name = "c"') + 1
+    with pytest.raises(SystemExit) as e:
+        main(["sweep", str(p), "--out", str(tmp_path / "o"), "-q"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {p} (line {line}, column 1): field `host.name`: "), err
+
+
+def test_a_deeply_nested_file_gets_a_clean_error_from_sweep_as_from_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = tmp_path / "deep.toml"
+    p.write_text("a = " + "[" * 2000 + "]" * 2000 + "\n" + BASE + '[sweep]\nduration = ["1s"]\n')
+    errors = {}
+    for command, args in (("validate", []), ("sweep", ["--out", str(tmp_path / "o")])):
+        with pytest.raises(SystemExit) as e:
+            main([command, str(p), *args])
+        assert e.value.code == 2
+        errors[command] = capsys.readouterr().err
+    assert "internal error" not in errors["sweep"]
+    assert errors["sweep"].startswith(f"error: {p} (line 1, column "), errors["sweep"]
+    assert "recursion limit exceeded" in errors["sweep"]
+    assert errors["sweep"] == errors["validate"]
+
+
+def test_nesting_too_deep_for_the_core_but_not_for_python_is_refused_when_parsed(
+    tmp_path: Path,
+) -> None:
+    # 100 levels: tomllib parses them, the core's parser refuses (as validate does).
+    p = tmp_path / "deep.toml"
+    p.write_text(BASE + '[sweep]\nduration = ["1s"]\nx = ' + "[" * 100 + "1" + "]" * 100 + "\n")
+    with pytest.raises(sweep.SweepError, match="recursion limit exceeded") as e:
+        load(p)
+    assert str(e.value).startswith(str(p)), str(e.value)

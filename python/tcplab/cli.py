@@ -67,6 +67,18 @@ def _load(scenario: str) -> tuple[str, str]:
         raise UserError(f"{scenario}: not UTF-8 text ({e.reason} at byte {e.start})") from e
 
 
+def _default_out(*names: str) -> Path:
+    """``out/<names>``, the default output directory, named after the
+    scenario file or study; refused when a name would lead elsewhere (a
+    file named ``...toml`` has the stem ``..``)."""
+    from tcplab.results import inside
+
+    try:
+        return inside("out", *names)
+    except OSError as e:
+        raise UserError(f"{e.strerror}: give --out DIR") from e
+
+
 def _has_sweep(text: str) -> bool:
     """Whether a scenario's text has sweep settings ([sweep], repetitions, until)."""
     return re.search(r"(?m)^\s*(\[sweep\]|repetitions\s*=|until\s*=|\[until\])", text) is not None
@@ -414,7 +426,7 @@ def run(scenario: str, seed: int | None, out: Path | None, quiet: bool, backend:
     # write, rich to print.
     _preload(["numpy", "polars"] + ([] if quiet else ["rich.console", "rich.table"]))
     res = _run(scenario, seed, backend, quiet)
-    out = out if out is not None else Path("out") / Path(scenario).stem
+    out = out if out is not None else _default_out(Path(scenario).stem)
     try:
         res.write(out)
     except OSError as e:
@@ -617,7 +629,7 @@ def sweep(
     _keyboard_interrupts()
     sw = _load_sweep(scenario)
     sw.backend = backend
-    out = out if out is not None else Path("out") / Path(scenario).stem
+    out = out if out is not None else _default_out(Path(scenario).stem)
     n = len(sw.points) * sw.spec.repetitions
     console = _console()
     if not quiet:
@@ -692,7 +704,7 @@ def compare(
         _core.check_linux(sw.task(0, 0).text, sw.path)
     except _core.BackendError as e:
         raise UserError(str(e)) from e
-    out = out if out is not None else Path("out") / "compare" / Path(scenario).stem
+    out = out if out is not None else _default_out("compare", Path(scenario).stem)
     n = len(sw.points) * seeds
     console = _console()
     if not quiet:
@@ -793,6 +805,7 @@ def _run_errors(out: Path, what: str, scheduler: str | None) -> Iterator[None]:
     """Turn what a sweep or a study can raise into user errors; on Ctrl-C, say
     how to resume."""
     from tcplab.memory import MemoryCheckError
+    from tcplab.results import ResultFileError
     from tcplab.sweep import SweepError
 
     try:
@@ -800,7 +813,7 @@ def _run_errors(out: Path, what: str, scheduler: str | None) -> Iterator[None]:
     except KeyboardInterrupt:
         _interrupted(out, what)
         raise
-    except (SweepError, _core.ScenarioError, MemoryCheckError) as e:
+    except (SweepError, _core.ScenarioError, MemoryCheckError, ResultFileError) as e:
         raise UserError(str(e)) from e
     except ImportError as e:
         if scheduler is None:
@@ -853,12 +866,16 @@ def _interrupted(out: Path, what: str) -> None:
 )
 def summarize(directory: Path, table: str, columns: str | None, csv_path: Path | None) -> None:
     """Mean, std and 95 % CI per sweep point of a sweep's results."""
-    from tcplab.sweep import MANIFEST
+    from tcplab.results import ResultFileError
+    from tcplab.sweep import MANIFEST, SweepError
     from tcplab.sweep import summarize as summarize_
 
     if not (directory / MANIFEST).exists():
         raise UserError(f"{directory}: no {MANIFEST}: not a sweep's output directory")
-    df = summarize_(directory, table)
+    try:
+        df = summarize_(directory, table)
+    except (SweepError, ResultFileError) as e:  # a damaged file, named
+        raise UserError(str(e)) from e
     if df.height == 0:
         raise UserError(f"{directory}: no finished runs with a {table} table")
     if csv_path is not None:
@@ -970,7 +987,7 @@ def reproduce(
             click.echo(str(f))
         return
     _keyboard_interrupts()
-    out = out if out is not None else Path("out") / (name + ("-quick" if quick else ""))
+    out = out if out is not None else _default_out(name + ("-quick" if quick else ""))
     console = _console()
     bar = _runs_bar(console, "{task.description:<11}")
     progress = _bar_per_label(bar)

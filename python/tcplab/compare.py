@@ -56,8 +56,10 @@ def _flow_metrics(run_dir: Path) -> list[dict[str, Any]]:
     if trace.exists():
         import polars as pl
 
+        from tcplab.results import read_parquet
+
         df = (
-            pl.read_parquet(trace)
+            read_parquet(trace)
             .filter(
                 (pl.col("time_s") >= meta["measure_start_s"])
                 & (pl.col("time_s") < meta["measure_end_s"])
@@ -177,7 +179,7 @@ def compare(
     into ``out/sim`` and ``out/linux``, write ``out/comparison.parquet`` and
     ``out/report.html``; returns the report's path and the comparison table.
     The linux runs are real time, one at a time."""
-    from tcplab.results import _write_atomic
+    from tcplab.results import _write_atomic, inside, polars_io
     from tcplab.sweep import run_sweep
 
     outp = Path(out)
@@ -190,7 +192,7 @@ def compare(
             if on_progress is not None:
                 on_progress(b, p)
 
-        run_sweep(sw, outp / backend, jobs=jobs, resume=resume, on_progress=prog)
+        run_sweep(sw, inside(outp, backend), jobs=jobs, resume=resume, on_progress=prog)
     from tcplab.report import Report
 
     rep = Report(f"Simulator against Linux: {Path(sw.path).name}", sw.path)
@@ -202,10 +204,10 @@ def compare(
     )
     df = report_sections(rep, outp, title="Simulator against the real stack")
     if df.height:
-        _write_atomic(outp / COMPARISON_FILE, df.write_parquet)
+        _write_atomic(inside(outp, COMPARISON_FILE), polars_io(df.write_parquet))
     rep.add_section("Provenance")
     rep.add_provenance_from(outp)
-    return rep.write(outp / "report.html"), df
+    return rep.write(inside(outp, "report.html")), df
 
 
 def _display(df: pl.DataFrame) -> pl.DataFrame:
@@ -248,6 +250,7 @@ def _overlay_figures(rep: Report, label: str, sim: Path, linux: Path) -> None:
     import polars as pl
 
     from tcplab.figures import time_series
+    from tcplab.results import read_parquet
 
     where = f" ({label})" if label else ""
     for trace, key, names_file, y, ylabel, what in (
@@ -261,7 +264,7 @@ def _overlay_figures(rep: Report, label: str, sim: Path, linux: Path) -> None:
                 break
             names = json.loads((d / "summary.json").read_text(encoding="utf-8"))[names_file]
             by_index = {i: str(r["name"]) for i, r in enumerate(names)}
-            df = pl.read_parquet(f).with_columns(
+            df = read_parquet(f).with_columns(
                 pl.col(key).replace_strict(by_index, return_dtype=pl.String).alias("name"),
                 pl.lit(backend).alias("backend"),
             )

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tcplab.results import ResultFileError, inside, read_parquet
+
 if TYPE_CHECKING:
     import polars as pl
     from matplotlib.figure import Figure
@@ -423,7 +425,7 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
     added = 0
     queue = run_dir / "trace_queue.parquet"
     if queue.exists():
-        df = pl.read_parquet(queue)
+        df = read_parquet(queue)
         name = "link_name" if "link_name" in df.columns else "link"
         busy = df.group_by(name, maintain_order=True).agg(pl.col("pkts").max())
         used = busy.filter(pl.col("pkts") > 0)[name].to_list()
@@ -448,7 +450,7 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
         path = run_dir / f"trace_{trace}.parquet"
         if not path.exists():
             continue
-        df = pl.read_parquet(path)
+        df = read_parquet(path)
         if df.height == 0 or column not in df.columns:
             continue
         name = "flow_name" if "flow_name" in df.columns else "flow"
@@ -467,7 +469,7 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
         added += 1
     phases = run_dir / "phases.parquet"
     if phases.exists():
-        ph = pl.read_parquet(phases)
+        ph = read_parquet(phases)
         if ph.height and ph["phase"].n_unique() > 1:
             fig = figures.time_series(
                 ph,
@@ -483,7 +485,7 @@ def _trace_figures(report: Report, run_dir: Path, what: str) -> int:
             added += 1
     link_phases = run_dir / "link_phases.parquet"
     if link_phases.exists():
-        lp = pl.read_parquet(link_phases)
+        lp = read_parquet(link_phases)
         if lp.height and lp["phase"].n_unique() > 1:
             peak = lp.group_by("link", maintain_order=True).agg(pl.col("utilisation").max())
             used = peak.filter(pl.col("utilisation") > 0)["link"].to_list()
@@ -855,7 +857,7 @@ def sweep_report(  # noqa: PLR0912, PLR0915 - one section after another
     report.add_provenance(*_sweep_provenance(out))
     if not failed:
         report.add_text("No run failed.")
-    return report.write(path if path is not None else out / REPORT_FILE)
+    return report.write(path if path is not None else inside(out, REPORT_FILE))
 
 
 def _sweep_provenance(
@@ -866,7 +868,7 @@ def _sweep_provenance(
 
     from tcplab.sweep import MANIFEST, _runs, failures
 
-    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    manifest = _read_json(out / MANIFEST)
     runs = sorted((prov for _, prov in _runs(out)), key=lambda p: (p["point"], p["rep"]))
     until = manifest.get("until")
     info = {
@@ -907,8 +909,8 @@ def _run_provenance(d: Path) -> dict[str, Any]:
     from tcplab.results import SUMMARY_FILE
     from tcplab.sweep import RUN_FILE
 
-    meta = json.loads((d / SUMMARY_FILE).read_text(encoding="utf-8")).get("meta", {})
-    prov = json.loads((d / RUN_FILE).read_text(encoding="utf-8")) if (d / RUN_FILE).exists() else {}
+    meta = _read_json(d / SUMMARY_FILE).get("meta", {})
+    prov = _read_json(d / RUN_FILE) if (d / RUN_FILE).exists() else {}
     info: dict[str, Any] = {
         "scenario name": meta.get("name"),
         "seed": str(meta.get("seed")),
@@ -919,6 +921,16 @@ def _run_provenance(d: Path) -> dict[str, Any]:
         if key in prov:
             info[key.replace("_", " ").replace("sha256", "SHA-256")] = prov[key]
     return info
+
+
+def _read_json(path: Path) -> Any:
+    """A JSON file of a run or sweep; ``ResultFileError`` naming it when it
+    cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise ResultFileError(f"{path}: cannot be read ({why})") from None
 
 
 def _result_dirs(d: Path) -> list[tuple[str, Path]]:
@@ -950,7 +962,6 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
     none) and its provenance; a sweep's run directory adds its coordinates and
     scenario hash.
     """
-    import polars as pl
 
     from tcplab import figures
     from tcplab.results import SCENARIO_FILE, SUMMARY_FILE
@@ -989,7 +1000,7 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
     }
     report.add_provenance(facts)
     tables = {
-        name: pl.read_parquet(d / f"{name}.parquet")
+        name: read_parquet(d / f"{name}.parquet")
         for name in ("flows", "links", "generators", "transfers")
         if (d / f"{name}.parquet").exists()
     }
@@ -1043,7 +1054,7 @@ def run_report(run_dir: str | os.PathLike[str], path: str | os.PathLike[str] | N
         report.add_code(scenario)
     report.add_section("Provenance")
     report.add_provenance(_run_provenance(d))
-    return report.write(path if path is not None else d / REPORT_FILE)
+    return report.write(path if path is not None else inside(d, REPORT_FILE))
 
 
 def report_dir(
@@ -1053,8 +1064,9 @@ def report_dir(
     models: Sequence[str] = (),
 ) -> Path:
     """Report on a sweep's directory (it has ``sweep.json``) or a run's (it has
-    ``summary.json``); raises ``ReportError`` for anything else. ``models``
-    (sweeps only): loss models to overlay on goodput against loss."""
+    ``summary.json``); raises ``ReportError`` for anything else, and for a
+    damaged result file (naming it). ``models`` (sweeps only): loss models
+    to overlay on goodput against loss."""
     from tcplab.results import SUMMARY_FILE
     from tcplab.sweep import MANIFEST
 
@@ -1064,12 +1076,17 @@ def report_dir(
     bad = [x for x in models if x not in LOSS_MODELS]
     if bad:
         raise ReportError(f"unknown loss model {bad[0]!r}; available: {', '.join(LOSS_MODELS)}")
-    if (d / MANIFEST).is_file():
-        return sweep_report(d, path, models=models)
-    if (d / SUMMARY_FILE).is_file():
-        if models:
-            raise ReportError(f"{d}: --model needs a sweep's directory (one run has one point)")
-        return run_report(d, path)
+    from tcplab.sweep import SweepError
+
+    try:
+        if (d / MANIFEST).is_file():
+            return sweep_report(d, path, models=models)
+        if (d / SUMMARY_FILE).is_file():
+            if models:
+                raise ReportError(f"{d}: --model needs a sweep's directory (one run has one point)")
+            return run_report(d, path)
+    except (ResultFileError, SweepError) as e:  # a damaged file, named
+        raise ReportError(str(e)) from e
     raise ReportError(
         f"{d}: neither a sweep's output directory (no {MANIFEST}) nor a run's (no {SUMMARY_FILE})"
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tcplab import _core
+from tcplab.results import inside
 from tcplab.studies import STUDIES, Study, get, scenario_text
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def finish_report(rep: Report, out: Path) -> Path:
     """Add the provenance of every run under ``out`` and write ``out/report.html``."""
     rep.add_section("Provenance")
     rep.add_provenance_from(out)
-    return rep.write(out / "report.html")
+    return rep.write(inside(out, "report.html"))
 
 
 def reproduce(
@@ -67,7 +68,7 @@ def reproduce(
 ) -> Path:
     """Run study ``name`` into ``out`` (one sub-directory per part) and write
     ``out/report.html``; returns the report's path."""
-    from tcplab.results import Results
+    from tcplab.results import Results, _write_atomic
     from tcplab.sweep import Progress, SweepError, load_sweep, run_sweep
 
     study = get(name)
@@ -96,7 +97,7 @@ def reproduce(
             t0 = time.perf_counter()
             task = sw.task(0, 0)
             res = Results(_core.run(task.text, path, None), scenario=task.text)
-            res.write(outp / part.name)
+            res.write(inside(outp, part.name))
             if on_progress is not None:
                 on_progress(
                     part.name, Progress(1, 1, 0, res.meta["duration_s"], time.perf_counter() - t0)
@@ -109,17 +110,15 @@ def reproduce(
 
         run_sweep(
             sw,
-            outp / part.name,
+            inside(outp, part.name),
             jobs=jobs,
             scheduler=scheduler if part.backend == "sim" else None,
             resume=resume,
             on_progress=prog,
         )
-    (outp / "study.json").write_text(
-        json.dumps({"study": name, "quick": quick, "tcplab_version": _core.__version__}, indent=2)
-        + "\n",
-        encoding="utf-8",
-    )
+    facts = {"study": name, "quick": quick, "tcplab_version": _core.__version__}
+    text = json.dumps(facts, indent=2) + "\n"
+    _write_atomic(inside(outp, "study.json"), lambda p: p.write_text(text, encoding="utf-8"))
     return study.report(outp, quick)
 
 
@@ -128,8 +127,8 @@ def export(name: str, directory: str | os.PathLike[str]) -> list[Path]:
     edit and run with ``TCPLAB_SCENARIOS=directory``); returns the files written.
     Existing files are left alone: ``FileExistsError`` names the first one."""
     study = get(name)
-    dest = Path(directory) / study.name
-    files = list(dict.fromkeys(dest / p.file for p in study.parts))
+    dest = inside(directory, study.name)
+    files = list(dict.fromkeys(inside(dest, p.file) for p in study.parts))
     for f in files:
         if f.exists():
             raise FileExistsError(f"{f} exists; export into an empty directory")

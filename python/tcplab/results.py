@@ -1,15 +1,24 @@
-"""The results of one run, as tables.
+"""The results of one run, as tables, and the rules for result files.
 
 ``Results`` wraps the dict that ``tcplab._core.run`` returns. Tables are
 built on first use, so that code that only reads the summary (the ``tcplab``
 command printing its table) never imports polars.
+
+Every file tcplab writes under an output directory gets its path from
+``inside`` (which refuses a name that would land elsewhere); a run's
+directory is written whole into a temporary directory first
+(``write_dir``); result tables are read back through ``read_parquet``, whose
+errors name the damaged file.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import re
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, cast
@@ -19,7 +28,17 @@ if TYPE_CHECKING:
 
     from tcplab._core import Meta, RunDict
 
-__all__ = ["Results", "column_rows", "pcap_file"]
+__all__ = [
+    "ResultFileError",
+    "Results",
+    "UnsafePathError",
+    "column_rows",
+    "inside",
+    "parquet_damage",
+    "pcap_file",
+    "read_parquet",
+    "write_dir",
+]
 
 SUMMARY_FILE = "summary.json"
 SCENARIO_FILE = "scenario.toml"
@@ -228,55 +247,106 @@ class Results:
                 out[name] = [_finite(r) for r in rows]
         return out
 
-    def write(self, directory: str | os.PathLike[str]) -> Path:
+    def write(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        extra_files: Mapping[str, str] | None = None,
+    ) -> Path:
         """Write ``flows.parquet``, ``links.parquet``, the other tables the
         run has rows for, one ``trace_<name>.parquet`` per trace, one
         ``capture_<from>_<to>.pcap`` per captured link, the
-        scenario text as ``scenario.toml`` (when known) and ``summary.json``
-        into ``directory`` (created if needed) and return its path.
+        scenario text as ``scenario.toml`` (when known), ``extra_files``
+        (name -> text) and ``summary.json`` into ``directory`` (created if
+        needed) and return its path.
 
-        Each file is written under a temporary name in the same directory and
-        then renamed over the old one, so a reader never sees a half-written
-        file. ``summary.json`` is written last. Files left by an earlier run
-        that this run did not produce (tables, traces, a scenario) are
-        removed, so that the directory describes one run.
+        The run is written whole into a temporary directory first and put in
+        place only when complete (see ``write_dir``): a write that fails part
+        way (a full disk) leaves ``directory`` as it was. Files left by an
+        earlier run that this run did not produce (tables, traces, captures, a
+        scenario) are removed, so that the directory describes one run; other
+        files are left alone. A file name that would land outside
+        ``directory`` (a capture of a link named ``../x->r``) raises
+        ``UnsafePathError`` before anything is written.
         """
         out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        _write_atomic(out / FLOWS_FILE, self.flows.write_parquet)
-        _write_atomic(out / LINKS_FILE, self.links.write_parquet)
-        for name in OPTIONAL_TABLES:
-            path = out / f"{name}.parquet"
-            if self._has_rows(name):
-                _write_atomic(path, self._optional_frame(name).write_parquet)
-            else:
-                path.unlink(missing_ok=True)
-        written = set()
-        for name, df in self.traces.items():
-            path = out / f"{TRACE_PREFIX}{name}{TRACE_SUFFIX}"
-            _write_atomic(path, df.write_parquet)
-            written.add(path.name)
-        for link, data in self.pcap.items():
-            path = out / pcap_file(link)
-            _write_atomic(path, _bytes_writer(data))
-            written.add(path.name)
-        for pattern in (f"{TRACE_PREFIX}*{TRACE_SUFFIX}", f"{PCAP_PREFIX}*{PCAP_SUFFIX}"):
-            for stale in out.glob(pattern):
-                if stale.name not in written:
-                    stale.unlink()
+        return write_dir(out, lambda tmp: self._write_files(tmp, out, extra_files or {}))
+
+    def _write_files(self, d: Path, out: Path, extra: Mapping[str, str]) -> None:
+        """Write every file of the run into the new, empty directory ``d``
+        (names checked against ``out``, where they will end up)."""
+        files: list[tuple[str, Callable[[Path], object]]] = [
+            (FLOWS_FILE, _parquet_writer(self.flows)),
+            (LINKS_FILE, _parquet_writer(self.links)),
+        ]
+        files += [
+            (f"{name}.parquet", _parquet_writer(self._optional_frame(name)))
+            for name in OPTIONAL_TABLES
+            if self._has_rows(name)
+        ]
+        files += [
+            (f"{TRACE_PREFIX}{name}{TRACE_SUFFIX}", _parquet_writer(df))
+            for name, df in self.traces.items()
+        ]
+        files += [(pcap_file(link), _bytes_writer(data)) for link, data in self.pcap.items()]
         scenario = self.scenario
         if scenario is not None:
-            _write_atomic(out / SCENARIO_FILE, lambda p: p.write_text(scenario, encoding="utf-8"))
-        else:
-            (out / SCENARIO_FILE).unlink(missing_ok=True)
-        text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
-        _write_atomic(out / SUMMARY_FILE, lambda p: p.write_text(text, encoding="utf-8"))
-        return out
+            files.append((SCENARIO_FILE, _text_writer(scenario)))
+        files += [(name, _text_writer(text)) for name, text in extra.items()]
+        summary = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
+        files.append((SUMMARY_FILE, _text_writer(summary)))
+        names = [name for name, _ in files]
+        for name in names:
+            inside(out, name)  # before anything is written
+        for name, write in files:
+            write(inside(d, name))
+
+
+def is_run_file(name: str) -> bool:
+    """Whether ``name`` is a file that ``Results.write`` writes (so that a
+    new run in the same directory replaces or removes it)."""
+    return (
+        name in (SUMMARY_FILE, SCENARIO_FILE)
+        or (name.endswith(".parquet") and name[: -len(".parquet")] in TABLES)
+        or (name.startswith(TRACE_PREFIX) and name.endswith(TRACE_SUFFIX))
+        or (name.startswith(PCAP_PREFIX) and name.endswith(PCAP_SUFFIX))
+    )
 
 
 def _bytes_writer(data: bytes) -> Callable[[Path], object]:
     """A writer of ``data`` to a path, for ``_write_atomic``."""
     return lambda p: p.write_bytes(data)
+
+
+def _text_writer(text: str) -> Callable[[Path], object]:
+    """A writer of ``text`` (UTF-8) to a path."""
+    return lambda p: p.write_text(text, encoding="utf-8")
+
+
+def _parquet_writer(df: pl.DataFrame) -> Callable[[Path], None]:
+    """A writer of ``df`` as Parquet whose I/O failures are ``OSError``s (a
+    full disk: errno ENOSPC), naming the file."""
+    return polars_io(df.write_parquet)
+
+
+def polars_io(write: Callable[[Path], object]) -> Callable[[Path], None]:
+    """``write`` (a polars writer: ``df.write_parquet``, ``df.write_csv``)
+    with the I/O errors polars reports as its own exceptions ("... (os error
+    28)") raised as ``OSError`` with that errno and the file's name."""
+
+    def run(path: Path) -> None:
+        try:
+            write(path)
+        except OSError:
+            raise
+        except Exception as e:
+            m = re.search(r"\(os error (\d+)\)", str(e))
+            if m is None:
+                raise
+            code = int(m.group(1))
+            raise OSError(code, os.strerror(code), str(path)) from e
+
+    return run
 
 
 def pcap_file(link: str) -> str:
@@ -306,3 +376,214 @@ def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+# ------------------------------------------------------- where files may go
+
+
+class UnsafePathError(OSError):
+    """A file name that would put a file outside the output directory
+    (``..``, a separator, an absolute path, a NUL byte, or a symbolic link
+    on the way that leads out). An ``OSError``, so that whatever reports a
+    failed write reports it; the message names the file and the directory."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(errno.EINVAL, message)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _bad_component(name: object) -> str | None:  # noqa: PLR0911 - one return per rule
+    """Why ``name`` cannot be one component of a path under a directory."""
+    if not isinstance(name, str):
+        return f"not a string but {type(name).__name__}"
+    if not name:
+        return "an empty name"
+    if "\0" in name:
+        return "it holds a NUL byte"
+    if name in (".", ".."):
+        return f"{name!r} names a directory, not a file in it"
+    seps = {"/", "\\", os.sep, *([os.altsep] if os.altsep else [])}
+    if any(sep in name for sep in seps):
+        return "it holds a path separator (a file name is one component: no '/' or '\\')"
+    if Path(name).is_absolute() or Path(name).drive:
+        return "it is an absolute path"
+    return None
+
+
+def inside(out: str | os.PathLike[str], *names: str) -> Path:
+    """The path of ``out/name1/name2...``, refused (``UnsafePathError``)
+    unless it stays under ``out``: every name must be one plain component
+    (no separator, no ``..``, not absolute, no NUL byte), and the path, with
+    every symbolic link already there resolved, must still lie under
+    ``out`` (resolved too). ``out`` itself is the user's choice and may be
+    anywhere. Every file tcplab writes under an output directory gets its
+    path here."""
+    base = Path(out)
+    for name in names:
+        why = _bad_component(name)
+        if why is not None:
+            raise UnsafePathError(
+                f"refusing to write {name!r} under {base}: {why}; "
+                "tcplab writes only inside its output directory"
+            )
+    path = base.joinpath(*names)
+    real_base = os.path.realpath(base)
+    real = os.path.realpath(path)
+    if real != real_base and os.path.commonpath([real_base, real]) != real_base:
+        raise UnsafePathError(
+            f"refusing to write {'/'.join(names)!r} under {base}: {path} leads to {real} "
+            "through a symbolic link, outside the output directory"
+        )
+    return path
+
+
+# ------------------------------------------------ writing a directory whole
+
+TMP_PREFIX = ".tcplab-tmp-"
+"""Temporary directories of runs being written: ``.tcplab-tmp-<name>-<pid>-<hex>``."""
+
+
+def _tmp_name(name: str) -> str:
+    return f"{TMP_PREFIX}{name}-{os.getpid()}-{os.urandom(4).hex()}"
+
+
+def _remove_stale_tmp(parent: Path, name: str) -> None:
+    """Remove temporary directories of ``name`` in ``parent`` left by
+    processes that died while writing (killed, Ctrl-C on ``tcplab run``)."""
+    if os.name != "posix" or not parent.is_dir():
+        return
+    for p in parent.glob(f"{TMP_PREFIX}*"):
+        stem, _, rest = p.name.rpartition("-")  # rest: the random hex
+        stem, _, pid = stem.rpartition("-")
+        if stem != f"{TMP_PREFIX}{name}" or not pid.isdigit() or not rest:
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(p, ignore_errors=True)
+        except OSError:  # alive, another user's
+            continue
+
+
+def write_dir(directory: Path, fill: Callable[[Path], object]) -> Path:
+    """Write a run's directory whole: ``fill`` writes every file into a new
+    temporary directory, which then becomes ``directory``; if ``fill``
+    fails (or is interrupted), the temporary directory is removed and
+    ``directory`` is left as it was.
+
+    A ``directory`` that does not exist is the temporary directory renamed
+    (it appears whole or not at all). An existing one (an earlier run's, or
+    one the user made) is not replaced as a whole, since it may hold the
+    user's other files: the new files are renamed into it one by one,
+    ``summary.json`` removed first and put back last, and the files of the
+    earlier run that this one did not produce are removed (``is_run_file``);
+    if that is cut short, the directory has no ``summary.json`` (it reads as
+    no run) and the new run is whole in its temporary directory."""
+    directory = Path(directory)
+    fresh = not directory.exists()
+    if fresh:
+        parent = directory.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        name = directory.resolve().name
+        _remove_stale_tmp(parent, name)
+        tmp = parent / _tmp_name(name)
+    else:
+        if not directory.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory))
+        _remove_stale_tmp(directory, "")
+        tmp = directory / _tmp_name("")
+    tmp.mkdir()
+    try:
+        fill(tmp)
+        if fresh:
+            os.rename(tmp, directory)
+        else:
+            _commit(tmp, directory)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return directory
+
+
+def _commit(tmp: Path, directory: Path) -> None:
+    """Move the files of ``tmp`` into the existing ``directory``,
+    ``summary.json`` last, removing the earlier run's files not replaced."""
+    new = sorted(p.name for p in tmp.iterdir())
+    stale = [
+        p.name
+        for p in directory.iterdir()
+        if p.name not in new and is_run_file(p.name) and not p.is_dir()
+    ]
+    # Every name checked before anything changes.
+    targets = {name: inside(directory, name) for name in [*new, *stale, SUMMARY_FILE]}
+    targets[SUMMARY_FILE].unlink(missing_ok=True)  # from here on, no run until the last rename
+    for name in stale:
+        targets[name].unlink(missing_ok=True)
+    for name in new:
+        if name != SUMMARY_FILE:
+            os.replace(tmp / name, targets[name])
+    if SUMMARY_FILE in new:
+        os.replace(tmp / SUMMARY_FILE, targets[SUMMARY_FILE])
+
+
+# ------------------------------------------------------- reading them back
+
+
+class ResultFileError(ValueError):
+    """A result file that cannot be read (truncated by a full disk or a
+    crash, damaged, not what its name says): the message names the file."""
+
+
+PARQUET_MAGIC = b"PAR1"
+
+
+def parquet_damage(path: str | os.PathLike[str]) -> str | None:  # noqa: PLR0911 - one per check
+    """Why ``path`` is not a readable Parquet file, or None when it looks
+    whole: it must start and end with the magic bytes ``PAR1``, its footer
+    length must fit in the file, and its footer (the schema) must parse.
+    Cheap: reads the first and last bytes and the footer, not the data."""
+    import polars as pl
+
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        with p.open("rb") as f:
+            head = f.read(4)
+            f.seek(max(size - 8, 0))
+            tail = f.read(8)
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+    if size < 12:
+        return f"{size} bytes, too short for a Parquet file (truncated?)"
+    if head != PARQUET_MAGIC:
+        return "does not start with the Parquet magic bytes PAR1 (not a Parquet file)"
+    if tail[4:] != PARQUET_MAGIC:
+        return "does not end with the Parquet magic bytes PAR1 (truncated?)"
+    footer = int.from_bytes(tail[:4], "little")
+    if footer > size - 12:
+        return f"its footer claims {footer} bytes, more than the file holds (damaged)"
+    try:
+        pl.read_parquet_schema(p)
+    except Exception as e:  # polars' own error types, whatever the damage
+        return f"its footer does not parse ({_first_line(e)})"
+    return None
+
+
+def read_parquet(path: str | os.PathLike[str]) -> pl.DataFrame:
+    """Read a result table; a file that is not a whole Parquet file raises
+    ``ResultFileError`` naming it and saying what is wrong."""
+    import polars as pl
+
+    why = parquet_damage(path)
+    if why is None:
+        try:
+            return pl.read_parquet(Path(path))
+        except (OSError, pl.exceptions.PolarsError) as e:
+            why = _first_line(e)
+    raise ResultFileError(f"{path}: not a readable Parquet file: {why}")
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__

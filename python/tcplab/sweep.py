@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from tcplab import _core
 from tcplab.results import TABLES as results_tables
+from tcplab.results import ResultFileError, inside, read_parquet
 
 if TYPE_CHECKING:
     import polars as pl
@@ -180,9 +181,14 @@ def point_key(coords: Mapping[str, Any]) -> str:
     return hashlib.blake2b(key.encode(), digest_size=5).hexdigest()
 
 
+_INDEX = re.compile(r"-?[0-9]+")
+
+
 def _parse_path(p: str) -> list[str | int]:
     """``host[client].access.rate`` -> ["host", "client"?, ...]; brackets hold an
-    index or a name (marked by a leading NUL so it cannot clash with keys)."""
+    index or a name (marked by a leading NUL so it cannot clash with keys).
+    Indexes count from 0; a negative one (Python's "from the end") is refused,
+    as it would silently pick another entry when the list grows."""
     out: list[str | int] = []
     for part in p.split("."):
         if not part:
@@ -194,7 +200,13 @@ def _parse_path(p: str) -> list[str | int]:
             inner, close, rest = rest.partition("]")
             if not close or not inner:
                 raise ValueError(f"unbalanced brackets in {part!r}")
-            out.append(int(inner) if inner.lstrip("-").isdigit() else "\0" + inner)
+            if _INDEX.fullmatch(inner) and int(inner) < 0:
+                first = f"{name}[0] is the first [[{name}]] table" if name else "[0] is the first"
+                raise ValueError(
+                    f"negative index [{inner}]: indexes count from 0 in file order "
+                    f"({first}); counting from the end is not allowed"
+                )
+            out.append(int(inner) if _INDEX.fullmatch(inner) else "\0" + inner)
             if rest:
                 if not rest.startswith("["):
                     raise ValueError(f"unexpected {rest!r} after ']'")
@@ -267,7 +279,7 @@ def set_field(doc: dict[str, Any], fpath: str, value: Any) -> None:  # noqa: PLR
             if not isinstance(node, list):
                 raise KeyError(f"`{where}`: indexes something that is not a list")
             if isinstance(part, int):
-                if not -len(node) <= part < len(node):
+                if not 0 <= part < len(node):
                     raise KeyError(f"`{where}`: index {part} out of range ({len(node)} entries)")
                 key: Any = part
             else:
@@ -313,16 +325,77 @@ def _index_form(doc: Mapping[str, Any], fpath: str) -> str:
         return fpath
 
 
+MAX_NESTING = 64
+"""Arrays and tables nested deeper than this are refused (the core's TOML
+parser stops earlier; Python's recursion would fail a few hundred deep)."""
+
+
 def _load_toml(text: str, path: str) -> dict[str, Any]:
+    """Parse a scenario's TOML. Errors are the ones ``tcplab validate`` and
+    ``tcplab run`` give for the same text (the core's parser, with line and
+    column), a duplicate key naming its field: not tomllib's words."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.9/3.10 only
         import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
     try:
         doc: dict[str, Any] = tomllib.loads(text)
-        return doc
     except tomllib.TOMLDecodeError as e:
-        raise SweepError(f"{path}: not valid TOML: {e}") from None
+        raise SweepError(_toml_error(text, path, str(e))) from None
+    except RecursionError:
+        raise SweepError(_toml_error(text, path, "recursion limit exceeded")) from None
+    if _depth(doc) > MAX_NESTING:
+        msg = f"arrays or tables nested more than {MAX_NESTING} deep: recursion limit exceeded"
+        raise SweepError(_toml_error(text, path, msg))
+    return doc
+
+
+def _depth(doc: Any) -> int:
+    """How deep arrays and tables nest in ``doc`` (without recursion)."""
+    deepest = 0
+    stack = [(doc, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        children = node.values() if isinstance(node, dict) else node
+        stack += [(c, d + 1) for c in children if isinstance(c, (dict, list))]
+    return deepest
+
+
+_LOCATED = re.compile(r"^( \(line \d+, column \d+\))?: ")
+_LINE_COL = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_DUPLICATE = re.compile(
+    r"^(?P<where>.*?\(line \d+, column \d+\)): duplicate key `(?P<key>[^`]*)` "
+    r"in (?:table `(?P<table>[^`]*)`|document root)$"
+)
+
+
+def _toml_error(text: str, path: str, fallback: str) -> str:
+    """The message for text Python's TOML parser refused: the core parser's
+    own (what validate and run say, with the line and column where the
+    trouble starts), a duplicate key rewritten to name its field; when the
+    core parses the text after all, ``fallback`` (tomllib's words) with its
+    line and column moved to the front."""
+    try:
+        _core.validate(text, path)
+    except _core.ScenarioError as e:
+        msg = str(e)
+        what = _LOCATED.sub("", msg[len(path) :]) if msg.startswith(path) else ""
+        if what and not what.startswith("field `"):  # a parse error, not a field's
+            m = _DUPLICATE.match(msg)
+            if m is None:
+                return msg
+            table, key = m.group("table"), m.group("key")
+            fld = f"{table}.{key}" if table else key
+            hint = "give all of an axis's values in one list" if table == "sweep" else ""
+            return (
+                f"{m.group('where')}: field `{fld}`: set a second time; a key may appear "
+                f"only once in a table{f' ({hint})' if hint else ''}"
+            )
+    m = _LINE_COL.search(fallback)
+    if m is not None:
+        return f"{path} (line {m.group(1)}, column {m.group(2)}): {fallback[: m.start()]}"
+    return f"{path}: {fallback}"
 
 
 def _check_path(path: str, where: str, fp: Any) -> str:
@@ -342,7 +415,35 @@ def _check_path(path: str, where: str, fp: Any) -> str:
 def _values(path: str, where: str, v: Any) -> list[Any]:
     if not isinstance(v, list) or not v:
         raise _err(path, where, v, "must be a non-empty list of values")
+    _unique_labels(path, where, v)
     return v
+
+
+def _unique_labels(path: str, where: str, values: list[Any]) -> None:
+    """Two different values of one axis must not be named alike in the
+    tables (``coord_label``): two ``{ label = "x", ... }`` tables with the
+    same label would make their points indistinguishable. (Equal values are
+    the "two points are identical" error.)"""
+    seen: dict[str, int] = {}
+    for i, v in enumerate(values):
+        key = json.dumps(coord_label(v), sort_keys=True, default=str)
+        j = seen.setdefault(key, i)
+        if j != i and values[j] != v:
+            raise _err(
+                path,
+                where,
+                coord_label(v),
+                f"is the label of two different values, #{j + 1} and #{i + 1} of the list "
+                f"({_show(values[j])} and {_show(v)}); each value needs a `{LABEL}` of "
+                "its own, which names it in the tables",
+            )
+
+
+def _show(v: Any) -> str:
+    """A value as TOML-like text, for messages."""
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_show(x)}" for k, x in v.items()) + " }"
+    return json.dumps(v, default=str)
 
 
 def _axis(path: str, k: str, v: Any) -> Axis:
@@ -732,36 +833,32 @@ def _provenance(sw: Sweep, task: RunTask, wall_s: float) -> dict[str, Any]:
 
 
 def _write_run(out: Path, sw: Sweep, task: RunTask, result: Mapping[str, Any]) -> None:
-    """Write one finished run atomically: a temporary directory renamed into place."""
+    """Write one finished run whole: a temporary directory renamed into
+    place as ``runs/<run id>`` (see ``results.write_dir``), or a failed
+    run's ``failed/<run id>.json``."""
     from tcplab.results import Results, _write_atomic
 
     prov = _provenance(sw, task, float(result["wall_s"]))
     if not result["ok"]:
-        d = out / FAILED
-        d.mkdir(parents=True, exist_ok=True)
+        inside(out, FAILED).mkdir(parents=True, exist_ok=True)
         prov["error"] = result["error"]
         text = json.dumps(prov, indent=2, default=str) + "\n"
-        _write_atomic(d / f"{task.run_id}.json", lambda p: p.write_text(text, encoding="utf-8"))
+        path = inside(out, FAILED, f"{task.run_id}.json")
+        _write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))
         return
-    runs = out / RUNS
-    runs.mkdir(parents=True, exist_ok=True)
-    tmp = runs / f".tmp-{task.run_id}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        Results(result["raw"], scenario=task.text).write(tmp)
-        (tmp / RUN_FILE).write_text(
-            json.dumps(prov, indent=2, default=str) + "\n", encoding="utf-8"
-        )
-        final = runs / task.run_id
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(tmp, final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    (out / FAILED / f"{task.run_id}.json").unlink(missing_ok=True)
+    inside(out, RUNS).mkdir(parents=True, exist_ok=True)
+    final = inside(out, RUNS, task.run_id)
+    if final.exists():  # an earlier attempt's, found damaged: replaced whole
+        shutil.rmtree(final)
+    run_json = json.dumps(prov, indent=2, default=str) + "\n"
+    Results(result["raw"], scenario=task.text).write(final, extra_files={RUN_FILE: run_json})
+    inside(out, FAILED, f"{task.run_id}.json").unlink(missing_ok=True)
 
 
 def done_runs(out: Path) -> set[str]:
-    d = out / RUNS
+    """The ids of the finished runs in ``out/runs`` (directories with a
+    ``run.json``; temporary ones, being written, start with a dot)."""
+    d = Path(out) / RUNS
     if not d.is_dir():
         return set()
     return {
@@ -771,16 +868,36 @@ def done_runs(out: Path) -> set[str]:
     }
 
 
+def run_damage(run_dir: Path) -> str | None:
+    """Why a finished run's directory cannot be trusted (a file truncated by
+    a full disk or a crash, damaged, missing), or None. Cheap: JSON files are
+    parsed, Parquet files checked by their magic bytes and footer."""
+    from tcplab.results import FLOWS_FILE, LINKS_FILE, SUMMARY_FILE, parquet_damage
+
+    for name in (RUN_FILE, SUMMARY_FILE):
+        try:
+            json.loads((run_dir / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            return f"{name} cannot be read ({getattr(e, 'strerror', None) or e})"
+    for name in (FLOWS_FILE, LINKS_FILE):
+        if not (run_dir / name).is_file():
+            return f"{name} is missing"
+    for f in sorted(run_dir.glob("*.parquet")):
+        why = parquet_damage(f)
+        if why is not None:
+            return f"{f.name} {why}"
+    return None
+
+
 class _Executor:
     """A local process pool or a Dask client behind one small interface."""
 
     def __init__(self, jobs: int, scheduler: str | None) -> None:
         self.scheduler = scheduler
         self.jobs = jobs
-        if scheduler:
-            from distributed import Client
-
-            self.client = Client(scheduler)  # type: ignore[no-untyped-call]
+        self._old_pools: list[Any] = []
+        if scheduler is not None:
+            self.client = _connect(scheduler)
         else:
             self._new_pool()
 
@@ -794,35 +911,55 @@ class _Executor:
 
     def slots(self) -> int:
         """How many runs can execute at once."""
-        if self.scheduler:
-            return max(1, sum(self.client.nthreads().values()))  # type: ignore[no-untyped-call]
+        if self.scheduler is not None:
+            return max(1, int(sum(self.client.nthreads().values())))
         return self.jobs
 
     def abort(self) -> None:
-        """Stop at once (an interruption): kill the workers, drop what is queued."""
-        if self.scheduler:
-            self.client.close()  # type: ignore[no-untyped-call]
+        """Stop at once (an interruption): kill the workers, drop what is
+        queued, and wait for the pool's manager thread to finish.
+
+        Waiting matters: a manager thread still tearing the pool down when
+        the interpreter exits closes the pool's wake-up pipe while
+        ``concurrent.futures``' exit hook writes to it (unlocked), which
+        prints a traceback at exit. With the workers dead, the manager
+        thread finds them gone and ends at once."""
+        if self.scheduler is not None:
+            self.client.close()
             return
-        for proc in list(getattr(self.pool, "_processes", {}).values()):
-            proc.kill()
+        for pool in [*self._old_pools, self.pool]:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.kill()
+        self._join_pools(cancel=True)
+
+    def _join_pools(self, cancel: bool) -> None:
+        """Shut every pool down and wait for its threads (see ``abort``)."""
+        for pool in [*self._old_pools, self.pool]:
+            pool.shutdown(wait=True, cancel_futures=cancel)
+        self._old_pools.clear()
+
+    def _replace_pool(self) -> None:
+        """A worker died: the pool is broken; start a new one. The old one
+        is shut down now and joined at the end (``close``, ``abort``)."""
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self._old_pools.append(self.pool)
+        self._new_pool()
 
     def worker_died(self, fut: Any) -> bool:
         """Whether ``fut`` failed because its worker process died (local pool);
         the pool is then replaced so that the sweep can go on."""
-        if self.scheduler:
+        if self.scheduler is not None:
             return False
         from concurrent.futures.process import BrokenProcessPool
 
         if isinstance(fut.exception(), BrokenProcessPool):
             if getattr(self.pool, "_broken", False):
-                self.pool.shutdown(wait=False, cancel_futures=True)
-                self._new_pool()
+                self._replace_pool()
             return True
         return False
 
     def submit(self, task: RunTask) -> Any:
-        if self.scheduler:
+        if self.scheduler is not None:
             return self.client.submit(
                 run_task, task, pure=False, key=f"tcplab-{task.run_id}-{os.urandom(3).hex()}"
             )
@@ -831,12 +968,11 @@ class _Executor:
         try:
             return self.pool.submit(run_task, task)
         except BrokenProcessPool:  # a worker died since the last look: a fresh pool
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self._new_pool()
+            self._replace_pool()
             return self.pool.submit(run_task, task)
 
     def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
-        if self.scheduler:
+        if self.scheduler is not None:
             from distributed import wait
 
             r = wait(list(futures), return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
@@ -855,10 +991,34 @@ class _Executor:
         return res
 
     def close(self) -> None:
-        if self.scheduler:
-            self.client.close()  # type: ignore[no-untyped-call]
+        if self.scheduler is not None:
+            self.client.close()
         else:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self._join_pools(cancel=True)
+
+
+def _connect(scheduler: str) -> Any:
+    """A Dask client of the scheduler at ``scheduler``; ``SweepError`` when
+    the address is empty or the scheduler cannot be reached.
+
+    Only ever with an address: ``distributed.Client()`` without one would
+    start a ``LocalCluster`` of its own, whose dashboard listens on every
+    interface (0.0.0.0:8787). The connection times out after Dask's
+    ``distributed.comm.timeouts.connect`` (30 s by default)."""
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise SweepError(
+            f"--scheduler: {scheduler!r} is not an address; give the Dask scheduler's, "
+            "e.g. tcp://head:8786"
+        )
+    from distributed import Client
+
+    try:
+        return Client(scheduler)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as e:
+        raise SweepError(
+            f"cannot reach the Dask scheduler at {scheduler}: {e} "
+            "(is `dask scheduler` running there, and reachable from this machine?)"
+        ) from None
 
 
 @dataclass
@@ -912,13 +1072,18 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     scheduler: str | None = None,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Path:
     """Run every point and repetition; write each run as it finishes, then the
     sweep's tables. Returns the output directory.
 
     Without ``resume`` the runs of an earlier sweep in ``out`` are removed
-    first. On KeyboardInterrupt the workers are stopped and the exception
-    propagates: every run finished until then is on disk for ``resume``.
+    first. With it, a finished run whose files are damaged (``run_damage``:
+    truncated by a full disk, say) is run again, and ``on_note`` (default:
+    print to stderr) is told so. On KeyboardInterrupt the workers are
+    stopped and the exception propagates: every run finished until then is
+    on disk for ``resume``. A run that cannot be written (a full disk)
+    raises ``OSError``; the runs written before it stay.
 
     With ``sw.backend == "linux"`` the runs are real-time runs on this
     machine's kernel: one at a time, whatever ``jobs`` says, and never on a
@@ -951,10 +1116,11 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
             )
     if not resume:
         for sub in (RUNS, FAILED):
-            shutil.rmtree(outp / sub, ignore_errors=True)
-    elif (outp / RUNS).is_dir():
-        for stale in (outp / RUNS).glob(".tmp-*"):  # runs cut short by an interruption
-            shutil.rmtree(stale, ignore_errors=True)
+            _remove_tree(inside(outp, sub))
+    elif inside(outp, RUNS).is_dir():
+        for stale in (outp / RUNS).glob(".*"):  # runs cut short by an interruption
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale, ignore_errors=True)
     from tcplab.results import _write_atomic
 
     info = {
@@ -975,9 +1141,15 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
         "git_revision": git_revision(),
     }
     text = json.dumps(info, indent=2, default=str) + "\n"
-    _write_atomic(manifest, lambda p: p.write_text(text, encoding="utf-8"))
+    _write_atomic(inside(outp, MANIFEST), lambda p: p.write_text(text, encoding="utf-8"))
 
     done = done_runs(outp) if resume else set()
+    for rid in sorted(done):
+        why = run_damage(outp / RUNS / rid)
+        if why is not None:
+            _note(on_note, f"{outp / RUNS / rid}: {why}: running it again")
+            shutil.rmtree(inside(outp, RUNS, rid))
+            done.discard(rid)
     u = sw.spec.until
     reps = [sw.spec.repetitions] * len(sw.points)
     metrics: list[dict[int, float]] = [{} for _ in sw.points]
@@ -1075,12 +1247,26 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
                 if on_progress is not None:
                     on_progress(Progress(n_done, total, failed, sim_s, time.perf_counter() - t0))
             fill()
+        ex.close()
     except BaseException:
         ex.abort()
         raise
-    ex.close()
     collect(outp)
     return outp
+
+
+def _note(on_note: Callable[[str], None] | None, message: str) -> None:
+    if on_note is None:
+        print(f"note: {message}", file=sys.stderr)
+    else:
+        on_note(message)
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a directory of an earlier sweep's results (refused by
+    ``inside`` when it leads out of the output directory)."""
+    if path.is_dir():
+        shutil.rmtree(path)
 
 
 def _bad_metric(sw: Sweep, u: Until, raw: Mapping[str, Any]) -> str:
@@ -1096,9 +1282,7 @@ def _bad_metric(sw: Sweep, u: Until, raw: Mapping[str, Any]) -> str:
 def _metric_from_dir(run_dir: Path, until: Until) -> float | None:
     """`_metric` of a run already on disk (its table as written); None also
     when the table lacks the row or column."""
-    import polars as pl
-
-    columns = pl.read_parquet(run_dir / f"{until.table}.parquet").to_dict(as_series=False)
+    columns = read_parquet(run_dir / f"{until.table}.parquet").to_dict(as_series=False)
     try:
         return _metric({until.table: columns}, until)
     except KeyError:
@@ -1108,10 +1292,23 @@ def _metric_from_dir(run_dir: Path, until: Until) -> float | None:
 # --- results ---------------------------------------------------------------------------------
 
 
+_RESUME_HINT = "run the sweep again with --resume to redo that run"
+
+
+def _read_json(path: Path, hint: str = _RESUME_HINT) -> Any:
+    """A JSON file of a sweep's output; ``ResultFileError`` naming it when it
+    cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise ResultFileError(f"{path}: cannot be read ({why}); {hint}") from None
+
+
 def _runs(out: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     for rid in sorted(done_runs(out)):
         d = out / RUNS / rid
-        yield d, json.loads((d / RUN_FILE).read_text(encoding="utf-8"))
+        yield d, _read_json(d / RUN_FILE)
 
 
 def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.DataFrame:
@@ -1149,10 +1346,9 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
 
     fname = f"{_table_base(table)}.parquet"
     outp = Path(out)
-    manifest = json.loads((outp / MANIFEST).read_text(encoding="utf-8"))
-    axes = [a for a, _ in manifest["axes"]]
+    axes = [a for a, _ in _read_manifest(outp)["axes"]]
     frames = [
-        _tidy(pl.read_parquet(d / fname), prov, axes)
+        _tidy(_read_run_table(d / fname), prov, axes)
         for d, prov in _runs(outp)
         if (d / fname).exists()
     ]
@@ -1161,27 +1357,36 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     return pl.concat(frames, how="diagonal_relaxed").sort(["point", "rep"], maintain_order=True)
 
 
+def _read_run_table(path: Path) -> pl.DataFrame:
+    """A run's table; a damaged file raises ``ResultFileError`` naming it
+    and saying how to redo the run."""
+    try:
+        return read_parquet(path)
+    except ResultFileError as e:
+        raise ResultFileError(f"{e}; {_RESUME_HINT}") from None
+
+
 def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
     """Write the sweep's tidy tables, every table and trace any finished run
     has, and return them. With ``csv`` each gets a CSV copy; without, CSV
     copies are removed, so that none is older than its table. A table no run
     has (left by an earlier sweep in the directory) is removed."""
-    from tcplab.results import TRACE_PREFIX, TRACES, _write_atomic
+    from tcplab.results import TRACE_PREFIX, TRACES, _write_atomic, polars_io
 
     outp = Path(out)
     written = []
     for base in [*TABLES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]:
         df = read_table(outp, base)
-        parquet, copy_ = outp / f"{base}.parquet", outp / f"{base}.csv"
+        parquet, copy_ = inside(outp, f"{base}.parquet"), inside(outp, f"{base}.csv")
         if df.height == 0:
             parquet.unlink(missing_ok=True)
             copy_.unlink(missing_ok=True)
             continue
-        _write_atomic(parquet, df.write_parquet)
+        _write_atomic(parquet, polars_io(df.write_parquet))
         written.append(parquet)
         if csv:
             nested = [c for c, t in df.schema.items() if t.is_nested()]
-            _write_atomic(copy_, df.drop(nested).write_csv)
+            _write_atomic(copy_, polars_io(df.drop(nested).write_csv))
             written.append(copy_)
         else:
             copy_.unlink(missing_ok=True)
@@ -1193,7 +1398,8 @@ def failures(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
     d = Path(out) / FAILED
     if not d.is_dir():
         return []
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(d.glob("*.json"))]
+    hint = "remove it, or run the sweep again (with --resume to keep the finished runs)"
+    return [_read_json(p, hint) for p in sorted(d.glob("*.json"))]
 
 
 # The columns that identify a row within one run, per table.

@@ -131,6 +131,8 @@ def _braud_report(out: Path, quick: bool) -> Path:
     )
     import polars as pl
 
+    from tcplab.results import read_parquet
+
     rep.add_section("Experiment 1: long-lived connections")
     for buf, fig_no in ((40, 1), (250, 2)):
         d = util.filter(pl.col("uplink_buffer") == buf).with_columns(
@@ -183,7 +185,7 @@ def _braud_report(out: Path, quick: bool) -> Path:
                 )
     trace = out / "pendulum" / "trace_queue.parquet"
     if trace.exists():
-        q = pl.read_parquet(trace).filter(pl.col("link_name").is_in([DOWN, UP]))
+        q = read_parquet(trace).filter(pl.col("link_name").is_in([DOWN, UP]))
         fig = figures.time_series(
             q,
             x="time_s",
