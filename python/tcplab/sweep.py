@@ -381,7 +381,9 @@ def _toml_error(text: str, path: str, fallback: str) -> str:
     except _core.ScenarioError as e:
         msg = str(e)
         what = _LOCATED.sub("", msg[len(path) :]) if msg.startswith(path) else ""
-        if what and not what.startswith("field `"):  # a parse error, not a field's
+        # A parse error, not a field's (the core names the key a too deep
+        # value is written under).
+        if what and (not what.startswith("field `") or "recursion limit exceeded" in what):
             m = _DUPLICATE.match(msg)
             if m is None:
                 return msg
