@@ -10,6 +10,7 @@ mod link;
 mod network;
 mod packet;
 pub mod qdisc;
+pub mod routing;
 
 pub use link::{Link, LinkConfig, LinkStats, LossModel};
 pub use network::{
@@ -17,6 +18,7 @@ pub use network::{
 };
 pub use packet::{Ecn, Packet, PacketId, PacketPool};
 pub use qdisc::{QPkt, Qdisc, QueueLimit};
+pub use routing::{Routing, RoutingSize};
 
 /// Index of a node (host or router).
 pub type NodeId = u32;

@@ -11,8 +11,8 @@
 use crate::link::{Link, LinkConfig, Wire};
 use crate::packet::{Packet, PacketId, PacketPool};
 use crate::qdisc::{QPkt, Qdisc};
+use crate::routing::Routing;
 use crate::{Ecn, LinkId, NodeId};
-use std::collections::VecDeque;
 use tcplab_engine::{RngStream, Scheduler, SimTime};
 
 /// The network's own events, wrapped by the world's event type.
@@ -115,8 +115,6 @@ pub enum NodeKind {
     Router,
 }
 
-const NO_ROUTE: LinkId = LinkId::MAX;
-
 /// Why [`Network::path`] found no path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathError {
@@ -163,8 +161,8 @@ pub struct Network<H> {
     pub pool: PacketPool<H>,
     links: Vec<Link>,
     kinds: Vec<NodeKind>,
-    /// `routes[node * n + dst]`: the link `node` sends on towards `dst`.
-    routes: Vec<LinkId>,
+    /// The routes (see [`crate::routing`]).
+    routing: Routing,
     /// Packets that had no route (should stay zero after validation).
     pub unroutable: u64,
     /// Packets discarded since the caller last cleared them.
@@ -187,7 +185,7 @@ impl<H: Copy> Network<H> {
             pool: PacketPool::with_capacity(4096),
             links: Vec::new(),
             kinds,
-            routes: vec![NO_ROUTE; n * n],
+            routing: Routing::new(n),
             unroutable: 0,
             drops: Vec::with_capacity(64),
             stages: vec![None; n],
@@ -338,19 +336,23 @@ impl<H: Copy> Network<H> {
     pub fn link(&self, l: LinkId) -> &Link {
         &self.links[l as usize]
     }
-    /// Set the route from `node` towards `dst` explicitly.
+    /// Set the route from `node` towards `dst` explicitly (it wins over the
+    /// shortest path, before or after [`Network::compute_routes`]).
     pub fn set_route(&mut self, node: NodeId, dst: NodeId, link: LinkId) {
-        let n = self.kinds.len();
         assert_eq!(
             self.links[link as usize].cfg.from, node,
             "route must leave from the node"
         );
-        self.routes[node as usize * n + dst as usize] = link;
+        self.routing.set_explicit(node, dst, link);
     }
     /// The link `node` uses towards `dst`, if any.
+    #[inline]
     pub fn route(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
-        let l = self.routes[node as usize * self.kinds.len() + dst as usize];
-        (l != NO_ROUTE).then_some(l)
+        self.routing.route(node, dst)
+    }
+    /// The routes.
+    pub fn routing(&self) -> &Routing {
+        &self.routing
     }
     /// The links from `from` to `to` along the routes.
     pub fn path(&self, from: NodeId, to: NodeId) -> Result<Vec<LinkId>, PathError> {
@@ -369,40 +371,26 @@ impl<H: Copy> Network<H> {
         }
         Ok(links)
     }
-    /// Fill every unset route with a shortest path in hops (ties broken by the
-    /// lowest link id, so routes are deterministic). Packets never transit
-    /// through hosts other than their source.
+    /// Compute the shortest paths in hops (ties broken by the lowest link
+    /// id, so routes are deterministic) towards every host and every
+    /// destination of an explicit route; explicit routes win over them.
+    /// Packets never transit through hosts other than their source. Routes
+    /// towards other nodes (routers no packet is addressed to) are `None`.
     pub fn compute_routes(&mut self) {
-        let n = self.kinds.len();
-        // Reverse BFS from each destination over links `from -> to`.
-        let mut incoming: Vec<Vec<LinkId>> = vec![Vec::new(); n];
-        for (i, l) in self.links.iter().enumerate() {
-            incoming[l.cfg.to as usize].push(i as LinkId);
-        }
-        let mut dist = vec![u32::MAX; n];
-        let mut queue = VecDeque::new();
-        for dst in 0..n {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
-            queue.clear();
-            queue.push_back(dst);
-            while let Some(v) = queue.pop_front() {
-                // Only the destination itself or routers may forward towards dst.
-                if v != dst && self.kinds[v] == NodeKind::Host {
-                    continue;
-                }
-                for &l in &incoming[v] {
-                    let u = self.links[l as usize].cfg.from as usize;
-                    if dist[u] == u32::MAX {
-                        dist[u] = dist[v] + 1;
-                        if self.routes[u * n + dst] == NO_ROUTE {
-                            self.routes[u * n + dst] = l;
-                        }
-                        queue.push_back(u);
-                    }
-                }
-            }
-        }
+        let mut dsts: Vec<NodeId> = (0..self.kinds.len() as NodeId)
+            .filter(|&n| self.kinds[n as usize] == NodeKind::Host)
+            .collect();
+        dsts.extend(self.routing.explicit_destinations());
+        self.compute_routes_to(&dsts);
+    }
+    /// [`Network::compute_routes`] towards the nodes `dsts` only.
+    pub fn compute_routes_to(&mut self, dsts: &[NodeId]) {
+        let ends = self.link_ends();
+        self.routing.compute(&self.kinds, &ends, dsts);
+    }
+    /// Every link's `(from, to)`, in id order.
+    pub fn link_ends(&self) -> Vec<(NodeId, NodeId)> {
+        self.links.iter().map(|l| (l.cfg.from, l.cfg.to)).collect()
     }
 
     /// Send packet `id` from `node` along its route (used by hosts and routers).
