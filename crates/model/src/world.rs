@@ -1253,23 +1253,82 @@ pub fn offered_loads(sc: &Scenario) -> Vec<GeneratorResult> {
 }
 
 /// [`offered_loads`] on a network already built for the scenario.
+///
+/// The mean unit and the bottleneck are over every (sender, receiver) pair,
+/// computed without walking each pair: hosts are grouped by what the unit
+/// depends on (their MSS, timestamps and agent kind), and by routing class
+/// (`tcplab_net::Routing::source_class`, `dest_class`: hosts of a class share
+/// their routes but for their first or last link), so a generator between
+/// 10^5 and 10^5 hosts costs one walk per pair of classes. The unit sum is of
+/// integers, exact in f64 as the pair by pair sum was.
 fn offered_loads_on(sc: &Scenario, net: &Network<TcpHeader>) -> Vec<GeneratorResult> {
+    use std::collections::BTreeMap;
+    let routing = net.routing();
     sc.generators
         .iter()
         .map(|g| {
-            let mut unit_sum = 0.0;
-            let mut pairs = 0.0;
+            // Hosts by what their unit depends on: (count, a representative).
+            let group = |hosts: &[u32], sender: bool| -> Vec<(u64, u32)> {
+                let mut m: BTreeMap<(bool, u32, bool), (u64, u32)> = BTreeMap::new();
+                for &h in hosts {
+                    let t = &sc.hosts[h as usize].tcp;
+                    let key = (sender && t.handshake.one_way(), t.mss, t.timestamps);
+                    m.entry(key).or_insert((0, h)).0 += 1;
+                }
+                m.into_values().collect()
+            };
+            let (senders, receivers) = (group(&g.from, true), group(&g.to, false));
+            let mut unit_sum: u128 = 0;
+            for &(na, a) in &senders {
+                for &(nb, b) in &receivers {
+                    unit_sum += (na * nb) as u128 * g.unit_bytes(&sc.hosts, a, b) as u128;
+                }
+            }
+            let pairs = g.from.len() as f64 * g.to.len() as f64;
+            // Routing classes: the slowest first link of each sender class,
+            // last link of each receiver class, and the links between.
+            let classes = |hosts: &[u32], key: &dyn Fn(u32) -> u32| -> BTreeMap<u32, Vec<u32>> {
+                let mut m: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+                for &h in hosts {
+                    m.entry(key(h)).or_default().push(h);
+                }
+                m
+            };
+            let from = classes(&g.from, &|h| routing.source_class(h));
+            let to = classes(&g.to, &|h| routing.dest_class(h));
+            let rate = |l: u32| net.link(l).cfg.rate_bps;
+            let route = |a: u32, b: u32| net.route(a, b).expect("routes checked at validation");
+            let b0 = g.to[0];
             let mut bottleneck = u64::MAX;
-            for &a in &g.from {
-                for &b in &g.to {
-                    unit_sum += g.unit_bytes(&sc.hosts, a, b) as f64;
-                    pairs += 1.0;
-                    for l in net.path(a, b).expect("routes checked at validation") {
-                        bottleneck = bottleneck.min(net.link(l).cfg.rate_bps);
+            // A class other than the host itself shares all but its first
+            // link (a sender's one link out) or its last (the link from the
+            // router a receiver hangs from): those are taken host by host.
+            for (&ca, senders) in &from {
+                if ca != senders[0] {
+                    for &a in senders {
+                        bottleneck = bottleneck.min(rate(route(a, b0)));
                     }
                 }
             }
-            let mean_size_bytes = g.size.mean() * unit_sum / pairs;
+            for (&cb, receivers) in &to {
+                if cb != receivers[0] {
+                    for &b in receivers {
+                        bottleneck = bottleneck.min(rate(route(cb, b)));
+                    }
+                }
+            }
+            for (&ca, senders) in &from {
+                for (&cb, receivers) in &to {
+                    let (a, b) = (senders[0], receivers[0]);
+                    let path = net.path(a, b).expect("routes checked at validation");
+                    let first = usize::from(ca != a);
+                    let last = path.len() - usize::from(cb != b);
+                    for &l in &path[first.min(last)..last] {
+                        bottleneck = bottleneck.min(rate(l));
+                    }
+                }
+            }
+            let mean_size_bytes = g.size.mean() * unit_sum as f64 / pairs;
             let offered_bps = g.arrivals.rate() * mean_size_bytes * 8.0;
             GeneratorResult {
                 name: g.name.clone(),

@@ -171,6 +171,8 @@ pub struct Network<H> {
     stages: Vec<Option<HostStage>>,
     /// Whether any node has a stage.
     any_stage: bool,
+    /// Nodes with a stage.
+    staged: usize,
     /// Links whose transmissions are logged.
     capture: Vec<bool>,
     /// Transmissions of captured links since the caller last cleared them.
@@ -190,6 +192,7 @@ impl<H: Copy> Network<H> {
             drops: Vec::with_capacity(64),
             stages: vec![None; n],
             any_stage: false,
+            staged: 0,
             capture: Vec::new(),
             captures: Vec::new(),
         }
@@ -224,12 +227,16 @@ impl<H: Copy> Network<H> {
             NodeKind::Host,
             "only hosts have a stage"
         );
-        self.stages[node as usize] = (!cfg.is_free()).then(|| HostStage {
+        let slot = &mut self.stages[node as usize];
+        self.staged -= usize::from(slot.is_some());
+        *slot = (!cfg.is_free()).then(|| HostStage {
             cfg,
             rng: (cfg.tx_jitter > SimTime::ZERO).then(|| RngStream::new(0, node as u64)),
             ..HostStage::default()
         });
-        self.any_stage = self.stages.iter().any(Option::is_some);
+        self.staged += usize::from(slot.is_some());
+        // Counted, not searched: a scenario sets every host's stage.
+        self.any_stage = self.staged > 0;
     }
     /// The random stream host `node`'s `tx_jitter` draws from (a run's seed).
     pub fn seed_host_stage(&mut self, node: NodeId, rng: RngStream) {
@@ -1445,6 +1452,27 @@ mod tests {
         net.send(0, id, &mut s);
         // Two hops of 1 ms serialisation (1000 B at 8 Mb/s) + 1 ms propagation.
         assert_eq!(drain(&mut net, &mut s), vec![(4_000_000, 9)]);
+    }
+
+    #[test]
+    fn stages_are_counted_as_they_are_set_and_removed() {
+        // Setting every host's stage (free ones included) counts, not
+        // searches: the network knows whether any host has a stage after
+        // each call, also when one is removed again.
+        let mut net: Network<u32> = Network::new(vec![NodeKind::Host; 3]);
+        let busy = HostStageConfig {
+            per_packet: SimTime::from_micros(10),
+            ..HostStageConfig::default()
+        };
+        net.set_host_stage(0, busy);
+        net.set_host_stage(1, busy);
+        net.set_host_stage(1, busy);
+        net.set_host_stage(2, HostStageConfig::default());
+        assert_eq!((net.staged, net.any_stage), (2, true));
+        net.set_host_stage(0, HostStageConfig::default());
+        assert_eq!((net.staged, net.any_stage), (1, true));
+        net.set_host_stage(1, HostStageConfig::default());
+        assert_eq!((net.staged, net.any_stage), (0, false));
     }
 
     #[test]

@@ -43,14 +43,14 @@ pub(crate) const NO_ROUTE: LinkId = LinkId::MAX;
 const NO_COL: u32 = u32::MAX;
 const NO_NODE: NodeId = NodeId::MAX;
 
-/// How a node finds its next hop.
-const KIND_NONE: u8 = 0;
-/// From its row of the table.
-const KIND_ROW: u8 = 1;
+/// How a node finds its next hop: from its row of the table.
+const KIND_ROW: u8 = 0;
 /// Its one link, towards destinations its neighbour router reaches.
-const KIND_VIA: u8 = 2;
+const KIND_VIA: u8 = 1;
 /// Its one link, to a host: towards that host only.
-const KIND_TO_HOST: u8 = 3;
+const KIND_TO_HOST: u8 = 2;
+/// No link out.
+const KIND_NONE: u8 = 3;
 
 /// The node has explicit entries (as the node a packet is at).
 const FLAG_EXPLICIT_FROM: u8 = 1;
@@ -61,17 +61,29 @@ const FLAG_EXPLICIT_TO: u8 = 2;
 struct Hop {
     kind: u8,
     flags: u8,
-    /// The row (`KIND_ROW`) or the neighbour (`KIND_VIA`, `KIND_TO_HOST`).
-    a: u32,
+    /// `KIND_ROW` or `KIND_VIA` and no explicit entry: [`Routing::route`]'s fast path.
+    fast: bool,
+    /// Its row (`KIND_ROW`), or its neighbour's (`KIND_VIA`).
+    row: u32,
+    /// The neighbour (`KIND_VIA`, `KIND_TO_HOST`).
+    next: NodeId,
     /// The one outgoing link (`KIND_VIA`, `KIND_TO_HOST`).
     out: LinkId,
 }
 
+impl Hop {
+    fn is_fast(&self) -> bool {
+        self.kind <= KIND_VIA && self.flags & FLAG_EXPLICIT_FROM == 0
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Dst {
-    /// The column (`NO_COL`: no routes kept towards this node).
-    col: u32,
-    /// The column's root: the node itself, or the router it hangs from.
+    /// Where its column starts in the table (the last column, empty, when no
+    /// routes are kept towards this node).
+    base: usize,
+    /// The column's root: the node itself, or the router it hangs from
+    /// (`NO_NODE`: no routes kept towards this node).
     root: NodeId,
     /// The link from `root` to the node when they differ.
     anchor_link: LinkId,
@@ -86,7 +98,8 @@ pub struct Routing {
     rows: usize,
     /// Columns (one search each).
     cols: usize,
-    /// `table[col * rows + row]`: the link a node sends on towards a column's root.
+    /// `table[col * rows + row]`: the link a node sends on towards a column's
+    /// root; one more column, all `NO_ROUTE`, for the other destinations.
     table: Vec<LinkId>,
     /// Explicit entries: (node, destination) -> link.
     explicit: BTreeMap<(NodeId, NodeId), LinkId>,
@@ -104,7 +117,7 @@ pub struct RoutingSize {
 impl RoutingSize {
     /// Bytes the routing holds for `nodes` nodes and `explicit` explicit entries.
     pub fn bytes(&self, nodes: usize, explicit: usize) -> u64 {
-        (self.rows as u64 * self.cols as u64) * 4
+        (self.rows as u64 * (self.cols as u64 + 1)) * 4
             + nodes as u64 * (std::mem::size_of::<Hop>() + std::mem::size_of::<Dst>()) as u64
             + explicit as u64 * 48
     }
@@ -118,14 +131,16 @@ impl Routing {
                 Hop {
                     kind: KIND_NONE,
                     flags: 0,
-                    a: 0,
+                    fast: false,
+                    row: 0,
+                    next: NO_NODE,
                     out: NO_ROUTE
                 };
                 n
             ],
             dsts: vec![
                 Dst {
-                    col: NO_COL,
+                    base: 0,
                     root: NO_NODE,
                     anchor_link: NO_ROUTE
                 };
@@ -141,7 +156,9 @@ impl Routing {
     /// At `node`, send packets for `dst` on `link`, whatever the search says.
     pub fn set_explicit(&mut self, node: NodeId, dst: NodeId, link: LinkId) {
         self.explicit.insert((node, dst), link);
-        self.hops[node as usize].flags |= FLAG_EXPLICIT_FROM;
+        let h = &mut self.hops[node as usize];
+        h.flags |= FLAG_EXPLICIT_FROM;
+        h.fast = false;
         self.hops[dst as usize].flags |= FLAG_EXPLICIT_TO;
     }
 
@@ -151,38 +168,50 @@ impl Routing {
     }
 
     /// The link `node` uses towards `dst`, if any.
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
+        // The packet path: a router or a host with one link to a router,
+        // towards another node; the rest (explicit entries, hosts linked to
+        // hosts or to nothing, a node asking for itself) takes the slow path.
+        let h = &self.hops[node as usize];
+        if !h.fast || node == dst {
+            return self.route_slow(node, dst);
+        }
+        let d = &self.dsts[dst as usize];
+        if node == d.root {
+            // `dst` hangs from `node` (were `node` its own root, node == dst).
+            return Some(d.anchor_link);
+        }
+        let e = self.table[d.base + h.row as usize];
+        if h.kind == KIND_ROW {
+            (e != NO_ROUTE).then_some(e)
+        } else {
+            // The neighbour router propagates: it is the root or was reached.
+            (h.next == d.root || e != NO_ROUTE).then_some(h.out)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn route_slow(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
         let h = self.hops[node as usize];
         if h.flags & FLAG_EXPLICIT_FROM != 0 {
             if let Some(&l) = self.explicit.get(&(node, dst)) {
                 return Some(l);
             }
         }
-        if node == dst {
-            return None;
-        }
         let d = self.dsts[dst as usize];
-        if d.col == NO_COL {
+        if node == dst || d.root == NO_NODE {
             return None;
         }
         if node == d.root {
-            // `dst` hangs from `node` (were `node` its own root, node == dst).
             return Some(d.anchor_link);
         }
-        let base = d.col as usize * self.rows;
+        let entry = || self.table[d.base + h.row as usize];
         let l = match h.kind {
-            KIND_ROW => self.table[base + h.a as usize],
-            KIND_VIA => {
-                let v = h.a;
-                let via = self.hops[v as usize].a as usize;
-                if v == d.root || self.table[base + via] != NO_ROUTE {
-                    h.out
-                } else {
-                    NO_ROUTE
-                }
-            }
-            KIND_TO_HOST if h.a == dst => h.out,
+            KIND_ROW => entry(),
+            KIND_VIA if h.next == d.root || entry() != NO_ROUTE => h.out,
+            KIND_TO_HOST if h.next == dst => h.out,
             _ => NO_ROUTE,
         };
         (l != NO_ROUTE).then_some(l)
@@ -219,11 +248,17 @@ impl Routing {
             in_deg[to as usize] += 1;
             in_link[to as usize] = i as LinkId;
         }
+        let mut row = vec![0u32; n];
         let mut rows = 0u32;
-        for (u, hop) in self.hops.iter_mut().enumerate() {
-            let (kind, a, out) = if kinds[u] == NodeKind::Router || out_deg[u] >= 2 {
+        for u in 0..n {
+            if kinds[u] == NodeKind::Router || out_deg[u] >= 2 {
+                row[u] = rows;
                 rows += 1;
-                (KIND_ROW, rows - 1, NO_ROUTE)
+            }
+        }
+        for (u, hop) in self.hops.iter_mut().enumerate() {
+            let (kind, next, out) = if kinds[u] == NodeKind::Router || out_deg[u] >= 2 {
+                (KIND_ROW, NO_NODE, NO_ROUTE)
             } else if out_deg[u] == 1 {
                 let l = out_link[u];
                 let v = links[l as usize].1;
@@ -233,25 +268,33 @@ impl Routing {
                     (KIND_TO_HOST, v, l)
                 }
             } else {
-                (KIND_NONE, 0, NO_ROUTE)
+                (KIND_NONE, NO_NODE, NO_ROUTE)
+            };
+            let r = match kind {
+                KIND_ROW => row[u],
+                KIND_VIA => row[next as usize],
+                _ => 0,
             };
             *hop = Hop {
                 kind,
                 flags: hop.flags,
-                a,
+                fast: false,
+                row: r,
+                next,
                 out,
             };
+            hop.fast = hop.is_fast();
         }
         self.rows = rows as usize;
         // Columns: one per distinct root, in order of first appearance.
         let mut col_of_root: Vec<u32> = vec![NO_COL; n];
         let mut roots = Vec::new();
         for d in &mut self.dsts {
-            d.col = NO_COL;
+            d.root = NO_NODE;
         }
         for &dst in dsts {
             let di = dst as usize;
-            if self.dsts[di].col != NO_COL {
+            if self.dsts[di].root != NO_NODE {
                 continue;
             }
             let l = in_link[di];
@@ -269,12 +312,16 @@ impl Routing {
                 roots.push(root);
             }
             self.dsts[di] = Dst {
-                col: col_of_root[root as usize],
+                base: col_of_root[root as usize] as usize,
                 root,
                 anchor_link,
             };
         }
         self.cols = roots.len();
+        for d in &mut self.dsts {
+            // Column index to start of the column (the last column: empty).
+            d.base = if d.root == NO_NODE { self.cols } else { d.base } * self.rows;
+        }
         roots
     }
 
@@ -306,7 +353,7 @@ impl Routing {
             }
         }
         drop(fill);
-        self.table = vec![NO_ROUTE; self.rows * self.cols];
+        self.table = vec![NO_ROUTE; self.rows * (self.cols + 1)];
         let mut seen = vec![u32::MAX; n];
         let mut queue: Vec<NodeId> = Vec::with_capacity(self.rows + 1);
         for (c, &root) in roots.iter().enumerate() {
@@ -326,7 +373,7 @@ impl Routing {
                     let u = links[l as usize].0 as usize;
                     if seen[u] != mark {
                         seen[u] = mark;
-                        self.table[base + self.hops[u].a as usize] = l;
+                        self.table[base + self.hops[u].row as usize] = l;
                         queue.push(u as NodeId);
                     }
                 }
@@ -340,7 +387,7 @@ impl Routing {
     pub fn source_class(&self, node: NodeId) -> NodeId {
         let h = self.hops[node as usize];
         if h.kind == KIND_VIA && h.flags & FLAG_EXPLICIT_FROM == 0 {
-            h.a
+            h.next
         } else {
             node
         }
@@ -351,7 +398,7 @@ impl Routing {
     /// explicit entry towards it) is in that router's class, any other node in its own.
     pub fn dest_class(&self, node: NodeId) -> NodeId {
         let d = self.dsts[node as usize];
-        if d.col != NO_COL
+        if d.root != NO_NODE
             && d.root != node
             && self.hops[node as usize].flags & FLAG_EXPLICIT_TO == 0
         {
