@@ -12,8 +12,8 @@ mod world;
 pub use results::*;
 pub use schema::Scenario;
 pub use world::{
-    build_network, flow_phase, flow_starts, link_delta, loss_model, make_qdisc, memory_estimate,
-    offered_loads, result_names, FlowSnap, LinkDelta, LinkSnap,
+    build_network, build_routing, flow_phase, flow_starts, link_delta, loss_model, make_qdisc,
+    memory_estimate, offered_loads, result_names, FlowSnap, LinkDelta, LinkSnap,
 };
 
 /// A scenario that failed validation: the message names the file, the field

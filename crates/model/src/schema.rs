@@ -2032,12 +2032,11 @@ fn check_routes(sc: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     // failing pair in file order is still the one reported, and a generator
     // between two sides of 10^5 hosts behind a few routers costs a few walks,
     // not 10^10.
-    let net = crate::world::build_network(sc, sc.seed);
-    let routing = net.routing();
+    let routing = crate::world::build_routing(sc);
     let class = |h: u32| (routing.source_class(h), routing.dest_class(h));
     let check = |field: &dyn Fn() -> String, src: u32, dst: u32| -> Result<(), ScenarioError> {
         for (a, b) in [(src, dst), (dst, src)] {
-            let why = match net.path(a, b) {
+            let why = match routing.path(a, b) {
                 Ok(_) => continue,
                 Err(PathError::NoRoute(n)) => format!(
                     "no route from {} to {} (a flow needs links both ways: data one way, ACKs back)",

@@ -130,10 +130,9 @@ pub fn flow_starts(sc: &Scenario, seed: u64) -> Vec<SimTime> {
         .collect()
 }
 
-/// Build the network of a scenario (nodes, links, routes), random losses drawn
-/// from streams of `seed`.
-pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
-    let kinds = (0..sc.nodes.len())
+/// Each node's kind: hosts first, then routers.
+fn node_kinds(sc: &Scenario) -> Vec<NodeKind> {
+    (0..sc.nodes.len())
         .map(|i| {
             if i < sc.hosts.len() {
                 NodeKind::Host
@@ -141,8 +140,28 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                 NodeKind::Router
             }
         })
-        .collect();
-    let mut net = Network::new(kinds);
+        .collect()
+}
+
+/// The routes of a scenario alone, as [`build_network`] computes them,
+/// without building links and queues (for validation and estimates).
+pub fn build_routing(sc: &Scenario) -> tcplab_net::Routing {
+    let kinds = node_kinds(sc);
+    let mut routing = tcplab_net::Routing::new(&kinds);
+    for r in &sc.routes {
+        routing.set_explicit(r.node, r.dst, r.link);
+    }
+    let ends: Vec<(u32, u32)> = sc.links.iter().map(|l| (l.from, l.to)).collect();
+    let mut dsts: Vec<u32> = (0..sc.hosts.len() as u32).collect();
+    dsts.extend(sc.routes.iter().map(|r| r.dst));
+    routing.compute(&ends, &dsts);
+    routing
+}
+
+/// Build the network of a scenario (nodes, links, routes), random losses drawn
+/// from streams of `seed`.
+pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
+    let mut net = Network::new(node_kinds(sc));
     for (i, l) in sc.links.iter().enumerate() {
         let q = make_qdisc(l, i, seed);
         net.add_link(
@@ -822,7 +841,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         }
     }
     w.transfers.sort_by_key(|t| (t.generator, t.seq));
-    let generators = offered_loads_on(sc, &w.net)
+    let generators = offered_loads_on(sc, w.net.routing())
         .into_iter()
         .zip(&w.gens)
         .enumerate()
@@ -1249,7 +1268,7 @@ pub fn offered_loads(sc: &Scenario) -> Vec<GeneratorResult> {
     if sc.generators.is_empty() {
         return Vec::new();
     }
-    offered_loads_on(sc, &build_network(sc, sc.seed))
+    offered_loads_on(sc, &build_routing(sc))
 }
 
 /// [`offered_loads`] on a network already built for the scenario.
@@ -1261,9 +1280,8 @@ pub fn offered_loads(sc: &Scenario) -> Vec<GeneratorResult> {
 /// their routes but for their first or last link), so a generator between
 /// 10^5 and 10^5 hosts costs one walk per pair of classes. The unit sum is of
 /// integers, exact in f64 as the pair by pair sum was.
-fn offered_loads_on(sc: &Scenario, net: &Network<TcpHeader>) -> Vec<GeneratorResult> {
+fn offered_loads_on(sc: &Scenario, routing: &tcplab_net::Routing) -> Vec<GeneratorResult> {
     use std::collections::BTreeMap;
-    let routing = net.routing();
     sc.generators
         .iter()
         .map(|g| {
@@ -1296,8 +1314,8 @@ fn offered_loads_on(sc: &Scenario, net: &Network<TcpHeader>) -> Vec<GeneratorRes
             };
             let from = classes(&g.from, &|h| routing.source_class(h));
             let to = classes(&g.to, &|h| routing.dest_class(h));
-            let rate = |l: u32| net.link(l).cfg.rate_bps;
-            let route = |a: u32, b: u32| net.route(a, b).expect("routes checked at validation");
+            let rate = |l: u32| sc.links[l as usize].rate_bps;
+            let route = |a: u32, b: u32| routing.route(a, b).expect("routes checked at validation");
             let b0 = g.to[0];
             let mut bottleneck = u64::MAX;
             // A class other than the host itself shares all but its first
@@ -1320,7 +1338,7 @@ fn offered_loads_on(sc: &Scenario, net: &Network<TcpHeader>) -> Vec<GeneratorRes
             for (&ca, senders) in &from {
                 for (&cb, receivers) in &to {
                     let (a, b) = (senders[0], receivers[0]);
-                    let path = net.path(a, b).expect("routes checked at validation");
+                    let path = routing.path(a, b).expect("routes checked at validation");
                     let first = usize::from(ca != a);
                     let last = path.len() - usize::from(cb != b);
                     for &l in &path[first.min(last)..last] {

@@ -11,7 +11,7 @@
 use crate::link::{Link, LinkConfig, Wire};
 use crate::packet::{Packet, PacketId, PacketPool};
 use crate::qdisc::{QPkt, Qdisc};
-use crate::routing::Routing;
+use crate::routing::{PathError, Routing};
 use crate::{Ecn, LinkId, NodeId};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
 
@@ -115,17 +115,6 @@ pub enum NodeKind {
     Router,
 }
 
-/// Why [`Network::path`] found no path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PathError {
-    /// This node has no route onward.
-    NoRoute(NodeId),
-    /// The routes loop; this node is on the loop.
-    Loop(NodeId),
-    /// The routes lead into this host, which does not forward.
-    ThroughHost(NodeId),
-}
-
 /// A packet the network discarded: dropped by a queue or lost on a wire.
 /// The network keeps them until the caller clears them (see
 /// [`Network::drops`]), so that the caller can attribute them to whatever it
@@ -186,8 +175,8 @@ impl<H: Copy> Network<H> {
         Network {
             pool: PacketPool::with_capacity(4096),
             links: Vec::new(),
+            routing: Routing::new(&kinds),
             kinds,
-            routing: Routing::new(n),
             unroutable: 0,
             drops: Vec::with_capacity(64),
             stages: vec![None; n],
@@ -363,20 +352,8 @@ impl<H: Copy> Network<H> {
     }
     /// The links from `from` to `to` along the routes.
     pub fn path(&self, from: NodeId, to: NodeId) -> Result<Vec<LinkId>, PathError> {
-        let mut links = Vec::new();
-        let mut node = from;
-        while node != to {
-            let l = self.route(node, to).ok_or(PathError::NoRoute(node))?;
-            links.push(l);
-            if links.len() > self.kinds.len() {
-                return Err(PathError::Loop(node));
-            }
-            node = self.links[l as usize].cfg.to;
-            if node != to && self.kinds[node as usize] == NodeKind::Host {
-                return Err(PathError::ThroughHost(node));
-            }
-        }
-        Ok(links)
+        self.routing
+            .walk(from, to, |l| self.links[l as usize].cfg.to)
     }
     /// Compute the shortest paths in hops (ties broken by the lowest link
     /// id, so routes are deterministic) towards every host and every
@@ -393,7 +370,7 @@ impl<H: Copy> Network<H> {
     /// [`Network::compute_routes`] towards the nodes `dsts` only.
     pub fn compute_routes_to(&mut self, dsts: &[NodeId]) {
         let ends = self.link_ends();
-        self.routing.compute(&self.kinds, &ends, dsts);
+        self.routing.compute(&ends, dsts);
     }
     /// Every link's `(from, to)`, in id order.
     pub fn link_ends(&self) -> Vec<(NodeId, NodeId)> {

@@ -89,9 +89,23 @@ struct Dst {
     anchor_link: LinkId,
 }
 
+/// Why [`Routing::path`] found no path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathError {
+    /// This node has no route onward.
+    NoRoute(NodeId),
+    /// The routes loop; this node is on the loop.
+    Loop(NodeId),
+    /// The routes lead into this host, which does not forward.
+    ThroughHost(NodeId),
+}
+
 /// The routes of a network (see the module header).
 #[derive(Clone, Debug)]
 pub struct Routing {
+    kinds: Vec<NodeKind>,
+    /// Every link's `(from, to)` when the routes were computed.
+    ends: Vec<(NodeId, NodeId)>,
     hops: Vec<Hop>,
     dsts: Vec<Dst>,
     /// Nodes with a row.
@@ -118,15 +132,18 @@ impl RoutingSize {
     /// Bytes the routing holds for `nodes` nodes and `explicit` explicit entries.
     pub fn bytes(&self, nodes: usize, explicit: usize) -> u64 {
         (self.rows as u64 * (self.cols as u64 + 1)) * 4
-            + nodes as u64 * (std::mem::size_of::<Hop>() + std::mem::size_of::<Dst>()) as u64
+            + nodes as u64 * (std::mem::size_of::<Hop>() + std::mem::size_of::<Dst>() + 1) as u64
             + explicit as u64 * 48
     }
 }
 
 impl Routing {
-    /// No routes yet among `n` nodes.
-    pub fn new(n: usize) -> Self {
+    /// No routes yet among nodes of these kinds.
+    pub fn new(kinds: &[NodeKind]) -> Self {
+        let n = kinds.len();
         Routing {
+            kinds: kinds.to_vec(),
+            ends: Vec::new(),
             hops: vec![
                 Hop {
                     kind: KIND_NONE,
@@ -221,8 +238,8 @@ impl Routing {
     /// links (`(from, to)` in id order) and destinations, without searching:
     /// O(nodes + links).
     pub fn size(kinds: &[NodeKind], links: &[(NodeId, NodeId)], dsts: &[NodeId]) -> RoutingSize {
-        let mut r = Routing::new(kinds.len());
-        r.plan(kinds, links, dsts);
+        let mut r = Routing::new(kinds);
+        r.plan(links, dsts);
         RoutingSize {
             rows: r.rows,
             cols: r.cols,
@@ -231,12 +248,8 @@ impl Routing {
 
     /// Classify the nodes and destinations (rows, columns), keeping the
     /// explicit flags.
-    fn plan(
-        &mut self,
-        kinds: &[NodeKind],
-        links: &[(NodeId, NodeId)],
-        dsts: &[NodeId],
-    ) -> Vec<NodeId> {
+    fn plan(&mut self, links: &[(NodeId, NodeId)], dsts: &[NodeId]) -> Vec<NodeId> {
+        let kinds = &self.kinds;
         let n = kinds.len();
         let mut out_deg = vec![0u32; n];
         let mut out_link = vec![NO_ROUTE; n];
@@ -329,9 +342,11 @@ impl Routing {
     /// module header), keeping the explicit entries. Time
     /// O(columns x (rows + links between nodes with rows)), memory
     /// O(nodes + links + rows x columns).
-    pub fn compute(&mut self, kinds: &[NodeKind], links: &[(NodeId, NodeId)], dsts: &[NodeId]) {
-        let n = kinds.len();
-        let roots = self.plan(kinds, links, dsts);
+    pub fn compute(&mut self, links: &[(NodeId, NodeId)], dsts: &[NodeId]) {
+        let n = self.kinds.len();
+        let roots = self.plan(links, dsts);
+        self.ends = links.to_vec();
+        let kinds = &self.kinds;
         // Incoming links from nodes with a row, per node, in id order: only
         // those nodes are recorded or propagate (a host without a row is never
         // a root here, and other hosts do not propagate).
@@ -379,6 +394,36 @@ impl Routing {
                 }
             }
         }
+    }
+
+    /// The links from `from` to `to` along the routes, over the links the
+    /// routes were computed for.
+    pub fn path(&self, from: NodeId, to: NodeId) -> Result<Vec<LinkId>, PathError> {
+        self.walk(from, to, |l| self.ends[l as usize].1)
+    }
+
+    /// The links from `from` to `to` along the routes, `next(l)` being the
+    /// node link `l` leads to.
+    pub fn walk(
+        &self,
+        from: NodeId,
+        to: NodeId,
+        next: impl Fn(LinkId) -> NodeId,
+    ) -> Result<Vec<LinkId>, PathError> {
+        let mut links = Vec::new();
+        let mut node = from;
+        while node != to {
+            let l = self.route(node, to).ok_or(PathError::NoRoute(node))?;
+            links.push(l);
+            if links.len() > self.kinds.len() {
+                return Err(PathError::Loop(node));
+            }
+            node = next(l);
+            if node != to && self.kinds[node as usize] == NodeKind::Host {
+                return Err(PathError::ThroughHost(node));
+            }
+        }
+        Ok(links)
     }
 
     /// Two hosts with the same source class (and no explicit entries) have
@@ -488,11 +533,11 @@ mod tests {
         explicit: &[(NodeId, NodeId, LinkId)],
         dsts: &[NodeId],
     ) -> Routing {
-        let mut r = Routing::new(kinds.len());
+        let mut r = Routing::new(kinds);
         for &(node, dst, l) in explicit {
             r.set_explicit(node, dst, l);
         }
-        r.compute(kinds, links, dsts);
+        r.compute(links, dsts);
         r
     }
 
