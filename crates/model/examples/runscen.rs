@@ -18,11 +18,17 @@ fn main() {
         }
     };
     if std::env::var_os("RUNSCEN_VALIDATE").is_some() {
+        let validated = t0.elapsed().as_secs_f64();
+        let m = tcplab_model::memory::estimate(&sc, text.len());
         println!(
-            "validated in {:.3} s; memory estimate {} B",
-            t0.elapsed().as_secs_f64(),
-            tcplab_model::memory_estimate(&sc)
+            "validated in {validated:.3} s; memory estimate {} B ({:.3} s), core {} B",
+            m.total,
+            t0.elapsed().as_secs_f64() - validated,
+            m.core
         );
+        for p in &m.parts {
+            println!("  {:>14} B  {} = {}: {}", p.bytes, p.field, p.value, p.what);
+        }
         return;
     }
     let r = tcplab_model::run(&sc, seed);

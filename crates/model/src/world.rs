@@ -629,9 +629,94 @@ impl World {
     }
 }
 
+/// What a long run is doing, for a progress display (see [`run_with_progress`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The stage: `"building"` (network, routes, flows), `"running"` or
+    /// `"collecting"` (the results tables).
+    pub stage: &'static str,
+    /// Simulated time reached.
+    pub now: SimTime,
+    /// Where the run stops (the end of the measurement window).
+    pub end: SimTime,
+    /// Events processed so far.
+    pub events: u64,
+    /// Wall-clock seconds since the run started.
+    pub wall_s: f64,
+}
+
+/// Events between two looks at the wall clock: a look costs tens of
+/// nanoseconds, 2^16 events a few milliseconds.
+const PROGRESS_EVENTS: u64 = 1 << 16;
+/// Seconds between two reports while running.
+const PROGRESS_EVERY_S: f64 = 0.25;
+
+/// Calls a progress callback when a stage starts and, while running, at most
+/// every [`PROGRESS_EVERY_S`], looking at the clock only every
+/// [`PROGRESS_EVENTS`] events.
+struct Reporter<'a> {
+    f: Option<&'a mut dyn FnMut(&Progress) -> bool>,
+    wall: std::time::Instant,
+    next_s: f64,
+    stopped: bool,
+}
+
+impl Reporter<'_> {
+    /// Report `stage` (now if `force`, else if it is time to); false once the
+    /// callback asked to stop.
+    fn report(
+        &mut self,
+        stage: &'static str,
+        now: SimTime,
+        end: SimTime,
+        events: u64,
+        force: bool,
+    ) -> bool {
+        let Some(f) = self.f.as_mut() else {
+            return true;
+        };
+        let wall_s = self.wall.elapsed().as_secs_f64();
+        if force || wall_s >= self.next_s {
+            self.next_s = wall_s + PROGRESS_EVERY_S;
+            let p = Progress {
+                stage,
+                now,
+                end,
+                events,
+                wall_s,
+            };
+            self.stopped |= !f(&p);
+        }
+        !self.stopped
+    }
+}
+
 /// Run a scenario.
 pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
+    run_with_progress(sc, seed, None).expect("a run without a callback is never stopped")
+}
+
+/// [`run`], calling `progress` (when given) with what the run is doing: as
+/// each stage starts (building, running, collecting) and while running at
+/// most every quarter of a second of wall time, the clock read every 2^16
+/// events, so that the loop pays one test per event (none without a
+/// callback). The callback returns false to stop the run (`None` then).
+/// Results do not depend on it.
+pub fn run_with_progress(
+    sc: &Scenario,
+    seed: Option<u64>,
+    progress: Option<&mut dyn FnMut(&Progress) -> bool>,
+) -> Option<RunResult> {
     let wall = std::time::Instant::now();
+    let mut reporter = Reporter {
+        f: progress,
+        wall,
+        next_s: 0.0,
+        stopped: false,
+    };
+    if !reporter.report("building", SimTime::ZERO, sc.measure_end, 0, true) {
+        return None;
+    }
     let seed = seed.unwrap_or(sc.seed);
     let net = build_network(sc, seed);
     let mut flows = Vec::with_capacity(sc.flows.len());
@@ -732,7 +817,17 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
 
     // The loop: everything strictly before the end of the measurement window.
     let end = sc.measure_end;
+    if !reporter.report("running", SimTime::ZERO, end, 0, true) {
+        return None;
+    }
+    let reporting = reporter.f.is_some();
     while let Some((now, ev)) = w.sched.step_before(end) {
+        if reporting
+            && w.sched.processed().is_multiple_of(PROGRESS_EVENTS)
+            && !reporter.report("running", now, end, w.sched.processed(), false)
+        {
+            return None;
+        }
         #[cfg(debug_assertions)]
         let mut touched = None;
         match ev {
@@ -791,7 +886,12 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         w.check(touched);
     }
     let _ = w.window;
-    collect(sc, seed, w, wall)
+    if !reporter.report("collecting", end, end, w.sched.processed(), true) {
+        return None;
+    }
+    let result = collect(sc, seed, w, wall);
+    crate::release_free_memory();
+    Some(result)
 }
 
 fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> RunResult {
@@ -1028,59 +1128,6 @@ fn set_tick_phase(sc: &Scenario, f: &mut FlowState, seed: u64) {
         let mut rng = RngStream::new(seed, TICK_STREAM + f.conn as u64);
         f.sender.set_tick_phase(SimTime(rng.below(tick)));
     }
-}
-
-/// A rough figure of the memory a run of `sc` needs, bytes, to refuse a
-/// scenario the machine cannot hold before building it: every static flow's
-/// state (sender, receiver, controller, statistics, its first window of
-/// packets and their ACKs in flight), every queue full, the routing table, the
-/// traces, and a fixed base. A generator's connections come and go: each
-/// counts as a few flows. Within a factor of two of what runs measure (see
-/// the `memory` test); RTT traces, which grow with every ACK, are left out.
-pub fn memory_estimate(sc: &Scenario) -> u64 {
-    use std::mem::size_of;
-    let pkt = (size_of::<Packet<TcpHeader>>() + size_of::<u32>()) as u64;
-    let event = 24u64;
-    let flows = sc.flows.len() as u64 + 4 * sc.generators.len() as u64;
-    let iw = sc
-        .hosts
-        .iter()
-        .map(|h| h.tcp.initial_window as u64)
-        .max()
-        .unwrap_or(10);
-    let per_flow = size_of::<FlowState>() as u64
-        + 64 * size_of::<tcplab_tcp::scoreboard::Seg>() as u64
-        + 4 * 16
-        + 512 // the controller's state
-        + 1024 // the RTT summary's first histogram range
-        + sc.phases.len() as u64 * size_of::<(u64, tcplab_tcp::SenderStats)>() as u64
-        + 2 * iw * (pkt + event); // a first window and its ACKs in flight
-    let queued: u64 = sc
-        .links
-        .iter()
-        .map(|l| match l.queue.limit {
-            tcplab_net::QueueLimit::Packets(n) => n as u64,
-            tcplab_net::QueueLimit::Bytes(b) => b / 1500 + 1,
-        })
-        .sum();
-    let nodes = sc.nodes.len() as u64;
-    let samples = if sc.trace.cwnd || sc.trace.queue {
-        sc.duration.0 / sc.trace.interval.0.max(1) + 2
-    } else {
-        0
-    };
-    let traces = samples
-        * (if sc.trace.cwnd {
-            sc.flows.len() as u64 * 48
-        } else {
-            0
-        } + if sc.trace.queue {
-            sc.links.len() as u64 * 24
-        } else {
-            0
-        });
-    let base: u64 = 1 << 20; // the scheduler, the pools' first slabs, the results
-    base + flows * per_flow + queued * (pkt + event) + nodes * nodes * 4 + traces
 }
 
 /// `from->to`: a simplex link's name in the tables.
