@@ -86,18 +86,22 @@ def test_the_estimate_is_within_a_factor_of_two_of_the_measured_peak(
     assert 0.5 <= ratio <= 2.0, f"{name}: estimate {estimate / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB"
 
 
-def test_a_run_fits_under_an_address_space_limit_of_three_times_its_peak(
+def test_a_10000_pair_dumbbell_runs_under_an_address_space_limit_of_twice_and_a_half_its_peak(
     tmp_path: Path,
 ) -> None:
-    # 10,000 host pairs: 20,002 nodes and 40,002 links. Its n^2 routing
-    # table (1.6 GB), its queues reserved for their limits, the malloc arenas
-    # of polars' and numpy's threads (64 MB of address space each) made it
-    # need several times its peak of address space; it now runs within three
-    # times its resident peak.
+    # 10,000 host pairs: 20,002 nodes and 40,002 links. Its n^2 routing table
+    # (1.6 GB) and its queues reserved for their limits made it peak at 2.2 GB
+    # resident (2.35 GB in the issue); it now peaks under 1 GB. Under an
+    # address-space limit (RLIMIT_AS, what `ulimit -v` sets) of 2.5 times that
+    # peak it runs: reservations beyond use (malloc arenas of polars' and
+    # numpy's threads, 64 MB of address space each; capacities far beyond
+    # what is held) stay small.
     path = _scenario(tmp_path, "dumbbell-10000")
     peak, code, err = _run(path, tmp_path / "free")
     assert code == 0, err
-    limited, code, err = _run(path, tmp_path / "capped", address_space=3 * peak)
-    assert code == 0, f"failed under RLIMIT_AS = {3 * peak / 1e6:.0f} MB: {err[-2000:]}"
+    assert peak < 1e9, f"peak {peak / 1e6:.0f} MB"
+    limit = int(2.5 * peak)
+    limited, code, err = _run(path, tmp_path / "capped", address_space=limit)
+    assert code == 0, f"failed under RLIMIT_AS = {limit / 1e6:.0f} MB: {err[-2000:]}"
     assert (tmp_path / "capped/flows.parquet").exists()
-    assert limited <= 3 * peak
+    assert limited <= limit

@@ -287,7 +287,7 @@ pub fn estimate(sc: &Scenario, text_len: usize) -> MemoryEstimate {
     for f in &sc.flows {
         let start = match f.start {
             StartSpec::At(t) => t.0,
-            StartSpec::Uniform(a, b) => (a.0 + b.0) / 2,
+            StartSpec::Uniform(a, b) => a.0 / 2 + b.0 / 2,
         };
         *groups
             .entry((f.src, f.dst, start, f.size, f.stop.map(|t| t.0)))
