@@ -83,7 +83,9 @@ def test_the_estimate_is_within_a_factor_of_two_of_the_measured_peak(
     assert code == 0, err
     assert json.loads((tmp_path / "out/summary.json").read_text())["meta"]["events"] > 0
     ratio = estimate / peak
-    assert 0.5 <= ratio <= 2.0, f"{name}: estimate {estimate / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB"
+    assert 0.5 <= ratio <= 2.0, (
+        f"{name}: estimate {estimate / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB"
+    )
 
 
 def test_a_10000_pair_dumbbell_runs_under_an_address_space_limit_of_twice_and_a_half_its_peak(
