@@ -204,7 +204,11 @@ def fake_core(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int | Non
     calls: list[tuple[str, str, int | None]] = []
 
     def fake_run(
-        text: str, path: str, seed: int | None = None, before_run: Any = None
+        text: str,
+        path: str,
+        seed: int | None = None,
+        before_run: Any = None,
+        progress: Any = None,
     ) -> dict[str, Any]:
         calls.append((text, path, seed))
         return fake_raw()

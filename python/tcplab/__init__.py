@@ -23,6 +23,9 @@ from tcplab import _core, memory
 from tcplab._core import BackendError, ScenarioError, __version__
 from tcplab.results import Results
 
+# Before numpy's and polars' thread pools start (see memory.limit_malloc_arenas).
+memory.limit_malloc_arenas()
+
 if TYPE_CHECKING:
     from tcplab._core import ScenarioInfo
 

@@ -35,6 +35,30 @@ class BackendError(RuntimeError):
     """The real-stack backend cannot run a scenario here (not root, a
     controller the kernel lacks...) or its run failed; the message says why."""
 
+class MemoryPart(TypedDict):
+    what: str
+    """What it is, with its count."""
+    field: str
+    """The scenario field that drives it ("trace.interval", "traffic[0].rate",
+    "flow"...), or "" for what no field changes (the process, the file)."""
+    value: str
+    """That field's value as written."""
+    bytes: int
+    scaling: int
+    """1: the part grows in proportion to the field's number, -1: in inverse
+    proportion (an interval), 0: not by scaling a number."""
+    number: float
+    """The field's value as a number, in ``unit``."""
+    unit: str
+
+class MemoryEstimate(TypedDict):
+    bytes: int
+    """The run's peak, within a factor of two (docs/scenarios.md, "Memory")."""
+    core_bytes: int
+    """Of it, the core's heap during the run."""
+    parts: list[MemoryPart]
+    """Largest first."""
+
 class ScenarioInfo(TypedDict):
     name: str
     generators: dict[str, list[Any]]
@@ -46,7 +70,9 @@ class ScenarioInfo(TypedDict):
     columns: dict[str, list[str]]
     """Every column of the "flows" and "links" tables."""
     memory_bytes: int
-    """A rough figure (within a factor of two) of the memory one run needs."""
+    """The memory one run needs at its peak (within a factor of two): ``memory["bytes"]``."""
+    memory: MemoryEstimate
+    """That estimate's parts, each naming the field that drives it."""
     measure_end_s: float
     """When a run ends (the end of the measurement window): a real-stack run's length."""
 
@@ -143,12 +169,17 @@ def run(
     text: str,
     path: str,
     seed: int | None = None,
-    before_run: Callable[[int], object] | None = None,
+    before_run: Callable[[MemoryEstimate], object] | None = None,
+    progress: Callable[[str, float, float, int, float], object] | None = None,
 ) -> RunDict:
     """Parse, validate and run a scenario with the GIL released; `seed`
     overrides the scenario's own seed; `before_run`, when given, is called
-    with the run's memory estimate (bytes) before it runs, and an exception
-    it raises stops the run. Raises ScenarioError."""
+    with the run's memory estimate before it runs, and an exception it raises
+    stops the run. `progress`, when given, is called with (stage, simulated
+    seconds, seconds to simulate, events, wall seconds) as each stage starts
+    ("building", "running", "collecting") and a few times a second while
+    running; an exception it raises (or a pending KeyboardInterrupt) stops the
+    run and is raised. Raises ScenarioError."""
 
 def check_linux(text: str, path: str) -> list[str]:
     """Check that a scenario can run on this machine's real Linux stack,

@@ -85,7 +85,11 @@ def _has_sweep(text: str) -> bool:
 
 
 def _run(
-    scenario: str, seed: int | None, backend: str = "sim", quiet: bool = True
+    scenario: str,
+    seed: int | None,
+    backend: str = "sim",
+    quiet: bool = True,
+    progress: Callable[[str, float, float, int, float], object] | None = None,
 ) -> tcplab.Results:
     text, path = _load(scenario)
     if _has_sweep(text):
@@ -108,9 +112,93 @@ def _run(
     from tcplab import memory
 
     try:
-        return tcplab.Results(_core.run(text, path, seed, memory.guard(path)), scenario=text)
+        raw = _core.run(text, path, seed, memory.guard(path), progress)
+        return tcplab.Results(raw, scenario=text)
     except (_core.ScenarioError, memory.MemoryCheckError) as e:
         raise UserError(str(e)) from e
+
+
+class _RunProgress:
+    """`tcplab run`'s progress on stderr, for runs longer than half a second:
+    what it is doing (reading the file, building, running, collecting,
+    writing), simulated time against the run's length, events per second,
+    elapsed time and ETA. A rich bar drawn once the run has lasted
+    `DELAY` seconds (so quick runs print nothing) and erased when done; the
+    core calls `update` a few times a second at most."""
+
+    DELAY = 0.5
+    STAGES = {  # noqa: RUF012
+        "building": "building the network",
+        "running": "running",
+        "collecting": "collecting results",
+    }
+
+    def __init__(self, label: str) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[sim]}"),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self.task = self.bar.add_task(f"reading {label}", total=None, sim="", rate="")
+        self.lock = threading.Lock()
+        self.closed = False
+        self.timer = threading.Timer(self.DELAY, self._start)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _start(self) -> None:
+        with self.lock:
+            if not self.closed:
+                self.bar.start()
+
+    def update(self, stage: str, now_s: float, end_s: float, events: int, wall_s: float) -> None:
+        rate = f"{events / wall_s / 1e6:.1f} M events/s" if wall_s > 0 and events else ""
+        self.bar.update(
+            self.task,
+            description=self.STAGES.get(stage, stage),
+            completed=now_s,
+            total=end_s if stage == "running" else None,
+            sim=f"{now_s:,.1f} / {end_s:,.1f} s simulated",
+            rate=rate,
+        )
+
+    def stage(self, description: str) -> None:
+        self.bar.update(self.task, description=description, total=None, rate="")
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            self.timer.cancel()
+            self.bar.stop()
+
+
+@contextlib.contextmanager
+def _run_progress(label: str, quiet: bool) -> Iterator[_RunProgress | None]:
+    """A `_RunProgress` on a terminal's stderr, None with -q or when stderr
+    is not a terminal (a log gets no progress lines)."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    progress = _RunProgress(label)
+    try:
+        yield progress
+    finally:
+        progress.close()
 
 
 def _console() -> Console:
@@ -425,12 +513,16 @@ def run(scenario: str, seed: int | None, out: Path | None, quiet: bool, backend:
     # In the order they are needed: numpy by the core for traces, polars to
     # write, rich to print.
     _preload(["numpy", "polars"] + ([] if quiet else ["rich.console", "rich.table"]))
-    res = _run(scenario, seed, backend, quiet)
+    # The default --out is checked before the run, not after it.
     out = out if out is not None else _default_out(Path(scenario).stem)
-    try:
-        res.write(out)
-    except OSError as e:
-        raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
+    with _run_progress(scenario, quiet or backend != "sim") as progress:
+        res = _run(scenario, seed, backend, quiet, progress.update if progress else None)
+        if progress:
+            progress.stage(f"writing {out}")
+        try:
+            res.write(out)
+        except OSError as e:
+            raise UserError(f"cannot write results to {out}: {e.strerror or e}") from e
     if quiet:
         return
     console = _console()

@@ -173,8 +173,7 @@ pub struct EmuInput<'a> {
 struct Emu {
     epoch: Instant,
     links: Vec<ELink>,
-    n_nodes: usize,
-    routes: Vec<u32>,
+    routes: tcplab_net::Routing,
     slot: usize,
     bufs: Vec<u8>,
     meta: Vec<Meta>,
@@ -200,15 +199,7 @@ impl Emu {
     fn new(inp: &EmuInput<'_>) -> Emu {
         let sc = inp.sc;
         let net = tcplab_model::build_network(sc, inp.seed);
-        let n_nodes = sc.nodes.len();
-        let mut routes = vec![u32::MAX; n_nodes * n_nodes];
-        for a in 0..n_nodes {
-            for b in 0..n_nodes {
-                if let Some(l) = net.route(a as u32, b as u32) {
-                    routes[a * n_nodes + b] = l;
-                }
-            }
-        }
+        let routes = net.routing().clone();
         let links: Vec<ELink> = sc
             .links
             .iter()
@@ -240,7 +231,6 @@ impl Emu {
         let cap = 4096;
         Emu {
             epoch: inp.epoch,
-            n_nodes,
             routes,
             slot,
             bufs: vec![0; slot * cap],
@@ -451,12 +441,11 @@ impl Emu {
             self.free.push(id);
             return;
         }
-        let next = self.routes[node as usize * self.n_nodes + m.dst as usize];
-        if next == u32::MAX {
+        let Some(next) = self.routes.route(node, m.dst) else {
             self.foreign += 1;
             self.free.push(id);
             return;
-        }
+        };
         self.enqueue(next as usize, id, t, now);
     }
 
@@ -542,12 +531,14 @@ impl Emu {
                 continue;
             };
             self.meta[id as usize] = m;
-            let first = self.routes[h * self.n_nodes + m.dst as usize];
-            if first == u32::MAX || m.dst as usize == h {
-                self.foreign += 1;
-                self.free.push(id);
-                continue;
-            }
+            let first = match self.routes.route(h as u32, m.dst) {
+                Some(l) if m.dst as usize != h => l,
+                _ => {
+                    self.foreign += 1;
+                    self.free.push(id);
+                    continue;
+                }
+            };
             self.enqueue(first as usize, id, now, now);
         }
     }

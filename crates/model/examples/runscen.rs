@@ -2,11 +2,14 @@
 //!
 //! With `RUNSCEN_DUMP=FILE` it also writes the whole result (every table and
 //! trace, wall time zeroed) to FILE, so that two builds can be checked for
-//! bit-identical results with `cmp`.
+//! bit-identical results with `cmp`. With `RUNSCEN_VALIDATE=1` it only
+//! parses and validates the scenario, printing the time that took and the
+//! memory estimate (for profiling validation of large scenarios).
 fn main() {
     let path = std::env::args().nth(1).expect("usage: runscen FILE [SEED]");
     let seed = std::env::args().nth(2).map(|s| s.parse().expect("seed"));
     let text = std::fs::read_to_string(&path).expect("read");
+    let t0 = std::time::Instant::now();
     let sc = match tcplab_model::parse_scenario(&text, &path) {
         Ok(s) => s,
         Err(e) => {
@@ -14,6 +17,20 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if std::env::var_os("RUNSCEN_VALIDATE").is_some() {
+        let validated = t0.elapsed().as_secs_f64();
+        let m = tcplab_model::memory::estimate(&sc, text.len());
+        println!(
+            "validated in {validated:.3} s; memory estimate {} B ({:.3} s), core {} B",
+            m.total,
+            t0.elapsed().as_secs_f64() - validated,
+            m.core
+        );
+        for p in &m.parts {
+            println!("  {:>14} B  {} = {}: {}", p.bytes, p.field, p.value, p.what);
+        }
+        return;
+    }
     let r = tcplab_model::run(&sc, seed);
     if let Ok(dump) = std::env::var("RUNSCEN_DUMP") {
         let mut all = r.clone();

@@ -1,6 +1,7 @@
 //! Scenarios and runs: the TOML schema, the wiring of a world from it, the
 //! probes that measure it, and `run()`.
 
+pub mod memory;
 pub mod pcap;
 pub mod results;
 pub mod schema;
@@ -9,11 +10,12 @@ pub mod traffic;
 pub mod units;
 mod world;
 
+pub use memory::{MemoryEstimate, MemoryPart};
 pub use results::*;
 pub use schema::Scenario;
 pub use world::{
-    build_network, flow_phase, flow_starts, link_delta, loss_model, make_qdisc, memory_estimate,
-    offered_loads, result_names, FlowSnap, LinkDelta, LinkSnap,
+    build_network, build_routing, flow_phase, flow_starts, link_delta, loss_model, make_qdisc,
+    offered_loads, result_names, run_with_progress, FlowSnap, LinkDelta, LinkSnap, Progress,
 };
 
 /// A scenario that failed validation: the message names the file, the field
@@ -31,6 +33,26 @@ pub fn parse_scenario(text: &str, path: &str) -> Result<Scenario, ScenarioError>
 /// until the end of the measurement window.
 pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
     world::run(sc, seed)
+}
+
+/// Give the memory the allocator holds free back to the system (glibc's
+/// `malloc_trim`; nothing elsewhere). A run frees the world it built, and
+/// parsing a large file frees its document; glibc keeps those pages, so the
+/// Python objects that hold the results (in pymalloc's own arenas) would come
+/// on top of them in the process's peak. Called at the end of each run.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code)]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: malloc_trim takes no pointer and only returns free pages
+        // of glibc's heaps to the kernel; it is thread-safe.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
 }
 
 /// Everything a scenario can name.

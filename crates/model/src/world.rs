@@ -130,10 +130,9 @@ pub fn flow_starts(sc: &Scenario, seed: u64) -> Vec<SimTime> {
         .collect()
 }
 
-/// Build the network of a scenario (nodes, links, routes), random losses drawn
-/// from streams of `seed`.
-pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
-    let kinds = (0..sc.nodes.len())
+/// Each node's kind: hosts first, then routers.
+fn node_kinds(sc: &Scenario) -> Vec<NodeKind> {
+    (0..sc.nodes.len())
         .map(|i| {
             if i < sc.hosts.len() {
                 NodeKind::Host
@@ -141,8 +140,28 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
                 NodeKind::Router
             }
         })
-        .collect();
-    let mut net = Network::new(kinds);
+        .collect()
+}
+
+/// The routes of a scenario alone, as [`build_network`] computes them,
+/// without building links and queues (for validation and estimates).
+pub fn build_routing(sc: &Scenario) -> tcplab_net::Routing {
+    let kinds = node_kinds(sc);
+    let mut routing = tcplab_net::Routing::new(&kinds);
+    for r in &sc.routes {
+        routing.set_explicit(r.node, r.dst, r.link);
+    }
+    let ends: Vec<(u32, u32)> = sc.links.iter().map(|l| (l.from, l.to)).collect();
+    let mut dsts: Vec<u32> = (0..sc.hosts.len() as u32).collect();
+    dsts.extend(sc.routes.iter().map(|r| r.dst));
+    routing.compute(&ends, &dsts);
+    routing
+}
+
+/// Build the network of a scenario (nodes, links, routes), random losses drawn
+/// from streams of `seed`.
+pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
+    let mut net = Network::new(node_kinds(sc));
     for (i, l) in sc.links.iter().enumerate() {
         let q = make_qdisc(l, i, seed);
         net.add_link(
@@ -610,9 +629,94 @@ impl World {
     }
 }
 
+/// What a long run is doing, for a progress display (see [`run_with_progress`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The stage: `"building"` (network, routes, flows), `"running"` or
+    /// `"collecting"` (the results tables).
+    pub stage: &'static str,
+    /// Simulated time reached.
+    pub now: SimTime,
+    /// Where the run stops (the end of the measurement window).
+    pub end: SimTime,
+    /// Events processed so far.
+    pub events: u64,
+    /// Wall-clock seconds since the run started.
+    pub wall_s: f64,
+}
+
+/// Events between two looks at the wall clock: a look costs tens of
+/// nanoseconds, 2^16 events a few milliseconds.
+const PROGRESS_EVENTS: u64 = 1 << 16;
+/// Seconds between two reports while running.
+const PROGRESS_EVERY_S: f64 = 0.25;
+
+/// Calls a progress callback when a stage starts and, while running, at most
+/// every [`PROGRESS_EVERY_S`], looking at the clock only every
+/// [`PROGRESS_EVENTS`] events.
+struct Reporter<'a> {
+    f: Option<&'a mut dyn FnMut(&Progress) -> bool>,
+    wall: std::time::Instant,
+    next_s: f64,
+    stopped: bool,
+}
+
+impl Reporter<'_> {
+    /// Report `stage` (now if `force`, else if it is time to); false once the
+    /// callback asked to stop.
+    fn report(
+        &mut self,
+        stage: &'static str,
+        now: SimTime,
+        end: SimTime,
+        events: u64,
+        force: bool,
+    ) -> bool {
+        let Some(f) = self.f.as_mut() else {
+            return true;
+        };
+        let wall_s = self.wall.elapsed().as_secs_f64();
+        if force || wall_s >= self.next_s {
+            self.next_s = wall_s + PROGRESS_EVERY_S;
+            let p = Progress {
+                stage,
+                now,
+                end,
+                events,
+                wall_s,
+            };
+            self.stopped |= !f(&p);
+        }
+        !self.stopped
+    }
+}
+
 /// Run a scenario.
 pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
+    run_with_progress(sc, seed, None).expect("a run without a callback is never stopped")
+}
+
+/// [`run`], calling `progress` (when given) with what the run is doing: as
+/// each stage starts (building, running, collecting) and while running at
+/// most every quarter of a second of wall time, the clock read every 2^16
+/// events, so that the loop pays one test per event (none without a
+/// callback). The callback returns false to stop the run (`None` then).
+/// Results do not depend on it.
+pub fn run_with_progress(
+    sc: &Scenario,
+    seed: Option<u64>,
+    progress: Option<&mut dyn FnMut(&Progress) -> bool>,
+) -> Option<RunResult> {
     let wall = std::time::Instant::now();
+    let mut reporter = Reporter {
+        f: progress,
+        wall,
+        next_s: 0.0,
+        stopped: false,
+    };
+    if !reporter.report("building", SimTime::ZERO, sc.measure_end, 0, true) {
+        return None;
+    }
     let seed = seed.unwrap_or(sc.seed);
     let net = build_network(sc, seed);
     let mut flows = Vec::with_capacity(sc.flows.len());
@@ -713,7 +817,17 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
 
     // The loop: everything strictly before the end of the measurement window.
     let end = sc.measure_end;
+    if !reporter.report("running", SimTime::ZERO, end, 0, true) {
+        return None;
+    }
+    let reporting = reporter.f.is_some();
     while let Some((now, ev)) = w.sched.step_before(end) {
+        if reporting
+            && w.sched.processed().is_multiple_of(PROGRESS_EVENTS)
+            && !reporter.report("running", now, end, w.sched.processed(), false)
+        {
+            return None;
+        }
         #[cfg(debug_assertions)]
         let mut touched = None;
         match ev {
@@ -772,7 +886,12 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunResult {
         w.check(touched);
     }
     let _ = w.window;
-    collect(sc, seed, w, wall)
+    if !reporter.report("collecting", end, end, w.sched.processed(), true) {
+        return None;
+    }
+    let result = collect(sc, seed, w, wall);
+    crate::release_free_memory();
+    Some(result)
 }
 
 fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> RunResult {
@@ -822,7 +941,7 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         }
     }
     w.transfers.sort_by_key(|t| (t.generator, t.seq));
-    let generators = offered_loads_on(sc, &w.net)
+    let generators = offered_loads_on(sc, w.net.routing())
         .into_iter()
         .zip(&w.gens)
         .enumerate()
@@ -1011,59 +1130,6 @@ fn set_tick_phase(sc: &Scenario, f: &mut FlowState, seed: u64) {
     }
 }
 
-/// A rough figure of the memory a run of `sc` needs, bytes, to refuse a
-/// scenario the machine cannot hold before building it: every static flow's
-/// state (sender, receiver, controller, statistics, its first window of
-/// packets and their ACKs in flight), every queue full, the routing table, the
-/// traces, and a fixed base. A generator's connections come and go: each
-/// counts as a few flows. Within a factor of two of what runs measure (see
-/// the `memory` test); RTT traces, which grow with every ACK, are left out.
-pub fn memory_estimate(sc: &Scenario) -> u64 {
-    use std::mem::size_of;
-    let pkt = (size_of::<Packet<TcpHeader>>() + size_of::<u32>()) as u64;
-    let event = 24u64;
-    let flows = sc.flows.len() as u64 + 4 * sc.generators.len() as u64;
-    let iw = sc
-        .hosts
-        .iter()
-        .map(|h| h.tcp.initial_window as u64)
-        .max()
-        .unwrap_or(10);
-    let per_flow = size_of::<FlowState>() as u64
-        + 64 * size_of::<tcplab_tcp::scoreboard::Seg>() as u64
-        + 4 * 16
-        + 512 // the controller's state
-        + 1024 // the RTT summary's first histogram range
-        + sc.phases.len() as u64 * size_of::<(u64, tcplab_tcp::SenderStats)>() as u64
-        + 2 * iw * (pkt + event); // a first window and its ACKs in flight
-    let queued: u64 = sc
-        .links
-        .iter()
-        .map(|l| match l.queue.limit {
-            tcplab_net::QueueLimit::Packets(n) => n as u64,
-            tcplab_net::QueueLimit::Bytes(b) => b / 1500 + 1,
-        })
-        .sum();
-    let nodes = sc.nodes.len() as u64;
-    let samples = if sc.trace.cwnd || sc.trace.queue {
-        sc.duration.0 / sc.trace.interval.0.max(1) + 2
-    } else {
-        0
-    };
-    let traces = samples
-        * (if sc.trace.cwnd {
-            sc.flows.len() as u64 * 48
-        } else {
-            0
-        } + if sc.trace.queue {
-            sc.links.len() as u64 * 24
-        } else {
-            0
-        });
-    let base: u64 = 1 << 20; // the scheduler, the pools' first slabs, the results
-    base + flows * per_flow + queued * (pkt + event) + nodes * nodes * 4 + traces
-}
-
 /// `from->to`: a simplex link's name in the tables.
 fn link_name(sc: &Scenario, l: &tcplab_net::Link) -> String {
     name_of_link(sc, l.cfg.from, l.cfg.to)
@@ -1249,27 +1315,85 @@ pub fn offered_loads(sc: &Scenario) -> Vec<GeneratorResult> {
     if sc.generators.is_empty() {
         return Vec::new();
     }
-    offered_loads_on(sc, &build_network(sc, sc.seed))
+    offered_loads_on(sc, &build_routing(sc))
 }
 
 /// [`offered_loads`] on a network already built for the scenario.
-fn offered_loads_on(sc: &Scenario, net: &Network<TcpHeader>) -> Vec<GeneratorResult> {
+///
+/// The mean unit and the bottleneck are over every (sender, receiver) pair,
+/// computed without walking each pair: hosts are grouped by what the unit
+/// depends on (their MSS, timestamps and agent kind), and by routing class
+/// (`tcplab_net::Routing::source_class`, `dest_class`: hosts of a class share
+/// their routes but for their first or last link), so a generator between
+/// 10^5 and 10^5 hosts costs one walk per pair of classes. The unit sum is of
+/// integers, exact in f64 as the pair by pair sum was.
+fn offered_loads_on(sc: &Scenario, routing: &tcplab_net::Routing) -> Vec<GeneratorResult> {
+    use std::collections::BTreeMap;
     sc.generators
         .iter()
         .map(|g| {
-            let mut unit_sum = 0.0;
-            let mut pairs = 0.0;
+            // Hosts by what their unit depends on: (count, a representative).
+            let group = |hosts: &[u32], sender: bool| -> Vec<(u64, u32)> {
+                let mut m: BTreeMap<(bool, u32, bool), (u64, u32)> = BTreeMap::new();
+                for &h in hosts {
+                    let t = &sc.hosts[h as usize].tcp;
+                    let key = (sender && t.handshake.one_way(), t.mss, t.timestamps);
+                    m.entry(key).or_insert((0, h)).0 += 1;
+                }
+                m.into_values().collect()
+            };
+            let (senders, receivers) = (group(&g.from, true), group(&g.to, false));
+            let mut unit_sum: u128 = 0;
+            for &(na, a) in &senders {
+                for &(nb, b) in &receivers {
+                    unit_sum += (na * nb) as u128 * g.unit_bytes(&sc.hosts, a, b) as u128;
+                }
+            }
+            let pairs = g.from.len() as f64 * g.to.len() as f64;
+            // Routing classes: the slowest first link of each sender class,
+            // last link of each receiver class, and the links between.
+            let classes = |hosts: &[u32], key: &dyn Fn(u32) -> u32| -> BTreeMap<u32, Vec<u32>> {
+                let mut m: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+                for &h in hosts {
+                    m.entry(key(h)).or_default().push(h);
+                }
+                m
+            };
+            let from = classes(&g.from, &|h| routing.source_class(h));
+            let to = classes(&g.to, &|h| routing.dest_class(h));
+            let rate = |l: u32| sc.links[l as usize].rate_bps;
+            let route = |a: u32, b: u32| routing.route(a, b).expect("routes checked at validation");
+            let b0 = g.to[0];
             let mut bottleneck = u64::MAX;
-            for &a in &g.from {
-                for &b in &g.to {
-                    unit_sum += g.unit_bytes(&sc.hosts, a, b) as f64;
-                    pairs += 1.0;
-                    for l in net.path(a, b).expect("routes checked at validation") {
-                        bottleneck = bottleneck.min(net.link(l).cfg.rate_bps);
+            // A class other than the host itself shares all but its first
+            // link (a sender's one link out) or its last (the link from the
+            // router a receiver hangs from): those are taken host by host.
+            for (&ca, senders) in &from {
+                if ca != senders[0] {
+                    for &a in senders {
+                        bottleneck = bottleneck.min(rate(route(a, b0)));
                     }
                 }
             }
-            let mean_size_bytes = g.size.mean() * unit_sum / pairs;
+            for (&cb, receivers) in &to {
+                if cb != receivers[0] {
+                    for &b in receivers {
+                        bottleneck = bottleneck.min(rate(route(cb, b)));
+                    }
+                }
+            }
+            for (&ca, senders) in &from {
+                for (&cb, receivers) in &to {
+                    let (a, b) = (senders[0], receivers[0]);
+                    let path = routing.path(a, b).expect("routes checked at validation");
+                    let first = usize::from(ca != a);
+                    let last = path.len() - usize::from(cb != b);
+                    for &l in &path[first.min(last)..last] {
+                        bottleneck = bottleneck.min(rate(l));
+                    }
+                }
+            }
+            let mean_size_bytes = g.size.mean() * unit_sum as f64 / pairs;
             let offered_bps = g.arrivals.rate() * mean_size_bytes * 8.0;
             GeneratorResult {
                 name: g.name.clone(),

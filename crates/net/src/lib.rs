@@ -10,13 +10,15 @@ mod link;
 mod network;
 mod packet;
 pub mod qdisc;
+pub mod routing;
 
 pub use link::{Link, LinkConfig, LinkStats, LossModel};
 pub use network::{
-    CaptureRecord, DropRecord, HostStage, HostStageConfig, NetEvent, Network, NodeKind, PathError,
+    CaptureRecord, DropRecord, HostStage, HostStageConfig, NetEvent, Network, NodeKind,
 };
 pub use packet::{Ecn, Packet, PacketId, PacketPool};
 pub use qdisc::{QPkt, Qdisc, QueueLimit};
+pub use routing::{PathError, Routing, RoutingSize};
 
 /// Index of a node (host or router).
 pub type NodeId = u32;

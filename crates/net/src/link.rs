@@ -163,16 +163,15 @@ impl Link {
     pub fn new(cfg: LinkConfig, qdisc: Box<dyn Qdisc>) -> Self {
         let fifo = qdisc.drop_tail_limit();
         let cfg_rate = cfg.rate_bps;
-        let wire = match fifo {
-            Some(limit) => limit.slots() + 256,
-            None => 256,
-        };
         Link {
             cfg,
             qdisc,
             busy_until: SimTime::ZERO,
             tx_event: false,
-            wire: VecDeque::with_capacity(wire),
+            // Grown (doubling) to the most packets on the wire and, for a
+            // FIFO link, in its queue at once: reserving for a full queue on
+            // every link costs gigabytes in topologies of 10^5 links.
+            wire: VecDeque::new(),
             stats: LinkStats::default(),
             loss: LossModel::None,
             last_q_change: SimTime::ZERO,

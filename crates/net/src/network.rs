@@ -11,8 +11,8 @@
 use crate::link::{Link, LinkConfig, Wire};
 use crate::packet::{Packet, PacketId, PacketPool};
 use crate::qdisc::{QPkt, Qdisc};
+use crate::routing::{PathError, Routing};
 use crate::{Ecn, LinkId, NodeId};
-use std::collections::VecDeque;
 use tcplab_engine::{RngStream, Scheduler, SimTime};
 
 /// The network's own events, wrapped by the world's event type.
@@ -115,19 +115,6 @@ pub enum NodeKind {
     Router,
 }
 
-const NO_ROUTE: LinkId = LinkId::MAX;
-
-/// Why [`Network::path`] found no path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PathError {
-    /// This node has no route onward.
-    NoRoute(NodeId),
-    /// The routes loop; this node is on the loop.
-    Loop(NodeId),
-    /// The routes lead into this host, which does not forward.
-    ThroughHost(NodeId),
-}
-
 /// A packet the network discarded: dropped by a queue or lost on a wire.
 /// The network keeps them until the caller clears them (see
 /// [`Network::drops`]), so that the caller can attribute them to whatever it
@@ -163,8 +150,8 @@ pub struct Network<H> {
     pub pool: PacketPool<H>,
     links: Vec<Link>,
     kinds: Vec<NodeKind>,
-    /// `routes[node * n + dst]`: the link `node` sends on towards `dst`.
-    routes: Vec<LinkId>,
+    /// The routes (see [`crate::routing`]).
+    routing: Routing,
     /// Packets that had no route (should stay zero after validation).
     pub unroutable: u64,
     /// Packets discarded since the caller last cleared them.
@@ -173,6 +160,8 @@ pub struct Network<H> {
     stages: Vec<Option<HostStage>>,
     /// Whether any node has a stage.
     any_stage: bool,
+    /// Nodes with a stage.
+    staged: usize,
     /// Links whose transmissions are logged.
     capture: Vec<bool>,
     /// Transmissions of captured links since the caller last cleared them.
@@ -186,12 +175,13 @@ impl<H: Copy> Network<H> {
         Network {
             pool: PacketPool::with_capacity(4096),
             links: Vec::new(),
+            routing: Routing::new(&kinds),
             kinds,
-            routes: vec![NO_ROUTE; n * n],
             unroutable: 0,
             drops: Vec::with_capacity(64),
             stages: vec![None; n],
             any_stage: false,
+            staged: 0,
             capture: Vec::new(),
             captures: Vec::new(),
         }
@@ -226,12 +216,16 @@ impl<H: Copy> Network<H> {
             NodeKind::Host,
             "only hosts have a stage"
         );
-        self.stages[node as usize] = (!cfg.is_free()).then(|| HostStage {
+        let slot = &mut self.stages[node as usize];
+        self.staged -= usize::from(slot.is_some());
+        *slot = (!cfg.is_free()).then(|| HostStage {
             cfg,
             rng: (cfg.tx_jitter > SimTime::ZERO).then(|| RngStream::new(0, node as u64)),
             ..HostStage::default()
         });
-        self.any_stage = self.stages.iter().any(Option::is_some);
+        self.staged += usize::from(slot.is_some());
+        // Counted, not searched: a scenario sets every host's stage.
+        self.any_stage = self.staged > 0;
     }
     /// The random stream host `node`'s `tx_jitter` draws from (a run's seed).
     pub fn seed_host_stage(&mut self, node: NodeId, rng: RngStream) {
@@ -338,71 +332,49 @@ impl<H: Copy> Network<H> {
     pub fn link(&self, l: LinkId) -> &Link {
         &self.links[l as usize]
     }
-    /// Set the route from `node` towards `dst` explicitly.
+    /// Set the route from `node` towards `dst` explicitly (it wins over the
+    /// shortest path, before or after [`Network::compute_routes`]).
     pub fn set_route(&mut self, node: NodeId, dst: NodeId, link: LinkId) {
-        let n = self.kinds.len();
         assert_eq!(
             self.links[link as usize].cfg.from, node,
             "route must leave from the node"
         );
-        self.routes[node as usize * n + dst as usize] = link;
+        self.routing.set_explicit(node, dst, link);
     }
     /// The link `node` uses towards `dst`, if any.
+    #[inline]
     pub fn route(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
-        let l = self.routes[node as usize * self.kinds.len() + dst as usize];
-        (l != NO_ROUTE).then_some(l)
+        self.routing.route(node, dst)
+    }
+    /// The routes.
+    pub fn routing(&self) -> &Routing {
+        &self.routing
     }
     /// The links from `from` to `to` along the routes.
     pub fn path(&self, from: NodeId, to: NodeId) -> Result<Vec<LinkId>, PathError> {
-        let mut links = Vec::new();
-        let mut node = from;
-        while node != to {
-            let l = self.route(node, to).ok_or(PathError::NoRoute(node))?;
-            links.push(l);
-            if links.len() > self.kinds.len() {
-                return Err(PathError::Loop(node));
-            }
-            node = self.links[l as usize].cfg.to;
-            if node != to && self.kinds[node as usize] == NodeKind::Host {
-                return Err(PathError::ThroughHost(node));
-            }
-        }
-        Ok(links)
+        self.routing
+            .walk(from, to, |l| self.links[l as usize].cfg.to)
     }
-    /// Fill every unset route with a shortest path in hops (ties broken by the
-    /// lowest link id, so routes are deterministic). Packets never transit
-    /// through hosts other than their source.
+    /// Compute the shortest paths in hops (ties broken by the lowest link
+    /// id, so routes are deterministic) towards every host and every
+    /// destination of an explicit route; explicit routes win over them.
+    /// Packets never transit through hosts other than their source. Routes
+    /// towards other nodes (routers no packet is addressed to) are `None`.
     pub fn compute_routes(&mut self) {
-        let n = self.kinds.len();
-        // Reverse BFS from each destination over links `from -> to`.
-        let mut incoming: Vec<Vec<LinkId>> = vec![Vec::new(); n];
-        for (i, l) in self.links.iter().enumerate() {
-            incoming[l.cfg.to as usize].push(i as LinkId);
-        }
-        let mut dist = vec![u32::MAX; n];
-        let mut queue = VecDeque::new();
-        for dst in 0..n {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
-            queue.clear();
-            queue.push_back(dst);
-            while let Some(v) = queue.pop_front() {
-                // Only the destination itself or routers may forward towards dst.
-                if v != dst && self.kinds[v] == NodeKind::Host {
-                    continue;
-                }
-                for &l in &incoming[v] {
-                    let u = self.links[l as usize].cfg.from as usize;
-                    if dist[u] == u32::MAX {
-                        dist[u] = dist[v] + 1;
-                        if self.routes[u * n + dst] == NO_ROUTE {
-                            self.routes[u * n + dst] = l;
-                        }
-                        queue.push_back(u);
-                    }
-                }
-            }
-        }
+        let mut dsts: Vec<NodeId> = (0..self.kinds.len() as NodeId)
+            .filter(|&n| self.kinds[n as usize] == NodeKind::Host)
+            .collect();
+        dsts.extend(self.routing.explicit_destinations());
+        self.compute_routes_to(&dsts);
+    }
+    /// [`Network::compute_routes`] towards the nodes `dsts` only.
+    pub fn compute_routes_to(&mut self, dsts: &[NodeId]) {
+        let ends = self.link_ends();
+        self.routing.compute(&ends, dsts);
+    }
+    /// Every link's `(from, to)`, in id order.
+    pub fn link_ends(&self) -> Vec<(NodeId, NodeId)> {
+        self.links.iter().map(|l| (l.cfg.from, l.cfg.to)).collect()
     }
 
     /// Send packet `id` from `node` along its route (used by hosts and routers).
@@ -1457,6 +1429,27 @@ mod tests {
         net.send(0, id, &mut s);
         // Two hops of 1 ms serialisation (1000 B at 8 Mb/s) + 1 ms propagation.
         assert_eq!(drain(&mut net, &mut s), vec![(4_000_000, 9)]);
+    }
+
+    #[test]
+    fn stages_are_counted_as_they_are_set_and_removed() {
+        // Setting every host's stage (free ones included) counts, not
+        // searches: the network knows whether any host has a stage after
+        // each call, also when one is removed again.
+        let mut net: Network<u32> = Network::new(vec![NodeKind::Host; 3]);
+        let busy = HostStageConfig {
+            per_packet: SimTime::from_micros(10),
+            ..HostStageConfig::default()
+        };
+        net.set_host_stage(0, busy);
+        net.set_host_stage(1, busy);
+        net.set_host_stage(1, busy);
+        net.set_host_stage(2, HostStageConfig::default());
+        assert_eq!((net.staged, net.any_stage), (2, true));
+        net.set_host_stage(0, HostStageConfig::default());
+        assert_eq!((net.staged, net.any_stage), (1, true));
+        net.set_host_stage(1, HostStageConfig::default());
+        assert_eq!((net.staged, net.any_stage), (0, false));
     }
 
     #[test]

@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcplab_model::{
     Catalog, CatalogEntry, CwndTrace, EpisodeResult, FlowResult, GeneratorResult, HostResult,
-    LinkPhaseResult, LinkResult, Meta, PhaseResult, QueueTrace, RttTrace, RunResult, TimingResult,
-    Traces, TransferResult,
+    LinkPhaseResult, LinkResult, MemoryPart, Meta, PhaseResult, QueueTrace, RttTrace, RunResult,
+    TimingResult, Traces, TransferResult,
 };
 
 create_exception!(
@@ -54,7 +54,9 @@ fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, Py
     columns.set_item("flows", flows_to_py(py, &[])?.keys())?;
     columns.set_item("links", links_to_py(py, &[])?.keys())?;
     out.set_item("columns", columns)?;
-    out.set_item("memory_bytes", tcplab_model::memory_estimate(&sc))?;
+    let memory = tcplab_model::memory::estimate(&sc, text.len());
+    out.set_item("memory_bytes", memory.total)?;
+    out.set_item("memory", memory_to_py(py, &memory)?)?;
     out.set_item("measure_end_s", sc.measure_end.as_secs_f64())?;
     out.set_item("name", sc.name)?;
     Ok(out)
@@ -62,25 +64,62 @@ fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, Py
 
 /// Parse, validate and run a scenario with the GIL released; `seed`
 /// overrides the scenario's own seed. `before_run`, when given, is called
-/// with the run's memory estimate (bytes) once the scenario is parsed and
-/// before it runs; an exception it raises stops the run.
+/// with the run's memory estimate (`validate`'s "memory") once the scenario
+/// is parsed and before it runs; an exception it raises stops the run.
+/// `progress`, when given, is called with `(stage, simulated seconds,
+/// seconds to simulate, events, wall seconds)` as each stage starts
+/// ("building", "running", "collecting") and a few times a second while
+/// running; an exception it raises (Ctrl-C's KeyboardInterrupt included,
+/// which is then checked for) stops the run and is raised.
 #[pyfunction]
-#[pyo3(signature = (text, path, seed = None, before_run = None))]
+#[pyo3(signature = (text, path, seed = None, before_run = None, progress = None))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
     path: String,
     seed: Option<u64>,
     before_run: Option<Bound<'py, PyAny>>,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let text_len = text.len();
     let sc = py
         .detach(move || tcplab_model::parse_scenario(&text, &path))
         .map_err(ScenarioError::from_model)?;
     if let Some(f) = before_run {
-        f.call1((tcplab_model::memory_estimate(&sc),))?;
+        let memory = py.detach(|| tcplab_model::memory::estimate(&sc, text_len));
+        f.call1((memory_to_py(py, &memory)?,))?;
     }
-    let result = py.detach(move || tcplab_model::run(&sc, seed));
-    run_result_to_py(py, result)
+    let Some(progress) = progress.map(Bound::unbind) else {
+        let result = py.detach(move || tcplab_model::run(&sc, seed));
+        return run_result_to_py(py, result);
+    };
+    let mut pending: Option<PyErr> = None;
+    let result = py.detach(|| {
+        let mut report = |p: &tcplab_model::Progress| {
+            Python::attach(|py| {
+                let args = (
+                    p.stage,
+                    p.now.as_secs_f64(),
+                    p.end.as_secs_f64(),
+                    p.events,
+                    p.wall_s,
+                );
+                match progress.call1(py, args).and_then(|_| py.check_signals()) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        pending = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        tcplab_model::run_with_progress(&sc, seed, Some(&mut report))
+    });
+    match (result, pending) {
+        (_, Some(e)) => Err(e),
+        (Some(result), None) => run_result_to_py(py, result),
+        (None, None) => unreachable!("a run stops only when its callback raised"),
+    }
 }
 
 /// Check that a scenario can run on the real Linux stack of this machine
@@ -545,6 +584,35 @@ fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
         );
         out.set_item("queue", columns)?;
     }
+    Ok(out)
+}
+
+/// A memory estimate: `{"bytes", "core_bytes", "parts": [{"what", "field",
+/// "value", "bytes", "scaling", "number", "unit"}]}`.
+fn memory_to_py<'py>(
+    py: Python<'py>,
+    m: &tcplab_model::MemoryEstimate,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("bytes", m.total)?;
+    out.set_item("core_bytes", m.core)?;
+    let parts = PyList::empty(py);
+    for p in &m.parts {
+        parts.append(record!(
+            py,
+            p,
+            MemoryPart {
+                what,
+                field,
+                value,
+                bytes,
+                scaling,
+                number,
+                unit,
+            }
+        ))?;
+    }
+    out.set_item("parts", parts)?;
     Ok(out)
 }
 

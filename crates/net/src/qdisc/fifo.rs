@@ -14,10 +14,12 @@ pub struct Fifo {
 }
 
 impl Fifo {
-    /// An empty FIFO, pre-sized for its limit so the steady state never grows it.
+    /// An empty FIFO. Its storage grows (doubling) to the most packets it
+    /// holds at once, not to its limit: a 1 GB limit reserves nothing until
+    /// packets fill it, and the steady state no longer grows it.
     pub fn new(limit: QueueLimit) -> Self {
         Fifo {
-            q: VecDeque::with_capacity(limit.slots()),
+            q: VecDeque::new(),
             limit,
             bytes: 0,
         }

@@ -32,10 +32,10 @@
 //!   dropping them, as [`super::Codel`] does; the overflow head drop stays a drop.
 //! - No external classifier, no memory accounting beyond the [`QueueLimit`].
 //!
-//! Packets live in one pool preallocated for the limit, threaded into per-bucket
-//! singly linked lists by index; the bucket lists are intrusive too. After
-//! construction nothing allocates (a byte limit reserves one slot per 40 bytes
-//! and grows only if smaller packets fill it).
+//! Packets live in one pool threaded into per-bucket singly linked lists by
+//! index; the bucket lists are intrusive too. Freed slots are reused, so the
+//! pool grows (rarely, doubling) to the most packets queued at once and then
+//! nothing allocates; it reserves nothing for a limit never reached.
 
 use super::codel::{CodelParams, CodelState};
 use super::{QPkt, Qdisc, QueueLimit};
@@ -152,7 +152,7 @@ impl Store {
             self.slots[i as usize] = slot;
             i
         } else {
-            // Only beyond the preallocated pool (byte limits with tiny packets).
+            // More packets queued than ever before: the pool grows.
             self.slots.push(slot);
             (self.slots.len() - 1) as u32
         };
@@ -226,7 +226,9 @@ impl FqCodel {
                 ecn: p.ecn,
             },
             store: Store {
-                slots: Vec::with_capacity(limit.slots()),
+                // Grown as packets arrive (freed slots are reused): as
+                // many slots as packets queued at once, never the limit's.
+                slots: Vec::new(),
                 free: NIL,
                 buckets: vec![empty; p.flows as usize],
                 packets: 0,
@@ -517,7 +519,8 @@ mod tests {
         // too. A model of the queued packets checks after every operation: the
         // packet and byte counts, the limit, the per-bucket bytes summing to the
         // total, every packet leaving once and in FIFO order within its flow
-        // (arrivals refused outright excepted), and that the pool never grows.
+        // (arrivals refused outright excepted), and that the pool never holds
+        // more slots than the limit needs.
         let cases = [
             (QueueLimit::Packets(40), 8),
             (QueueLimit::Bytes(30_000), 4),
@@ -530,7 +533,6 @@ mod tests {
                 ..FqCodelParams::default()
             };
             let mut q = FqCodel::new(limit, p);
-            let cap = q.store.slots.capacity();
             let mut rng = RngStream::new(42, case as u64);
             let mut queued: BTreeMap<u32, QPkt> = BTreeMap::new();
             let mut last = [None::<u32>; 6];
@@ -586,7 +588,9 @@ mod tests {
             assert!(queued.is_empty());
             assert_eq!((q.len_packets(), q.len_bytes()), (0, 0));
             assert!(q.store.buckets.iter().all(|b| !b.active && b.head == NIL));
-            assert_eq!(q.store.slots.capacity(), cap);
+            // Freed slots are reused: never more slots than the queue can
+            // hold at once (its limit, plus the arrival that overflows it).
+            assert!(q.store.slots.len() <= limit.slots(), "case {case}");
             // Both drop paths were exercised (CoDel's except in the 3-packet
             // queue, whose backlog never stands above one MTU for an interval).
             assert!(overflow > 0, "case {case}");

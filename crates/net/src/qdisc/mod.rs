@@ -63,8 +63,9 @@ impl QueueLimit {
             QueueLimit::Bytes(b) => bytes <= b,
         }
     }
-    /// Packet slots to preallocate so a full queue never grows its storage
-    /// (a byte limit counts 40-byte packets), capped at 2^20.
+    /// The most packets a full queue can hold, plus one arriving (a byte
+    /// limit counts 40-byte packets), capped at 2^20. Queues do not reserve
+    /// it: their storage grows to what they hold.
     pub fn slots(self) -> usize {
         let n = match self {
             QueueLimit::Packets(n) => n as usize + 1,
