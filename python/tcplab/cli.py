@@ -544,7 +544,7 @@ def validate(scenario: str) -> None:
 
     try:
         info = _core.validate(text, path)
-        memory.check(path, int(info["memory_bytes"]))
+        memory.check(path, int(info["memory_bytes"]), parts=info["memory"]["parts"])
     except (_core.ScenarioError, memory.MemoryCheckError) as e:
         raise UserError(str(e)) from e
     swept = ""

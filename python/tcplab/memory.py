@@ -154,9 +154,10 @@ def _explain(parts: list[Part], need: int, per_run: float) -> str:
 def _parts_of(path: str) -> list[Part] | None:
     """The estimate's parts for the scenario file at ``path`` (validated
     again: only a refusal asks), or None when it cannot be read."""
+    from tcplab import read_file  # noqa: PLC0415  (tcplab imports this module)
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_file(path)
         return _core.validate(text, path)["memory"]["parts"]
     except (OSError, UnicodeDecodeError, ValueError):
         return None

@@ -54,6 +54,8 @@ from tcplab.results import ResultFileError, inside, read_parquet
 if TYPE_CHECKING:
     import polars as pl
 
+    from tcplab._core import MemoryPart
+
 __all__ = [
     "RunTask",
     "Sweep",
@@ -586,6 +588,8 @@ class Sweep:
     overrides: dict[str, Any] = field(default_factory=dict)
     #: The largest memory estimate of one run over the points (set by ``validate``).
     memory_bytes: int = 0
+    #: The parts of that estimate (for a refusal naming the fields to change).
+    memory_parts: list[MemoryPart] | None = None
     #: What runs it: ``sim`` or ``linux`` (real time, one run at a time).
     backend: str = "sim"
 
@@ -639,7 +643,9 @@ class Sweep:
             try:
                 info = _core.validate(t.text, t.path)
                 self._check_until(info, t.path)
-                self.memory_bytes = max(self.memory_bytes, int(info["memory_bytes"]))
+                if int(info["memory_bytes"]) > self.memory_bytes:
+                    self.memory_bytes = int(info["memory_bytes"])
+                    self.memory_parts = info["memory"]["parts"]
             except _core.ScenarioError as e:
                 # The core's line and column count in the point's regenerated
                 # text, not in the file: point at the line of the user's file
@@ -1186,7 +1192,7 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     if scheduler is None and pending and sw.backend == "sim":
         from tcplab import memory
 
-        memory.check(sw.path, sw.memory_bytes, min(jobs, len(pending)))
+        memory.check(sw.path, sw.memory_bytes, min(jobs, len(pending)), parts=sw.memory_parts)
     ex = _Executor(jobs, scheduler)
     futures: dict[Any, RunTask] = {}
     suspects: list[RunTask] = []  # in flight when a worker died
