@@ -16,6 +16,20 @@ import pytest
 
 NAN = math.nan
 
+TWO_HOSTS = """
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "10ms"
+"""
+"""Two hosts and the link between them, ending inside the ``[[link]]`` table
+(so that a test may add the link's fields): a scenario's body without its
+duration and flows."""
+
 
 def run_cli(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None

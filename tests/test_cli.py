@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import fake_raw, run_cli
+from conftest import TWO_HOSTS, fake_raw, run_cli
 
 BROKEN_TOML = '[[flows]\nname = "unterminated\n'
 
@@ -71,20 +71,7 @@ def test_non_utf8_scenario_exits_2(tmp_path: Path) -> None:
     assert_user_error(run_cli("validate", str(bad)), str(bad), "UTF-8")
 
 
-SMALL = """\
-duration = "1s"
-[[host]]
-name = "a"
-[[host]]
-name = "b"
-[[link]]
-between = ["a", "b"]
-rate = "10Mbps"
-delay = "10ms"
-[[flow]]
-from = "a"
-to = "b"
-"""
+SMALL = 'duration = "1s"\n' + TWO_HOSTS + '[[flow]]\nfrom = "a"\nto = "b"\n'
 
 
 @pytest.mark.parametrize("command", ["validate", "run", "sweep"])

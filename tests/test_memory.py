@@ -11,18 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
-
-TWO_HOSTS = """
-[[host]]
-name = "a"
-[[host]]
-name = "b"
-[[link]]
-between = ["a", "b"]
-rate = "10Mbps"
-delay = "10ms"
-"""
+from conftest import TWO_HOSTS, run_cli
 
 LIMIT = {"TCPLAB_MEMORY_LIMIT": "2e9"}
 

@@ -31,28 +31,15 @@ from tcplab.results import (
     read_parquet,
 )
 
-from conftest import fake_raw
+from conftest import TWO_HOSTS, fake_raw
 
 # A small, fast scenario whose results depend on the seed (random loss).
-SCENARIO = """
-name = "out"
-seed = 3
-duration = "2s"
-[[host]]
-name = "a"
-[[host]]
-name = "b"
-[[link]]
-between = ["a", "b"]
-rate = "10Mbps"
-delay = "10ms"
-queue = { packets = 50 }
-loss = { rate = 0.002 }
-[[flow]]
-name = "f"
-from = "a"
-to = "b"
-"""
+SCENARIO = (
+    'name = "out"\nseed = 3\nduration = "2s"\n'
+    + TWO_HOSTS
+    + "queue = { packets = 50 }\nloss = { rate = 0.002 }\n"
+    + '[[flow]]\nname = "f"\nfrom = "a"\nto = "b"\n'
+)
 SWEEP = "repetitions = 2\n" + SCENARIO + '[sweep]\n"link[0].queue.packets" = [20, 50]\n'
 
 
