@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -426,3 +427,19 @@ def test_cli_refuses_an_oversized_scenario_with_a_clear_error(tmp_path: Path, co
         command, str(p), *out, env={"TCPLAB_MEMORY_CHECK": "0", "TCPLAB_MEMORY_LIMIT": "100000"}
     )
     assert r.returncode == 0, r.stderr
+
+
+def test_the_printed_flows_table_stops_at_40_rows_and_says_where_the_rest_are(
+    tmp_path: Path,
+) -> None:
+    # A million flows must not print a million lines; the files hold them all.
+    p = _flows_scenario(tmp_path, 45)
+    proc = run_cli("run", str(p), "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    shown = {f"f{i}" for i in range(45) if re.search(rf"^\s*f{i}\s", proc.stdout, re.M)}
+    assert shown == {f"f{i}" for i in range(40)}
+    assert "the first 40 flows of 45: all in flows.parquet" in proc.stdout
+    assert "links of" not in proc.stdout  # two links: all shown
+    import polars as pl
+
+    assert pl.read_parquet(tmp_path / "o" / "flows.parquet").height == 45

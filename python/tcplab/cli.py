@@ -302,8 +302,21 @@ def _table(title: str, columns: Iterable[tuple[str, str]]) -> Table:
     return table
 
 
+SUMMARY_ROWS = 40
+"""Rows of the flows and links tables `tcplab run` prints; the files hold all."""
+
+
+def _more_rows(table: Table, res: tcplab.Results, name: str) -> None:
+    """Say under ``table`` how many of ``name``'s rows it leaves out."""
+    more = res.row_count(name) - SUMMARY_ROWS
+    if more > 0:
+        table.caption = (
+            f"the first {SUMMARY_ROWS} {name} of {SUMMARY_ROWS + more}: all in {name}.parquet"
+        )
+
+
 def _summary_tables(res: tcplab.Results) -> list[Table]:
-    records = res.flow_records()
+    records = res.flow_records(SUMMARY_ROWS)
     # Finite transfers are judged by their own throughput (bytes over the
     # completion time), not by goodput over the measurement window.
     transfers = any(f.get("completed") for f in records)
@@ -335,6 +348,7 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             _num(f["timeouts"], ","),
         ]
         flows.add_row(*row)
+    _more_rows(flows, res, "flows")
     links = _table(
         "links",
         [
@@ -347,7 +361,8 @@ def _summary_tables(res: tcplab.Results) -> list[Table]:
             ("lost", "right"),
         ],
     )
-    for lk in res.link_records():
+    _more_rows(links, res, "links")
+    for lk in res.link_records(SUMMARY_ROWS):
         links.add_row(
             str(lk["name"]),
             _rate(lk["rate_bps"]),

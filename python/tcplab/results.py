@@ -224,13 +224,20 @@ class Results:
         names = pl.Series(name_col, source.get("name", []), dtype=pl.String)
         return df.insert_column(df.columns.index(index_col) + 1, names.gather(df[index_col]))
 
-    def flow_records(self) -> list[dict[str, Any]]:
-        """The flows table as a list of dicts (no polars needed)."""
-        return column_rows(self._flow_columns)
+    def flow_records(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The flows table as a list of dicts (no polars needed); its first
+        ``limit`` rows when given."""
+        return column_rows(self._flow_columns, limit)
 
-    def link_records(self) -> list[dict[str, Any]]:
-        """The links table as a list of dicts (no polars needed)."""
-        return column_rows(self._link_columns)
+    def link_records(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The links table as a list of dicts (no polars needed); its first
+        ``limit`` rows when given."""
+        return column_rows(self._link_columns, limit)
+
+    def row_count(self, table: str) -> int:
+        """How many rows ``flows`` or ``links`` has."""
+        columns = self._flow_columns if table == "flows" else self._link_columns
+        return len(next(iter(columns.values()), ()))
 
     def summary(self) -> dict[str, Any]:
         """``{"meta": ..., "flows": [...], "links": [...]}`` ready for JSON:
@@ -354,10 +361,14 @@ def pcap_file(link: str) -> str:
     return f"{PCAP_PREFIX}{link.replace('->', '_')}{PCAP_SUFFIX}"
 
 
-def column_rows(columns: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
-    """``{column: [values]}`` as one dict per row."""
+def column_rows(
+    columns: Mapping[str, Sequence[Any]], limit: int | None = None
+) -> list[dict[str, Any]]:
+    """``{column: [values]}`` as one dict per row (the first ``limit`` rows
+    when given)."""
     names = list(columns)
-    return [dict(zip(names, row)) for row in zip(*columns.values())]
+    values = columns.values() if limit is None else [v[:limit] for v in columns.values()]
+    return [dict(zip(names, row)) for row in zip(*values)]
 
 
 def _finite(record: Mapping[str, Any]) -> dict[str, Any]:
