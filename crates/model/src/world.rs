@@ -143,8 +143,9 @@ fn node_kinds(sc: &Scenario) -> Vec<NodeKind> {
         .collect()
 }
 
-/// The routes of a scenario alone, as [`build_network`] computes them,
-/// without building links and queues (for validation and estimates).
+/// The routes of a scenario: its explicit routes over the shortest paths
+/// towards every host (what [`build_network`] gives its network, and what
+/// validation and estimates use without building links and queues).
 pub fn build_routing(sc: &Scenario) -> tcplab_net::Routing {
     let kinds = node_kinds(sc);
     let mut routing = tcplab_net::Routing::new(&kinds);
@@ -187,10 +188,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
     for &l in &sc.trace.pcap {
         net.set_capture(l, true);
     }
-    for r in &sc.routes {
-        net.set_route(r.node, r.dst, r.link);
-    }
-    net.compute_routes();
+    net.set_routing(build_routing(sc));
     net
 }
 

@@ -365,16 +365,20 @@ impl<H: Copy> Network<H> {
             .filter(|&n| self.kinds[n as usize] == NodeKind::Host)
             .collect();
         dsts.extend(self.routing.explicit_destinations());
-        self.compute_routes_to(&dsts);
+        let ends: Vec<(NodeId, NodeId)> =
+            self.links.iter().map(|l| (l.cfg.from, l.cfg.to)).collect();
+        self.routing.compute(&ends, &dsts);
     }
-    /// [`Network::compute_routes`] towards the nodes `dsts` only.
-    pub fn compute_routes_to(&mut self, dsts: &[NodeId]) {
-        let ends = self.link_ends();
-        self.routing.compute(&ends, dsts);
-    }
-    /// Every link's `(from, to)`, in id order.
-    pub fn link_ends(&self) -> Vec<(NodeId, NodeId)> {
-        self.links.iter().map(|l| (l.cfg.from, l.cfg.to)).collect()
+    /// Take routes computed apart (as [`Network::compute_routes`] would, over
+    /// this network's links in id order and its node kinds), in place of
+    /// [`Network::set_route`] and [`Network::compute_routes`].
+    pub fn set_routing(&mut self, routing: Routing) {
+        assert_eq!(
+            routing.link_count(),
+            self.links.len(),
+            "routes computed for other links"
+        );
+        self.routing = routing;
     }
 
     /// Send packet `id` from `node` along its route (used by hosts and routers).

@@ -61,8 +61,6 @@ const FLAG_EXPLICIT_TO: u8 = 2;
 struct Hop {
     kind: u8,
     flags: u8,
-    /// `KIND_ROW` or `KIND_VIA` and no explicit entry: [`Routing::route`]'s fast path.
-    fast: bool,
     /// Its row (`KIND_ROW`), or its neighbour's (`KIND_VIA`).
     row: u32,
     /// The neighbour (`KIND_VIA`, `KIND_TO_HOST`).
@@ -72,6 +70,8 @@ struct Hop {
 }
 
 impl Hop {
+    /// `KIND_ROW` or `KIND_VIA` and no explicit entry: [`Routing::route`]'s fast path.
+    #[inline(always)]
     fn is_fast(&self) -> bool {
         self.kind <= KIND_VIA && self.flags & FLAG_EXPLICIT_FROM == 0
     }
@@ -148,7 +148,6 @@ impl Routing {
                 Hop {
                     kind: KIND_NONE,
                     flags: 0,
-                    fast: false,
                     row: 0,
                     next: NO_NODE,
                     out: NO_ROUTE
@@ -173,9 +172,7 @@ impl Routing {
     /// At `node`, send packets for `dst` on `link`, whatever the search says.
     pub fn set_explicit(&mut self, node: NodeId, dst: NodeId, link: LinkId) {
         self.explicit.insert((node, dst), link);
-        let h = &mut self.hops[node as usize];
-        h.flags |= FLAG_EXPLICIT_FROM;
-        h.fast = false;
+        self.hops[node as usize].flags |= FLAG_EXPLICIT_FROM;
         self.hops[dst as usize].flags |= FLAG_EXPLICIT_TO;
     }
 
@@ -191,7 +188,7 @@ impl Routing {
         // towards another node; the rest (explicit entries, hosts linked to
         // hosts or to nothing, a node asking for itself) takes the slow path.
         let h = &self.hops[node as usize];
-        if !h.fast || node == dst {
+        if !h.is_fast() || node == dst {
             return self.route_slow(node, dst);
         }
         let d = &self.dsts[dst as usize];
@@ -291,12 +288,10 @@ impl Routing {
             *hop = Hop {
                 kind,
                 flags: hop.flags,
-                fast: false,
                 row: r,
                 next,
                 out,
             };
-            hop.fast = hop.is_fast();
         }
         self.rows = rows as usize;
         // Columns: one per distinct root, in order of first appearance.
@@ -451,6 +446,11 @@ impl Routing {
         } else {
             node
         }
+    }
+
+    /// How many links the routes were computed over.
+    pub fn link_count(&self) -> usize {
+        self.ends.len()
     }
 
     /// Nodes with a row and columns.
