@@ -159,12 +159,18 @@ fn things(x: f64, one: &str, many: &str) -> String {
 
 /// A number as a scenario writes it: "20", "0.5", "1e9".
 fn number(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e6 {
-        format!("{x}")
-    } else if x.abs() >= 1e6 {
+    if x.abs() >= 1e6 {
         format!("{x:e}")
     } else {
         format!("{x}")
+    }
+}
+
+/// When a flow starts, a uniform draw taken at its middle.
+fn mid_start(start: StartSpec) -> SimTime {
+    match start {
+        StartSpec::At(t) => t,
+        StartSpec::Uniform(a, b) => SimTime(a.0 / 2 + b.0 / 2),
     }
 }
 
@@ -285,10 +291,7 @@ pub fn estimate(sc: &Scenario, text_len: usize) -> MemoryEstimate {
     // Scenario flows in the fluid model, grouped by what they share.
     let mut groups: HashMap<FlowKey, f64> = HashMap::new();
     for f in &sc.flows {
-        let start = match f.start {
-            StartSpec::At(t) => t.0,
-            StartSpec::Uniform(a, b) => a.0 / 2 + b.0 / 2,
-        };
+        let start = mid_start(f.start).0;
         *groups
             .entry((f.src, f.dst, start, f.size, f.stop.map(|t| t.0)))
             .or_default() += 1.0;
@@ -572,46 +575,28 @@ pub fn estimate(sc: &Scenario, text_len: usize) -> MemoryEstimate {
         let rows: f64 = sc
             .flows
             .iter()
-            .map(|f| {
-                let start = match f.start {
-                    StartSpec::At(t) => secs(t),
-                    StartSpec::Uniform(a, b) => (secs(a) + secs(b)) / 2.0,
-                };
-                ((end - start) / interval).max(0.0) + 1.0
-            })
+            .map(|f| ((end - secs(mid_start(f.start))) / interval).max(0.0) + 1.0)
             .sum();
-        part(
-            format!(
-                "cwnd trace: {} samples ({} every {} for {})",
-                count(rows),
-                things(flows, "flow", "flows"),
-                sc.trace.interval,
-                sc.measure_end
-            ),
-            "trace.interval",
-            format!("\"{}\"", sc.trace.interval),
-            (rows * CWND_ROW, rows * PY_TRACE_CWND_ROW),
-            -1,
-            interval,
-            "s",
+        let who = things(flows, "flow", "flows");
+        interval_trace(
+            &mut part,
+            sc,
+            "cwnd",
+            rows,
+            &who,
+            (CWND_ROW, PY_TRACE_CWND_ROW),
         );
     }
     if sc.trace.queue {
+        let who = things(n_links, "link", "links");
         let rows = samples * n_links;
-        part(
-            format!(
-                "queue trace: {} samples ({} every {} for {})",
-                count(rows),
-                things(n_links, "link", "links"),
-                sc.trace.interval,
-                sc.measure_end
-            ),
-            "trace.interval",
-            format!("\"{}\"", sc.trace.interval),
-            (rows * QUEUE_ROW, rows * PY_TRACE_QUEUE_ROW),
-            -1,
-            interval,
-            "s",
+        interval_trace(
+            &mut part,
+            sc,
+            "queue",
+            rows,
+            &who,
+            (QUEUE_ROW, PY_TRACE_QUEUE_ROW),
         );
     }
     if sc.trace.rtt {
@@ -690,6 +675,33 @@ pub fn estimate(sc: &Scenario, text_len: usize) -> MemoryEstimate {
         core,
         parts,
     }
+}
+
+/// The part of a trace sampled every `trace.interval` (`rows` samples of
+/// `who`, each costing `row` bytes in the core and `py_row` in Python): it
+/// shrinks in inverse proportion to the interval.
+fn interval_trace(
+    part: &mut impl FnMut(String, &str, String, (f64, f64), i8, f64, &str),
+    sc: &Scenario,
+    name: &str,
+    rows: f64,
+    who: &str,
+    (row, py_row): (f64, f64),
+) {
+    let interval = sc.trace.interval;
+    part(
+        format!(
+            "{name} trace: {} samples ({who} every {interval} for {})",
+            count(rows),
+            sc.measure_end
+        ),
+        "trace.interval",
+        format!("\"{interval}\""),
+        (rows * row, rows * py_row),
+        -1,
+        secs(interval).max(1e-9),
+        "s",
+    );
 }
 
 /// Packets a queue of this limit holds when full (bytes in full-sized packets).
