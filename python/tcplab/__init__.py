@@ -98,6 +98,13 @@ def read_file(path: str) -> str:
     opened, and ``UnicodeDecodeError`` when it is not UTF-8.
     """
     limit = _max_scenario_bytes()
+
+    def too_big(size: str) -> ScenarioFileError:
+        return ScenarioFileError(
+            f"{path}: {size} bytes; a scenario file may have at most {limit} bytes "
+            "(set $TCPLAB_MAX_SCENARIO_BYTES to allow more)"
+        )
+
     # O_NONBLOCK: opening a FIFO without a writer must not wait for one; the
     # kind is then read off the open descriptor (no race with a swap).
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -108,10 +115,7 @@ def read_file(path: str) -> str:
                 f"{path}: is {_kind(st.st_mode)}; a scenario must be a regular file"
             )
         if st.st_size > limit:
-            raise ScenarioFileError(
-                f"{path}: {st.st_size} bytes; a scenario file may have at most {limit} bytes "
-                "(set $TCPLAB_MAX_SCENARIO_BYTES to allow more)"
-            )
+            raise too_big(str(st.st_size))
         with os.fdopen(fd, "rb", closefd=True) as f:
             fd = -1
             data = f.read(limit + 1)
@@ -119,10 +123,7 @@ def read_file(path: str) -> str:
         if fd >= 0:
             os.close(fd)
     if len(data) > limit:  # grew while being read
-        raise ScenarioFileError(
-            f"{path}: more than {limit} bytes; a scenario file may have at most {limit} bytes "
-            "(set $TCPLAB_MAX_SCENARIO_BYTES to allow more)"
-        )
+        raise too_big(f"more than {limit}")
     return data.decode("utf-8").removeprefix(_BOM)
 
 

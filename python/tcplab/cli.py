@@ -308,11 +308,9 @@ SUMMARY_ROWS = 40
 
 def _more_rows(table: Table, res: tcplab.Results, name: str) -> None:
     """Say under ``table`` how many of ``name``'s rows it leaves out."""
-    more = res.row_count(name) - SUMMARY_ROWS
-    if more > 0:
-        table.caption = (
-            f"the first {SUMMARY_ROWS} {name} of {SUMMARY_ROWS + more}: all in {name}.parquet"
-        )
+    rows = res.row_count(name)
+    if rows > SUMMARY_ROWS:
+        table.caption = f"the first {SUMMARY_ROWS} {name} of {rows}: all in {name}.parquet"
 
 
 def _summary_tables(res: tcplab.Results) -> list[Table]:
