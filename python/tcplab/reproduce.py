@@ -73,8 +73,9 @@ def reproduce(
 
     study = get(name)
     outp = Path(out)
+    parts = [p for p in study.parts if ("quick" if quick else "full") in p.modes]
     sweeps = []
-    for part in study.parts:
+    for part in parts:
         text, path = scenario_text(study.name, part.file)
         sw = load_sweep(text, path)
         if part.overrides or part.repetitions is not None:
@@ -90,7 +91,7 @@ def reproduce(
                 raise SweepError(f"{study.name}, part {part.name}: {e}") from e
         sweeps.append(sw)
     outp.mkdir(parents=True, exist_ok=True)
-    for part, sw in zip(study.parts, sweeps):
+    for part, sw in zip(parts, sweeps):
         path = sw.path
         if part.single:
             # One run with the file's own seed (a sweep's runs get derived seeds).

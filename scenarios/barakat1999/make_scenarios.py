@@ -75,8 +75,17 @@ def chain(access: str, nodes: list[tuple[str, int]], kind: str = "droptail") -> 
     last; node i's queue sits on the link leaving router n_i, named
     "n<i>->n<i+1>" (the bottleneck's "n<k>->dst"). The one-way propagation
     delay is split evenly over the router links; ACKs return on uncongested
-    100 Mb/s links with the same delays."""
-    q = f'kind = "{kind}", ' if kind != "droptail" else ""
+    100 Mb/s links with the same delays.
+
+    A buffer of B packets is ns-2's queue-limit B: Drop Tail and
+    Drop-from-Front (ns-2's Queue/DropTail) hold B packets counting the one
+    being sent (`counts_sending`), Random Drop (ns-2's Queue/RED with
+    drop_rand_) B waiting plus the one being sent."""
+    q = {
+        "droptail": "counts_sending = true, ",
+        "dropfront": 'kind = "dropfront", counts_sending = true, ',
+        "randomdrop": 'kind = "randomdrop", ',
+    }[kind]
     delay = f"{ONE_WAY_MS / len(nodes):g}ms"
     out = "".join(f'\n[[router]]\nname = "n{i + 1}"\n' for i in range(len(nodes)))
     out += f"""
@@ -94,14 +103,21 @@ reverse = {{ rate = "100Mbps", delay = "0ms" }}
             else f"Node {i + 1}: rate mu_{i + 1}, buffer B_{i + 1}."
         )
         far = "dst" if last else f"n{i + 2}"
+        note = (
+            "\n# The buffer counts the packet being sent, as ns-2's queue-limit."
+            if "counts_sending" in q
+            else "\n# The buffer counts the waiting packets, as ns-2's Queue/RED."
+        )
         out += f"""
-# {title}
+# {title}{note}
 [[link]]
 between = ["n{i + 1}", "{far}"]
 forward = {{ rate = "{rate}", delay = "{delay}", queue = {{ {q}packets = {buf} }} }}
 reverse = {{ rate = "100Mbps", delay = "{delay}" }}
 """
-    return out + """
+    return (
+        out
+        + """
 # Each repetition starts at its own time in the first second (and the seed
 # also places ns-2's timer ticks): the paper gives neither.
 [[flow]]
@@ -110,6 +126,7 @@ from = "src"
 to = "dst"
 start = { uniform = ["0s", "1s"] }
 """
+    )
 
 
 def header(comment: str, name: str, traces: bool) -> str:
@@ -229,7 +246,7 @@ def sec5_equivalent() -> str:
         half = f"{ONE_WAY_MS / 2:g}ms"
         rows.append(
             f'    {{ label = "n = {n}", rate = "{mu_p}bps", delay = "{half}", '
-            f"queue = {{ packets = {b_p} }} }},"
+            f"queue = {{ counts_sending = true, packets = {b_p} }} }},"
         )
     return (
         header(

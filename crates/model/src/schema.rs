@@ -258,6 +258,7 @@ struct Queue {
     flows: Option<u32>,
     quantum: Option<u32>,
     ecn: Option<bool>,
+    counts_sending: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -1574,6 +1575,7 @@ fn resolve_direction(
         flows: None,
         quantum: None,
         ecn: None,
+        counts_sending: None,
     });
     let queue = resolve_queue(&q, &field("queue", d.queue.is_some()), cx)?;
     let loss_set = d.loss.is_some();
@@ -1865,6 +1867,34 @@ fn resolve_queue(q: &Queue, field: &str, cx: &Ctx) -> Result<QueueSpec, Scenario
     }
     let ecn = q.ecn.unwrap_or(false);
     let spec = |limit| QueueSpec { kind, limit, ecn };
+    if q.counts_sending == Some(true) {
+        // ns-2's Queue/DropTail refuses an arrival when `length + 1 >= qlim`
+        // (queue/drop-tail.cc, DropTail::enque; Drop-from-Front is its
+        // drop_front_ flag): with queue-limit B the node holds B packets
+        // counting the one being sent, i.e. B - 1 wait. Here the limit counts
+        // the waiting packets only, so B - 1 of them.
+        let f = format!("{field}.counts_sending");
+        if !matches!(kind, QueueKind::DropTail | QueueKind::DropFront) {
+            return Err(cx.err(
+                &f,
+                true,
+                format!("kind = {name:?} counts only the waiting packets; counts_sending applies to kind = \"droptail\" and \"dropfront\" (ns-2's Queue/DropTail)"),
+            ));
+        }
+        return match (q.packets, q.bytes) {
+            (Some(p), None) if p >= 2 => Ok(spec(tcplab_net::QueueLimit::Packets(p - 1))),
+            (Some(p), None) => Err(cx.err(
+                &format!("{field}.packets"),
+                p,
+                "with counts_sending the limit counts the packet being sent: at least 2",
+            )),
+            _ => Err(cx.err(
+                &f,
+                true,
+                "applies to a limit in packets (`packets = N`) only",
+            )),
+        };
+    }
     match (q.packets, q.bytes) {
         (Some(_), Some(_)) => Err(cx.err(
             field,

@@ -222,3 +222,106 @@ fn westwood_on_ns2_takes_the_westwoodnr_agents_newreno_defaults() {
         (NewRenoRto::SlowButSteady, true)
     );
 }
+
+/// a -> r at 100 Mb/s, r -> b at 1 Mb/s with `queue`; a sends a burst of 10
+/// packets at once (initial window 10, no handshake); the run ends before the
+/// first ACK can come back, so only the burst is seen at r.
+fn burst(queue: &str) -> RunResult {
+    sim(&format!(
+        r#"
+duration = "0.05s"
+[[host]]
+name = "a"
+profile = "ns2"
+mss = 1460
+window = 10
+initial_window = 10
+handshake = "none"
+[[host]]
+name = "b"
+profile = "ns2"
+mss = 1460
+[[router]]
+name = "r"
+[[link]]
+between = ["a", "r"]
+rate = "100Mbps"
+delay = "1ms"
+[[link]]
+between = ["r", "b"]
+rate = "1Mbps"
+delay = "1ms"
+queue = {queue}
+[[flow]]
+name = "f"
+from = "a"
+to = "b"
+start = "0s"
+"#
+    ))
+}
+
+#[test]
+fn a_queue_that_counts_the_packet_being_sent_holds_one_fewer() {
+    // The burst reaches r 0.12 ms apart; each packet takes 12 ms on the 1 Mb/s
+    // link, so the first is being sent while the other nine arrive. tcplab's
+    // limit of 5 counts the waiting packets: 1 sent + 5 wait, 4 dropped.
+    // ns-2's DropTail with queue-limit 5 drops an arrival when 4 already wait
+    // (queue/drop-tail.cc: length + 1 >= qlim): 1 sent + 4 wait, 5 dropped.
+    let r = burst("{ packets = 5 }");
+    let l = r
+        .links
+        .iter()
+        .find(|l| l.from == "r" && l.to == "b")
+        .unwrap();
+    assert_eq!(l.drops, 4);
+    assert_eq!(l.queue_limit_pkts, 5);
+    let r = burst("{ packets = 5, counts_sending = true }");
+    let l = r
+        .links
+        .iter()
+        .find(|l| l.from == "r" && l.to == "b")
+        .unwrap();
+    assert_eq!(l.drops, 5);
+    assert_eq!(l.queue_limit_pkts, 4);
+    // Drop-from-Front keeps the newest, and the same number.
+    let r = burst("{ kind = \"dropfront\", packets = 5, counts_sending = true }");
+    let l = r
+        .links
+        .iter()
+        .find(|l| l.from == "r" && l.to == "b")
+        .unwrap();
+    assert_eq!(l.drops, 5);
+}
+
+#[test]
+fn counts_sending_is_refused_where_ns2_does_not_count_that_way() {
+    for (queue, field, says) in [
+        (
+            "{ kind = \"randomdrop\", packets = 5, counts_sending = true }",
+            "counts_sending",
+            "droptail",
+        ),
+        (
+            "{ bytes = \"15000B\", counts_sending = true }",
+            "counts_sending",
+            "packets",
+        ),
+        (
+            "{ packets = 1, counts_sending = true }",
+            "packets",
+            "at least 2",
+        ),
+    ] {
+        let text = one_link("", "1s", 20)
+            .replace("queue = { packets = 1000 }", &format!("queue = {queue}"));
+        let e = match parse_scenario(&text, "ns2.toml") {
+            Ok(_) => panic!("accepted {queue}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            e.contains(&format!("queue.{field}")) && e.contains(says),
+            "{queue}: {e}"
+        );
+    }
+}

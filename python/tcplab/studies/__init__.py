@@ -41,7 +41,14 @@ __all__ = [
 SCENARIOS_ENV = "TCPLAB_SCENARIOS"
 
 #: The study modules, in the order ``tcplab reproduce --list`` shows them.
-_MODULES = ("braud2016", "mascolo2006", "barakat1999", "highspeed_fiber", "linux_check")
+_MODULES = (
+    "braud2016",
+    "mascolo2006",
+    "barakat1999",
+    "highspeed_fiber",
+    "linux_check",
+    "ns2_check",
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,10 @@ class Part:
     #: ``sim``, or ``linux`` for runs on this machine's real Linux stack (root,
     #: real time, one at a time; see :mod:`tcplab.realstack`).
     backend: str = "sim"
+    #: Which versions of the study run this part: ``full``, ``quick`` or both
+    #: (a quick version may run a subset of the parts instead of shorter runs,
+    #: when its results are compared with stored ones of the same runs).
+    modes: tuple[str, ...] = ("full", "quick")
 
 
 @dataclass(frozen=True)

@@ -97,8 +97,9 @@ def model_of_run(
     """Barakat & Altman's model of the path of one run: its links (the links
     table of the run) from the source to the destination, the main bottleneck
     last; rates in packets of ``packet_bytes`` per second; each node's buffer
-    its queue limit (plus one with ``extra_packet``: the packet being
-    transmitted, which an ns-2 queue limit does not count); the first slow
+    its queue limit, the packets that may wait (plus one with
+    ``extra_packet``: the packet being sent, which ns-2's Drop Tail
+    queue-limit counts); the first slow
     start's threshold at ``FIRST_THRESHOLD``."""
     path, t = _path(links)
     return _model(path, t, packet_bytes, extra_packet=extra_packet)
@@ -251,9 +252,10 @@ def _disagreement(facts: pl.DataFrame, label: str) -> str:
     return (
         f"{label}: the first loss is where the model puts it in {same_node} of "
         f"{d.height} runs. The window at the first drop is {rng('dw')} segments from "
-        f"the model's W_B with B the queue limit, and {rng('dw1')} with B + 1: an ns-2 "
-        "queue limit (as tcplab's) does not count the packet being transmitted, so a "
-        "node holds one packet more than its limit, which the model's B leaves out. "
+        f"the model's W_B with B the packets that may wait, and {rng('dw1')} with B + 1, "
+        "the node's whole buffer counting the packet being sent (the paper's B for Drop "
+        "Tail and Drop-from-Front, ns-2's queue-limit, written `counts_sending`; Random "
+        "Drop, ns-2's Queue/RED, holds B waiting plus the one being sent). "
         f"Goodput after the first 60 s is {rng('dt', pct=True)} from the model's "
         "throughput (section 6), which approximates 2^n_B by S_B, assumes no timeout "
         "and counts the window in whole RTTs; runs whose retransmission was lost "
@@ -573,8 +575,9 @@ def _barakat_report(out: Path, quick: bool) -> Path:
         "One TCP Tahoe connection through a chain of nodes whose rates lie between the "
         "bottleneck's rate mu and 2 mu, on ns-2's agents of 1999; each run beside Barakat "
         "& Altman's model evaluated on the run's own path (the links table) and packet "
-        "size. The model's B is a node's queue limit; the columns 'B+1' count the packet "
-        "being transmitted too.",
+        "size. The model's B is the number of packets a node lets wait (the links "
+        "table's queue limit); the columns 'B+1' count the packet being sent too, which "
+        "is the paper's B (ns-2's queue-limit) for Drop Tail and Drop-from-Front.",
     )
     _section3(rep, out)
     _section5(rep, out)

@@ -1,0 +1,231 @@
+"""``tcplab reproduce ns2-check``: its files are what their generator writes,
+the stored ns-2.35 runs are those of its files (every run present, with the
+start times tcplab's seeds draw) and obey the links' capacities, and its
+bounds are issue 23's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tcplab import _core, sweep
+from tcplab.results import Results
+from tcplab.studies import get, ns2_check, scenario_text
+
+from conftest import assert_study_files_are_generated
+
+
+def test_the_study_files_are_what_their_generator_writes() -> None:
+    assert_study_files_are_generated("ns2-check")
+
+
+def _sweep(file: str) -> sweep.Sweep:
+    text, path = scenario_text("ns2-check", file)
+    return sweep.load_sweep(text, path)
+
+
+def _stored_files() -> set[str]:
+    return set(ns2_check.reference()["file"].unique().to_list())
+
+
+def test_every_run_of_every_full_part_has_its_ns2_counterpart() -> None:
+    ref = ns2_check.reference()
+    have = set(zip(ref["file"], ref["coords"], ref["rep"], strict=True))
+    for part in get("ns2-check").parts:
+        if "full" not in part.modes or part.file not in _stored_files():
+            continue
+        sw = _sweep(part.file)
+        for i, coords in enumerate(sw.points):
+            for rep in range(sw.spec.repetitions):
+                key = (part.file, ns2_check.coords_key(coords), rep)
+                assert key in have, f"{part.name} point {i} rep {rep}: no ns-2 run"
+
+
+def test_the_quick_mascolo_points_are_points_of_scenario_a() -> None:
+    # Same coordinates, hence the same seeds and the same runs: the quick part
+    # is compared with scenario A's stored runs.
+    quick, full = _sweep("mascolo-quick.toml"), _sweep("mascolo-a.toml")
+    for coords in quick.points:
+        assert coords in full.points
+        assert (
+            quick.task(quick.points.index(coords), 0).text
+            == full.task(full.points.index(coords), 0).text
+        )
+
+
+@pytest.mark.parametrize("file", ["barakat-sec3.toml", "barakat-sec7-randomdrop.toml"])
+def test_ns2_ran_with_the_start_times_tcplab_draws(file: str) -> None:
+    # The reference gave ns-2 the flows' start times of tcplab's runs: if the
+    # seeds or the draws change, the stored runs are of other runs.
+    ref = ns2_check.reference().filter(pl.col("file") == file)
+    sw = _sweep(file)
+    for point in (0, len(sw.points) - 1):
+        for rep in (0, sw.spec.repetitions - 1):
+            t = sw.task(point, rep)
+            res = Results(_core.run(t.text, t.path, t.seed))
+            row = ref.filter(
+                (pl.col("coords") == ns2_check.coords_key(t.coords)) & (pl.col("rep") == rep)
+            )
+            assert row.height > 0
+            assert row["flow_start_s"][0] == pytest.approx(res.flows["start_s"][0], abs=1e-9)
+
+
+def test_the_stored_runs_respect_the_bottlenecks() -> None:
+    ref = ns2_check.reference()
+    assert (ref["segs_retrans"] <= ref["segs_sent"]).all()
+    # A phase may deliver what an earlier one sent: by the end of each phase,
+    # a flow has delivered at most what it has sent.
+    cum = ref.sort("phase").with_columns(
+        pl.col("delivered_pkts", "segs_sent").cum_sum().over("file", "coords", "rep", "flow")
+    )
+    assert (cum["delivered_pkts"] <= cum["segs_sent"]).all()
+    # barakat1999: one flow through a 1.5 Mb/s bottleneck of 512-byte packets
+    # (472 payload bytes): at most 1.5e6 * 472 / 512 b/s of goodput.
+    b = ref.filter(pl.col("file").str.starts_with("barakat"))
+    assert b.height > 0
+    assert (b["goodput_bps"] <= 1.5e6 * 472 / 512 * 1.0001).all()
+    # mascolo2006: A + B (and E, F) share 250 Mb/s of 1500-byte packets (1460
+    # payload bytes): their sum per run and phase is at most 250e6 * 1460 / 1500.
+    m = ref.filter(
+        pl.col("file").str.starts_with("mascolo") & pl.col("flow").is_in(["A", "B", "E", "F"])
+    )
+    if m.height:
+        total = m.group_by("file", "coords", "rep", "phase").agg(pl.col("goodput_bps").sum())
+        assert (total["goodput_bps"] <= 250e6 * 1460 / 1500 * 1.0001).all()
+
+
+def test_the_bounds_are_issue_23s() -> None:
+    df = pl.DataFrame(
+        {
+            "goodput_error": [0.049, -0.051, 0.0, 0.0, 0.0],
+            "timeouts_sim": [1.0, 0.0, 20.0, 20.0, 2.5],
+            "timeouts_ns2": [0.0, 0.0, 26.0, 27.0, 1.0],
+        }
+    ).with_columns((pl.col("timeouts_sim") - pl.col("timeouts_ns2")).alias("timeouts_diff"))
+    a = ns2_check.agreement(df)
+    assert a["goodput_ok"].to_list() == [True, False, True, True, True]
+    # Within one, or within 25 %: 6 of 26 (6.5 allowed) yes, 7 of 27 (6.75) no.
+    assert a["timeouts_ok"].to_list() == [True, True, True, False, False]
+    assert a["ok"].to_list() == [True, False, True, False, False]
+
+
+def test_cells_are_means_over_the_repetitions_both_sides_have() -> None:
+    key = {"file": "f.toml", "coords": "{}", "flow": "A"}
+    sim = pl.DataFrame(
+        [
+            {
+                **key,
+                "rep": 0,
+                "phase": 0,
+                "goodput_bps": 90.0e6,
+                "segs_sent": 10,
+                "segs_retrans": 1,
+                "timeouts": 1,
+                "flow_start_s": 1.0,
+            },
+            {
+                **key,
+                "rep": 1,
+                "phase": 0,
+                "goodput_bps": 110.0e6,
+                "segs_sent": 10,
+                "segs_retrans": 1,
+                "timeouts": 3,
+                "flow_start_s": 2.0,
+            },
+            # a repetition ns-2 has not: left out
+            {
+                **key,
+                "rep": 2,
+                "phase": 0,
+                "goodput_bps": 1.0,
+                "segs_sent": 10,
+                "segs_retrans": 1,
+                "timeouts": 9,
+                "flow_start_s": 3.0,
+            },
+            # an idle phase on both sides: no cell
+            {
+                **key,
+                "rep": 0,
+                "phase": 1,
+                "goodput_bps": 0.0,
+                "segs_sent": 0,
+                "segs_retrans": 0,
+                "timeouts": 0,
+                "flow_start_s": 1.0,
+            },
+        ]
+    )
+    ref = pl.DataFrame(
+        [
+            {
+                **key,
+                "rep": 0,
+                "phase": 0,
+                "goodput_bps": 80.0e6,
+                "segs_sent": 10,
+                "segs_retrans": 1,
+                "timeouts": 0,
+                "flow_start_s": 1.0,
+                "agent": "Agent/TCP/Sack1",
+                "start_s": 0.0,
+                "end_s": 333.0,
+            },
+            {
+                **key,
+                "rep": 1,
+                "phase": 0,
+                "goodput_bps": 80.0e6,
+                "segs_sent": 10,
+                "segs_retrans": 1,
+                "timeouts": 0,
+                "flow_start_s": 2.5,
+                "agent": "Agent/TCP/Sack1",
+                "start_s": 0.0,
+                "end_s": 333.0,
+            },
+            {
+                **key,
+                "rep": 0,
+                "phase": 1,
+                "goodput_bps": 0.0,
+                "segs_sent": 0,
+                "segs_retrans": 0,
+                "timeouts": 0,
+                "flow_start_s": 1.0,
+                "agent": "Agent/TCP/Sack1",
+                "start_s": 333.0,
+                "end_s": 666.0,
+            },
+        ]
+    )
+    c = ns2_check.cells(sim, ref)
+    assert c.height == 1
+    row = c.row(0, named=True)
+    assert row["reps"] == 2
+    assert row["goodput_bps_sim"] == pytest.approx(100e6)
+    assert row["goodput_error"] == pytest.approx(100 / 80 - 1)
+    assert row["timeouts_diff"] == pytest.approx(2.0)
+    assert row["starts_differ"] == 1
+    assert row["followed"]
+
+
+def test_the_report_compares_a_run_with_its_stored_counterpart(tmp_path: Path) -> None:
+    # One barakat1999 point run by the simulator: the report pairs it with the
+    # stored ns-2 run of the same file, point and seed.
+    part = next(p for p in get("ns2-check").parts if p.name == "barakat-sec7-droptail")
+    text, path = scenario_text("ns2-check", part.file)
+    sw = sweep.load_sweep(text, path)
+    sw.override({}, repetitions=1)
+    sw.points = sw.points[:1]
+    sweep.run_sweep(sw, tmp_path / part.name, jobs=1)
+    sim = ns2_check.sim_phases(tmp_path, part.name, part.file)
+    assert sim.height == 3  # one flow, three phases
+    c = ns2_check.cells(sim, ns2_check.reference())
+    assert c.height == 3
+    assert c["starts_differ"].sum() == 0
+    assert json.loads(c["coords"][0]) == sw.points[0]
