@@ -135,6 +135,18 @@ def test_the_wheel_reproduces_highspeed_fiber(installed: Path, tmp_path: Path) -
     assert html.count("<figure") >= 7
 
 
+def test_the_wheel_checks_the_ns2_profile_against_its_stored_ns2_runs(
+    installed: Path, tmp_path: Path
+) -> None:
+    # ns-2.35's runs (CSV, Parquet, the Tcl scripts) come with the wheel: the
+    # quick check pairs every simulated cell with a stored ns-2 cell.
+    html = _quick_report(installed, tmp_path, "ns2-check")
+    assert "ns-2.35" in html
+    assert "flow-phase cells" in html
+    assert "No run finished" not in html
+    assert html.count("<figure") >= 1
+
+
 def test_exported_study_files_run_through_tcplab_scenarios(installed: Path, tmp_path: Path) -> None:
     env = _clean_env()
     subprocess.run(

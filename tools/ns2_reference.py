@@ -13,14 +13,14 @@ are mascolo-a.toml's), it
 2. writes that run's parameters for the Tcl script of its family (barakat.tcl
    or mascolo.tcl beside the outputs), runs ns-2 and parses its records.
 
-Outputs (CSV, one row per record; a run is (file, coords, rep)):
-- phases.csv: per flow and phase, goodput (payload bytes delivered in order at
-  the sink over the phase), data segments sent and retransmitted, timeouts,
-  the agent ns-2 ran, and the start time used;
-- cwnd.csv: the cwnd trace of repetition 0 of every point (barakat1999 every
-  50 ms, mascolo2006 every second, as the files' [trace] tables);
-- runs.json: the ns-2 build (version, the script's SHA-256) and, per run, the
-  wall time ns-2 took.
+Outputs (a run is (file, coords, rep); see ns2/README.md):
+- phases.csv: per run, flow and phase, goodput (payload bytes delivered in
+  order at the sink over the phase), data segments delivered, sent and
+  retransmitted, timeouts, the agent ns-2 ran, and the start time used;
+- cwnd.parquet: the cwnd of every bulk flow every TRACE_INTERVAL, repetition 0
+  of every point;
+- runs.json: the ns-2 build, each script's SHA-256 and, per run, the wall
+  time ns-2 took.
 
     python tools/ns2_reference.py --ns ~/ns2build/src/ns-2.35/ns [--only mascolo-a] [--jobs 2]
 """

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab.studies import Citation, Part, Study
+from tcplab.studies.claims import Claim
 
 if TYPE_CHECKING:
     import polars as pl
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from tcplab.models import BarakatAltman
     from tcplab.report import Report
 
-__all__ = ["STUDY", "model_of_run", "run_facts"]
+__all__ = ["CLAIMS", "STUDY", "model_of_run", "run_facts", "wire_kbps"]
 
 #: The sweep axes of the study files, as table columns.
 MU1 = "link[1].forward.rate"
@@ -605,4 +606,192 @@ STUDY = Study(
     ),
     report=_barakat_report,
     quick_note="1 run of 120 s per point instead of 5 of 600 s",
+)
+
+
+# ------------------------------------------------- the paper's published results
+#
+# ../shared/papers/barakat1999.md, K1-K10, each with the criterion that judges
+# a set of runs (a frame of phase rows, see tcplab.studies.claims). ns counted
+# throughput in whole 512-byte packets: the runs' payload goodput (472 bytes a
+# packet) is scaled to the wire, over the whole 600 s run.
+
+WIRE_BYTES = 512
+PAYLOAD_BYTES = 472
+#: A number within 15 % of the paper's (issue 24's default criterion).
+REL_TOL = 0.15
+
+
+def wire_kbps(runs: pl.DataFrame, part: str) -> dict[str, float]:
+    """Per point (coords JSON) of ``part``, the whole-run throughput in
+    512-byte packets, kb/s, mean over the repetitions."""
+    import polars as pl
+
+    d = runs.filter(pl.col("part") == part)
+    if d.height == 0:
+        raise KeyError(part)
+    per_run = d.group_by("coords", "rep").agg(
+        (
+            (pl.col("goodput_bps") * (pl.col("end_s") - pl.col("start_s"))).sum()
+            / (pl.col("end_s").max() - pl.col("start_s").min())
+            * WIRE_BYTES
+            / PAYLOAD_BYTES
+            / 1e3
+        ).alias("kbps")
+    )
+    m = per_run.group_by("coords").agg(pl.col("kbps").mean())
+    return dict(zip(m["coords"].to_list(), m["kbps"].to_list(), strict=True))
+
+
+def _by_b(runs: pl.DataFrame, policy: str) -> dict[int, float]:
+    from tcplab.studies.claims import coord
+
+    return {int(coord(c, B_AXIS)): v for c, v in wire_kbps(runs, f"sec7-{policy}").items()}
+
+
+def _close(x: float, paper: float) -> bool:
+    return abs(x / paper - 1) <= REL_TOL
+
+
+def _k1(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    from tcplab.studies.claims import coord
+
+    t = {coord(c, MU1): v for c, v in wire_kbps(runs, "sec3").items()}
+    a, b = t["1.5Mbps"], t["1.6Mbps"]
+    return (
+        f"{a / 1e3:.3f} -> {b / 1e3:.3f} Mb/s",
+        _close(a, 1371) and _close(b, 1247) and b < a,
+    )
+
+
+def _chains(runs: pl.DataFrame) -> list[float]:
+    return [next(iter(wire_kbps(runs, f"sec5-chain-n{n}").values())) for n in CHAIN_NS]
+
+
+def _k2(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    from tcplab.studies.claims import coord
+
+    eq = {coord(c, EQ_AXIS): v for c, v in wire_kbps(runs, "sec5-equivalent").items()}
+    errs = [eq[f"n = {n}"] / c - 1 for n, c in zip(CHAIN_NS, _chains(runs), strict=True)]
+    worst = max(errs, key=abs)
+    return f"equivalent vs chain: worst {worst:+.0%}", all(abs(e) <= 0.10 for e in errs)
+
+
+def _k3(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    alone = next(iter(wire_kbps(runs, "sec5-alone").values()))
+    ch = _chains(runs)
+    return f"alone {alone:.0f} kb/s, chains {min(ch):.0f}-{max(ch):.0f}", alone < min(ch)
+
+
+def _k4(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    ch = _chains(runs)
+    steps = [b - a for a, b in zip(ch, ch[1:])]
+    i = max(range(len(steps)), key=lambda k: steps[k])
+    n0, n1 = CHAIN_NS[i], CHAIN_NS[i + 1]
+    return f"largest rise from n = {n0} to {n1} ({ch[i]:.0f} -> {ch[i + 1]:.0f} kb/s)", n1 == 5
+
+
+def _k5(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    v = _by_b(runs, "droptail")[18]
+    return f"{v:.0f} kb/s", _close(v, 717)
+
+
+def _k6(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    v = _by_b(runs, "randomdrop")[18]
+    return f"{v:.0f} kb/s", _close(v, 829)
+
+
+def _k7(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    dt, rd, df = (_by_b(runs, p) for p in POLICIES)
+    better = sorted(b for b in dt if rd[b] > dt[b] and df[b] > dt[b])
+    return f"B = {', '.join(map(str, better)) or 'none'}", better == [13, 16, 18]
+
+
+def _k8(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    rd, df = _by_b(runs, "randomdrop"), _by_b(runs, "dropfront")
+    better = sorted(b for b in rd if rd[b] > df[b])
+    return f"B = {', '.join(map(str, better)) or 'none'}", rd[13] > df[13] and rd[20] > df[20]
+
+
+def _k9(runs: pl.DataFrame) -> tuple[str, bool | None]:
+    dt = _by_b(runs, "droptail")
+    ys = [dt[b] for b in sorted(dt)]
+    signs = [y1 > y0 for y0, y1 in zip(ys, ys[1:]) if y1 != y0]
+    turns = sum(a != b for a, b in zip(signs, signs[1:]))
+    return f"{turns} changes of direction over B = 10-20", turns >= 2
+
+
+CLAIMS = (
+    Claim(
+        "K1",
+        "Section 3: mu_1 from 1.5 to 1.6 Mb/s lowers the throughput",
+        "1.371 -> 1.247 Mb/s",
+        "each within 15 %, and lower at 1.6 Mb/s",
+        _k1,
+        "section 3",
+    ),
+    Claim(
+        "K2",
+        "Section 5: the full chain and its two-node equivalent agree closely",
+        "close for every n",
+        "within 10 % for every n = 1..10",
+        _k2,
+        "Fig. 4",
+    ),
+    Claim(
+        "K3",
+        "Section 5: the main bottleneck alone gives less than the chain",
+        "lower",
+        "alone below every chain",
+        _k3,
+        "Fig. 4",
+    ),
+    Claim(
+        "K4",
+        "Section 5: the throughput jumps up from n = 5 preceding nodes on",
+        "jump at n = 5",
+        "the largest rise between consecutive n is from n = 4 to 5",
+        _k4,
+        "Fig. 4",
+    ),
+    Claim(
+        "K5",
+        "Section 7, B = 18, B' = 15: Drop Tail",
+        "717 kb/s",
+        "within 15 %",
+        _k5,
+        "Fig. 11",
+    ),
+    Claim(
+        "K6",
+        "Section 7, B = 18, B' = 15: Random Drop",
+        "829 kb/s",
+        "within 15 %",
+        _k6,
+        "Fig. 11",
+    ),
+    Claim(
+        "K7",
+        "Section 7: Random Drop and Drop-from-Front beat Drop Tail",
+        "at B = 13, 16, 18 only",
+        "both above Drop Tail at exactly B = 13, 16 and 18",
+        _k7,
+        "Fig. 11",
+    ),
+    Claim(
+        "K8",
+        "Section 7: Random Drop beats Drop-from-Front",
+        "at B = 13 and 20",
+        "Random Drop above Drop-from-Front at B = 13 and at B = 20",
+        _k8,
+        "Fig. 11",
+    ),
+    Claim(
+        "K9",
+        "Section 7: Drop Tail throughput oscillates with B",
+        "oscillates",
+        "at least two changes of direction over B = 10..20",
+        _k9,
+        "Fig. 11",
+    ),
 )

@@ -319,12 +319,13 @@ def _report(out: Path, quick: bool) -> Path:
 
     rep = start_report(STUDY, quick, __doc__.split("\n\n", 1)[1] if __doc__ else "")
     ref = reference()
-    frames = []
+    frames, sims = [], []
     for part in STUDY.parts:
         if ("quick" if quick else "full") not in part.modes:
             continue
         sim = sim_phases(out, part.name, _ref_file(part))
         if sim.height:
+            sims.append(sim)
             frames.append(cells(sim, ref).with_columns(pl.lit(part.name).alias("part")))
     rep.add_section("Agreement")
     if not frames:
@@ -349,6 +350,7 @@ def _report(out: Path, quick: bool) -> Path:
     worst = allc.filter(pl.col("followed"))["goodput_error"].abs().max()
     if isinstance(worst, float) and not math.isnan(worst):
         rep.add_text(f"Largest goodput error on the followed agents: {worst:.1%}.")
+    _papers(rep, ref, sims)
     cw = reference_cwnd()
     for fam, title, text in _FAMILIES:
         d = allc.filter(pl.col("part").str.starts_with(fam))
@@ -402,6 +404,64 @@ def _family(
             if sub in coords:
                 _overlay(rep, out, p, coords, cw)
                 break
+
+
+def claim_runs(df: pl.DataFrame) -> pl.DataFrame:
+    """Phase rows (tcplab's or the stored ns-2 runs) in the schema the
+    studies' claims judge (tcplab.studies.claims): ``part`` is the study's
+    file stem (barakat-sec3.toml -> sec3, mascolo-a.toml -> a)."""
+    import polars as pl
+
+    return df.select(
+        pl.col("file")
+        .str.strip_suffix(".toml")
+        .str.strip_prefix("barakat-")
+        .str.strip_prefix("mascolo-")
+        .alias("part"),
+        "coords",
+        "rep",
+        "flow",
+        "phase",
+        "start_s",
+        "end_s",
+        "goodput_bps",
+        "timeouts",
+        "segs_sent",
+        "segs_retrans",
+    )
+
+
+def _papers(rep: Report, ref: pl.DataFrame, sims: list[pl.DataFrame]) -> None:
+    """The papers' published results judged on ns-2.35's stored runs and on
+    tcplab's runs here, with the same criteria (the studies' CLAIMS)."""
+    import polars as pl
+
+    from tcplab.studies import barakat1999, mascolo2006
+    from tcplab.studies.claims import judge
+
+    sim = claim_runs(pl.concat(sims, how="diagonal_relaxed")) if sims else pl.DataFrame()
+    table = judge(
+        (*barakat1999.CLAIMS, *mascolo2006.CLAIMS),
+        {"ns-2.35": claim_runs(ref), "tcplab ns2": sim},
+    )
+    rep.add_section(
+        "The papers' published results",
+        "Each published result of barakat1999 (K) and mascolo2006 (M), with the criterion "
+        "the study judges it by, held to ns-2.35 (all its stored runs) and to tcplab's "
+        "`ns2` profile (the runs made here). Where ns-2.35 misses a result as tcplab does, "
+        "the difference from the paper lies in the paper's ns-2 version, patches or "
+        "unstated settings, not in the profile. mascolo2006's BIC, CUBIC, H-TCP, STCP "
+        "and Westwood+ run on ns-2.35's TCP-Linux agent (a different sender); FAST is not "
+        "in ns-2.35.",
+    )
+    for side in ("ns-2.35", "tcplab ns2"):
+        counts = table[f"{side} verdict"].value_counts(sort=True)
+        rep.add_text(
+            f"{side}: "
+            + ", ".join(f"{n} {v}" for v, n in counts.iter_rows())
+            + f" (of {table.height})."
+        )
+    rep.add_table(table, "Published results, ns-2.35 and tcplab.", max_rows=100)
 
 
 def _ref_file(part: Part) -> str:
