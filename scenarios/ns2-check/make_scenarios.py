@@ -14,7 +14,7 @@ mascolo2006, whose profile axis is dropped, other seeds):
 - mascolo-a/b/c.toml: mascolo2006 scenarios A, B and C on the `ns2` profile
   only (the `linux` points have no ns-2 counterpart) and without FAST, whose
   ns-2 module is not in ns-2.35; a cwnd trace every second; 2 repetitions
-  instead of 5 (ns-2 takes 25 to 80 s per run);
+  instead of 5 (1 for scenario B; ns-2 takes 25 to 80 s per run);
 - mascolo-quick.toml: scenario A with SACK and HSTCP at RTT 40 ms, the same
   points as mascolo-a.toml (same coordinates, hence the same seeds), for
   `--quick`.
@@ -94,10 +94,12 @@ def mascolo(letter: str, sweep_text: str, what: str) -> str:
     # The rtt axis: scenario C has one RTT pair, set in the file itself.
     if letter == "c":
         sweep_text = sweep_text.replace(RTTS, "")
-    # ns-2 takes 25 s (scenario A) to 80 s (B, C) per run: two seeds each.
+    # ns-2 takes 25 s (scenario A) to 80 s (B, C) per run: two seeds each,
+    # one for B (14 points of 40,000 web transfers).
     if "\nrepetitions = 5\n" not in head:
         raise SystemExit(f"{src}: expected repetitions = 5")
-    head = head.replace("\nrepetitions = 5\n", "\nrepetitions = 2\n")
+    reps = 1 if letter == "b" else 2
+    head = head.replace("\nrepetitions = 5\n", f"\nrepetitions = {reps}\n")
     return header(src, what) + head + "[sweep]\n" + sweep_text
 
 
