@@ -240,6 +240,11 @@ pub struct Sender {
     first_decrease: bool,
     /// ns-2 `last_cwnd_action_` (`ns2_lss`, `ns2_decrease`).
     ns2_action: Ns2Action,
+    /// ns-2's `cwnd_`, a double, for controllers whose agent grows it by
+    /// `increase_num_ / cwnd_` (`CongestionControl::ns2_fractional_cwnd`):
+    /// `tp.cwnd` is its integer part (`window()`); 0 when not in use. Taken
+    /// afresh from `tp.cwnd` whenever something else set that.
+    ns2_cwnd: f64,
     /// Counters.
     pub stats: SenderStats,
     /// Loss episodes so far (the last may still be open).
@@ -361,6 +366,7 @@ impl Sender {
             high_seq: 0,
             first_decrease: true,
             ns2_action: Ns2Action::None,
+            ns2_cwnd: 0.0,
             stats: SenderStats::default(),
             episodes: Vec::new(),
             episode_retrans0: 0,
@@ -1280,12 +1286,16 @@ impl Sender {
                 // ns-2's opencwnd runs once per new ACK, however many segments
                 // it acknowledges (tcp.cc recv_newack_helper): +1 in slow start,
                 // increase_num_/cwnd_ above it.
-                let acked = if self.one_way() && self.cc.ns2_opencwnd() || self.cfg.count_acks {
-                    delivered.min(1)
+                if self.one_way() && self.cc.ns2_fractional_cwnd() {
+                    self.ns2_opencwnd();
                 } else {
-                    delivered
-                };
-                self.cc.cong_avoid(&mut self.tp, acked);
+                    let acked = if self.one_way() && self.cc.ns2_opencwnd() || self.cfg.count_acks {
+                        delivered.min(1)
+                    } else {
+                        delivered
+                    };
+                    self.cc.cong_avoid(&mut self.tp, acked);
+                }
             }
             self.watch_second_slow_start();
             // RFC 6298 (5.2)/(5.3); RFC 6582's first partial ACK handled above.
@@ -1582,6 +1592,7 @@ impl Sender {
         // slowdown() clears first_decrease_.
         self.ns2_action = Ns2Action::Dupack;
         self.first_decrease = false;
+        self.ns2_cwnd = 0.0;
         self.recover = self.snd_max;
         self.partial_acks = 0;
         self.rule3_from = self.snd_una;
@@ -1699,6 +1710,34 @@ impl Sender {
             && !self.tp.in_slow_start()
             && self.cc.ns2_opencwnd()
             && ns2_limited_slow_start(&mut self.tp, self.cfg.max_ssthresh)
+    }
+
+    /// ns-2 tcp.cc `opencwnd()` with `windowOption_` 1 (`increase_num_` 1),
+    /// once per new ACK (`recv_newack_helper`): `cwnd_` is a double, +1 while
+    /// below `ssthresh_`, else + 1/`cwnd_`, then at most `maxcwnd_`; the
+    /// window is its integer part (`window()`). So the window grows by one
+    /// after the first ACK that takes the sum of 1/`cwnd_` past the next
+    /// integer, about W + 1/2 ACKs at W (not W, as a segment count), and the
+    /// fraction left over carries into the next increase.
+    fn ns2_opencwnd(&mut self) {
+        let c = self.tp.cwnd;
+        // A reduction (slowdown: 1, int(window()/2), ...) set an integer cwnd_.
+        let mut w = if self.ns2_cwnd >= 1.0 && self.ns2_cwnd as u32 == c {
+            self.ns2_cwnd
+        } else {
+            c as f64
+        };
+        if w < self.tp.ssthresh as f64 {
+            w += 1.0;
+        } else {
+            w += 1.0 / w;
+        }
+        if w as u32 > self.tp.cwnd_clamp {
+            w = self.tp.cwnd_clamp as f64;
+        }
+        self.ns2_cwnd = w;
+        self.tp.cwnd = w as u32;
+        self.tp.cwnd_cnt = 0;
     }
 
     /// Record the connection's first loss reaction (cwnd and slow start as
@@ -2129,6 +2168,7 @@ impl Sender {
         // slowdown, which clears first_decrease_).
         self.ns2_action = Ns2Action::Timeout;
         self.first_decrease = false;
+        self.ns2_cwnd = 0.0;
         self.tp.cwnd = 1;
         self.tp.cwnd_cnt = 0;
         // Linux tcp_enter_loss: mark the losses, then enter the Loss state.

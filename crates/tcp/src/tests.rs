@@ -2014,6 +2014,37 @@ fn ns2_opencwnd_grows_once_per_ack_however_many_segments_it_acknowledges() {
 }
 
 #[test]
+fn ns2_agent_tcp_grows_a_fractional_cwnd_by_one_over_cwnd() {
+    // ns-2 tcp.cc opencwnd(), windowOption_ 1: cwnd_ (a double) += 1/cwnd_
+    // per new ACK above ssthresh_, the window being int(cwnd_). From 2, by
+    // hand: 2.5, 2.9, 3.2448, 3.5530, 3.8345, 4.0953: windows 2 2 3 3 3 4
+    // (counting segments, W ACKs per increase, would give 2 3 3 3 4 4).
+    let mut s = ns2_open_cc("tahoe", |c| {
+        c.recovery = Recovery::TahoeNs2;
+        c.sack = false;
+    });
+    assert_eq!(s.tp.cwnd, 2);
+    s.tp.ssthresh = 2;
+    let mut w = vec![];
+    for i in 0..6 {
+        ns2_ack_each(&mut s, i, i);
+        w.push(s.tp.cwnd);
+    }
+    assert_eq!(w, [2, 2, 3, 3, 3, 4]);
+    // Below ssthresh_ the fraction stays: 4.0953 + 1 = 5.0953, then in
+    // congestion avoidance 5.0953 + 1/5.0953 = 5.2915, then 5.4805, 5.6630,
+    // 5.8395 (window 5) and 6.0108 after the 5th ACK (window 6).
+    s.tp.ssthresh = 5;
+    ns2_ack_each(&mut s, 6, 6);
+    assert_eq!(s.tp.cwnd, 5);
+    s.tp.ssthresh = 4;
+    ns2_ack_each(&mut s, 7, 10);
+    assert_eq!(s.tp.cwnd, 5);
+    ns2_ack_each(&mut s, 11, 11);
+    assert_eq!(s.tp.cwnd, 6);
+}
+
+#[test]
 fn ns2_tahoe_makes_no_fast_retransmit_on_duplicates_of_packet_0() {
     // ns-2 reset(): recover_ = 0; dupack_action fast-retransmits only if
     // highest_ack_ > recover_. With syn_ false packet 0 is the first data

@@ -232,6 +232,13 @@ pub trait CongestionControl {
     fn ns2_opencwnd(&self) -> bool {
         false
     }
+    /// Whether, on an ns-2 agent, cwnd grows as ns-2's `opencwnd()` with
+    /// `windowOption_` 1 grows its double `cwnd_` (+1 in slow start, +
+    /// 1/`cwnd_` above), the window being its integer part (the sender's
+    /// `ns2_opencwnd`), rather than through `cong_avoid` counting segments.
+    fn ns2_fractional_cwnd(&self) -> bool {
+        false
+    }
     /// Whether the variant's ns-2 agent reduces its window through ns-2's
     /// `TcpAgent::slowdown` (whose halving on the first decrease, in slow start
     /// and after timeouts hosts with `ns2_decrease` follow). WestwoodNR sets

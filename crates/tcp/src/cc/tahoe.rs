@@ -20,6 +20,10 @@ impl CongestionControl for Tahoe {
     fn ns2_opencwnd(&self) -> bool {
         true
     }
+    // Agent/TCP's cwnd_ is a double: + 1/cwnd_ per ACK (tcp.cc opencwnd).
+    fn ns2_fractional_cwnd(&self) -> bool {
+        true
+    }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         reno_ssthresh(tp)
     }
