@@ -19,6 +19,10 @@ Outputs (a run is (file, coords, rep); see ns2/README.md):
   retransmitted, timeouts, the agent ns-2 ran, and the start time used;
 - cwnd.parquet: the cwnd of every bulk flow every TRACE_INTERVAL, repetition 0
   of every point;
+- phases-perturbed.csv (with --perturb EPS, repeatable): phases.csv's rows
+  again with every link rate scaled by 1 + EPS, and a `perturb` column;
+  nothing else written: a cell that moves by more than the check's bound
+  under EPS = 1e-9 hangs on ns-2's timing ties;
 - runs.json: the ns-2 build, each script's SHA-256 and, per run, the wall
   time ns-2 took.
 
@@ -69,11 +73,25 @@ def seconds(v: Any) -> float:
     raise ValueError(f"not a duration: {v!r}")
 
 
+#: Rates scaled by 1 + PERTURB (--perturb): how much ns-2's own result moves
+#: when its timing ties break the other way (set per worker by run_one).
+PERTURB = 0.0
+
+
 def ns_rate(v: Any) -> str:
-    """A scenario rate ("1.5Mbps", "2250000bps") as ns-2 writes it ("1.5Mb")."""
+    """A scenario rate ("1.5Mbps", "2250000bps") as ns-2 writes it ("1.5Mb");
+    in b/s, times 1 + PERTURB, when PERTURB is set."""
     s = str(v).strip()
-    for unit, ns in (("Gbps", "Gb"), ("Mbps", "Mb"), ("kbps", "Kb"), ("Kbps", "Kb"), ("bps", "")):
+    for unit, ns, f in (
+        ("Gbps", "Gb", 1e9),
+        ("Mbps", "Mb", 1e6),
+        ("kbps", "Kb", 1e3),
+        ("Kbps", "Kb", 1e3),
+        ("bps", "", 1.0),
+    ):
         if s.endswith(unit):
+            if PERTURB:
+                return repr(float(s[: -len(unit)]) * f * (1 + PERTURB))
             return s[: -len(unit)] + ns
     raise ValueError(f"not a rate: {v!r}")
 
@@ -229,7 +247,9 @@ def write_params(p: Mapping[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_one(ns: str, file: str, point: int, rep: int) -> dict[str, Any]:
+def run_one(ns: str, file: str, point: int, rep: int, perturb: float = 0.0) -> dict[str, Any]:
+    global PERTURB  # noqa: PLW0603 - one setting per worker process
+    PERTURB = perturb
     from tcplab import read_file
     from tcplab.sweep import load_sweep
 
@@ -301,6 +321,14 @@ def main() -> None:
     )
     ap.add_argument("--reps", type=int, default=None, help="repetitions (default: the file's)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument(
+        "--perturb",
+        type=float,
+        action="append",
+        default=[],
+        help="scale every link rate by 1 + PERTURB (repeatable: a run set per value) and "
+        "write phases-perturbed.csv only (e.g. 1e-9: which cells hang on ns-2's timing ties)",
+    )
     args = ap.parse_args()
     if not args.ns or not Path(args.ns).is_file():
         sys.exit(
@@ -317,7 +345,8 @@ def main() -> None:
         path = str(DATA / file)
         sw = load_sweep(read_file(path), path)
         reps = args.reps if args.reps is not None else sw.spec.repetitions
-        jobs += [(file, pt, rep) for pt in range(len(sw.points)) for rep in range(reps)]
+        for eps in args.perturb or [0.0]:
+            jobs += [(file, pt, rep, eps) for pt in range(len(sw.points)) for rep in range(reps)]
     print(f"{len(jobs)} runs of {len(files)} files", file=sys.stderr)
     results = []
     import multiprocessing as mp
@@ -331,17 +360,19 @@ def main() -> None:
     NS2.mkdir(parents=True, exist_ok=True)
     # Rows of files not rerun are kept: --only refreshes part of the data.
     done = set(files)
-    dest = NS2 / "phases.csv"
+    dest = NS2 / ("phases-perturbed.csv" if args.perturb else "phases.csv")
     rows = []
     if dest.exists():
         with dest.open(newline="", encoding="utf-8") as fh:
             rows = [r for r in csv.DictReader(fh) if r["file"] not in done]
-    for r in results:
-        rows += r["phases"]
+    for r, (_, _, _, eps) in zip(results, jobs, strict=True):
+        rows += [{**p, "perturb": eps} for p in r["phases"]] if args.perturb else r["phases"]
     with dest.open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[-1].keys()), lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
+    if args.perturb:
+        return
     import polars as pl
 
     dest = NS2 / "cwnd.parquet"
