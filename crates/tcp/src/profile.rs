@@ -66,6 +66,11 @@ pub enum Recovery {
     /// retransmit, slow start from one segment going back N from the lost one;
     /// no new fast retransmit until the data outstanding at the loss is acknowledged.
     TahoeNs2,
+    /// ns-2's one-way `Agent/TCP/Sack1` (tcp-sack1.cc, recovery/sack1.rs):
+    /// its `pipe_`, which never counts a lost packet as gone, its
+    /// scoreboard, forgotten on timeouts and new ACKs, and go-back-N after
+    /// a timeout; NewReno when SACK is off.
+    Sack1Ns2,
 }
 
 impl Recovery {
@@ -77,6 +82,7 @@ impl Recovery {
             Recovery::Reno => "reno",
             Recovery::Tahoe => "tahoe",
             Recovery::TahoeNs2 => "tahoe-ns2",
+            Recovery::Sack1Ns2 => "sack1-ns2",
         }
     }
     /// Parse a scenario name.
@@ -87,6 +93,7 @@ impl Recovery {
             "reno" => Recovery::Reno,
             "tahoe" => Recovery::Tahoe,
             "tahoe-ns2" => Recovery::TahoeNs2,
+            "sack1-ns2" => Recovery::Sack1Ns2,
             _ => return None,
         })
     }
@@ -226,6 +233,9 @@ pub struct TcpConfig {
     /// decrease in slow start and every timeout set ssthresh to half the
     /// window, whatever the controller's own decrease.
     pub ns2_decrease: bool,
+    /// `recovery = "sack"` runs ns-2's Sack1 recovery (`sack1-ns2`) instead
+    /// of RFC 6675's.
+    pub ns2_sack1: bool,
     /// Slow start adds at most this many segments per ACK, however many it
     /// acknowledges (RFC 5681 §3.1: 1; RFC 3465 ABC: L = 2; 0 = no limit, as
     /// Linux's `tcp_slow_start`).
@@ -426,6 +436,7 @@ fn base() -> TcpConfig {
         max_ssthresh: 0,
         ns2_lss: false,
         ns2_decrease: false,
+        ns2_sack1: false,
         ss_ack_limit: 1,
         undo: Undo::None,
         default_cc: "newreno",
@@ -669,6 +680,7 @@ pub fn profiles() -> Vec<Profile> {
                 dupthresh_frac: 100,
                 ns2_lss: true,
                 ns2_decrease: true,
+                ns2_sack1: true,
                 ..base()
             },
             sources: "ns-2 2.28 (Feb 2005; values read in ns-2.29's tcl/lib/ns-default.tcl, whose \
