@@ -253,6 +253,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("ns-2 slowdown: ssthresh = window/2 on the first decrease, in slow start and on timeouts, whatever the controller"),
             ),
             (
+                s("ns2_sack1"),
+                c.ns2_sack1.to_string(),
+                s("recovery sack runs ns-2's Sack1 recovery (sack1-ns2: its pipe_, scoreboard and timeout rules) instead of RFC 6675's"),
+            ),
+            (
                 s("undo"),
                 s(c.undo.name()),
                 s("undo spurious reductions: none, rto, all"),

@@ -140,6 +140,7 @@ host_settings! {
     ns2_lss: bool,
     dupthresh_frac: i64,
     ns2_decrease: bool,
+    ns2_sack1: bool,
     newreno_rto: String,
     partial_window_deflation: bool,
     ss_ack_limit: u32,
@@ -2027,7 +2028,7 @@ fn resolve_host(
             cx.err(
                 &f("recovery"),
                 format!("{r:?}"),
-                "allowed: sack, newreno, reno, tahoe, tahoe-ns2",
+                "allowed: sack, newreno, reno, tahoe, tahoe-ns2, sack1-ns2",
             )
         })?;
     }
@@ -2085,6 +2086,9 @@ fn resolve_host(
     }
     if let Some(v) = h.ns2_decrease {
         c.ns2_decrease = v;
+    }
+    if let Some(v) = h.ns2_sack1 {
+        c.ns2_sack1 = v;
     }
     if let Some(v) = &h.newreno_rto {
         c.newreno_rto = NewRenoRto::parse(v).ok_or_else(|| {

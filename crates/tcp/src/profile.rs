@@ -66,6 +66,11 @@ pub enum Recovery {
     /// retransmit, slow start from one segment going back N from the lost one;
     /// no new fast retransmit until the data outstanding at the loss is acknowledged.
     TahoeNs2,
+    /// ns-2's one-way `Agent/TCP/Sack1` (tcp-sack1.cc, recovery/sack1.rs):
+    /// its `pipe_`, which never counts a lost packet as gone, its
+    /// scoreboard, forgotten on timeouts and new ACKs, and go-back-N after
+    /// a timeout; NewReno when SACK is off.
+    Sack1Ns2,
 }
 
 impl Recovery {
@@ -77,6 +82,7 @@ impl Recovery {
             Recovery::Reno => "reno",
             Recovery::Tahoe => "tahoe",
             Recovery::TahoeNs2 => "tahoe-ns2",
+            Recovery::Sack1Ns2 => "sack1-ns2",
         }
     }
     /// Parse a scenario name.
@@ -87,6 +93,7 @@ impl Recovery {
             "reno" => Recovery::Reno,
             "tahoe" => Recovery::Tahoe,
             "tahoe-ns2" => Recovery::TahoeNs2,
+            "sack1-ns2" => Recovery::Sack1Ns2,
             _ => return None,
         })
     }
@@ -226,6 +233,9 @@ pub struct TcpConfig {
     /// decrease in slow start and every timeout set ssthresh to half the
     /// window, whatever the controller's own decrease.
     pub ns2_decrease: bool,
+    /// `recovery = "sack"` runs ns-2's Sack1 recovery (`sack1-ns2`) instead
+    /// of RFC 6675's.
+    pub ns2_sack1: bool,
     /// Slow start adds at most this many segments per ACK, however many it
     /// acknowledges (RFC 5681 §3.1: 1; RFC 3465 ABC: L = 2; 0 = no limit, as
     /// Linux's `tcp_slow_start`).
@@ -426,6 +436,7 @@ fn base() -> TcpConfig {
         max_ssthresh: 0,
         ns2_lss: false,
         ns2_decrease: false,
+        ns2_sack1: false,
         ss_ack_limit: 1,
         undo: Undo::None,
         default_cc: "newreno",
@@ -669,6 +680,7 @@ pub fn profiles() -> Vec<Profile> {
                 dupthresh_frac: 100,
                 ns2_lss: true,
                 ns2_decrease: true,
+                ns2_sack1: true,
                 ..base()
             },
             sources: "ns-2 2.28 (Feb 2005; values read in ns-2.29's tcl/lib/ns-default.tcl, whose \
@@ -707,7 +719,27 @@ pub fn profiles() -> Vec<Profile> {
                       (first_decrease_), in slow start (cwnd_ < ssthresh_) and after a \
                       timeout (last_cwnd_action_ set before slowdown), the variant's \
                       decrease (decrease_num_, HSTCP's decrease_param with windowOption_ 8) \
-                      otherwise",
+                      otherwise; Sack1's recovery (ns2_sack1: recovery sack runs sack1-ns2; \
+                      tcp-sack1.cc recv, dupack_action, send_much, timeout, ScoreBoardRQ in \
+                      scoreboard-rq.cc; ns-2.35's differs only for the last packets of a \
+                      finite transfer): fast retransmit on the numdupacks(cwnd_)-th duplicate \
+                      ACK that SACKs new data (CheckUpdate) once highest_ack_ > recover_ \
+                      (bugFix_ true), pipe_ = maxseq_ - highest_ack_ - numdupacks(cwnd_) \
+                      (LimTransmitFix_ false, oldCode_ false), cwnd_ = int(window()/2) \
+                      (slowdown CLOSE_CWND_HALF, not floored at 2), only the first packet \
+                      resent; in recovery --pipe_ per ACK and once more per partial ACK \
+                      (partial_ack_ false), which also restarts the timer and ends the \
+                      backoff (newtimer, t_backoff_ = 1); send_much while pipe_ < \
+                      int(cwnd_): GetNextRetran's next hole below the highest SACK block, \
+                      each once (MarkRetran), then new data, within wnd_ of highest_ack_; \
+                      ACK of recover_: recovery over, cwnd_ kept, recover_ = 0; \
+                      ClearScoreBoard at timeouts, on new ACKs outside recovery and at the \
+                      end of a recovery; timeout_: duplicate ACKs ignored after a timeout \
+                      until a new ACK, go-back-N from highest_ack_ + 1 over SACKed data \
+                      (reset_rtx_timer(0,1)); outside recovery send_much only while \
+                      dupacks_ is 0; singledup_ 1: each duplicate ACK below numdupacks \
+                      sends the packet at t_seqno_ if t_seqno_ <= highest_ack_ + cwnd_ + \
+                      dupacks_ (send_one; maxburst_ 0, overhead_ 0)",
             notes: "Older ns-2 differs (set per host to reproduce it): ns-2 2.1b8a (2001) and \
                     earlier have tcpTick_ 0.1 (tcp_tick = \"100ms\"), minrto_ 1 s (added \
                     2001/05/10; before it only the 2-tick floor: min_rto = \"0s\"); \
@@ -730,10 +762,14 @@ pub fn profiles() -> Vec<Profile> {
                     third duplicate ACK and on timeouts (cwnd_ 2) without slowdown, and its \
                     ns-default.tcl sets newreno_changes1_ 0 and partial_window_deflation_ 0: \
                     on this profile westwood follows it (newreno_rto slow-but-steady, \
-                    partial_window_deflation false unless the host sets them). Not modelled: Sack1's own \
-                    recovery (its pipe_ and partial-ACK rules; RFC 6675 recovery stands \
-                    in, with dupthresh_frac only for the first retransmission), singledup_ 1 (limited transmit on the \
-                    first two duplicate ACKs; off in ns-2 of 1999), the float cwnd (cwnd_ += \
+                    partial_window_deflation false unless the host sets them). \
+                    ns2_sack1 false gives RFC 6675 recovery instead of Sack1's (IsLost with \
+                    dupthresh_frac, the pipe from the scoreboard: a window with many losses \
+                    is repaired without Sack1's stall until the timeout). Not modelled: \
+                    TCPSink/Sack1's SACK blocks below the cumulative ACK (Sacker::append_ack \
+                    reports old blocks until pushed out; the receiver here drops them: \
+                    with lost ACKs such a block can lower ScoreBoardRQ's sack_min in ns-2), \
+                    singledup_ off (ns-2 of 1999), the float cwnd (cwnd_ += \
                     1/cwnd_ per ACK; here an integer counter adds one segment per cwnd ACKs, \
                     which agrees to first order), ns-2's ECN; boot_time_ is drawn per flow \
                     from the run's seed. srtt_init_ 0 and rttvar_init_ 12 change nothing \

@@ -474,6 +474,15 @@ impl RttEstimator {
         }
         taken
     }
+    /// ns-2 `t_backoff_ = 1` without a sample (Sack1's partial ACK in fast
+    /// recovery); nothing for the other estimators.
+    pub fn ns2_end_backoff(&mut self) {
+        if let Some(n) = self.ns2.as_mut() {
+            n.backoff = 1;
+            self.backoff = 0;
+            self.rto = self.ns2_rto();
+        }
+    }
     /// ns-2 `rtt_update` on a sample of `ticks` ticks (`r` the exact RTT, kept
     /// for min/latest).
     fn ns2_update(&mut self, ticks: i64, r: SimTime) {

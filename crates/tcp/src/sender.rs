@@ -50,6 +50,9 @@
 //! (opencwnd's limited slow start, see `ns2_lss_ack`) and `ns2_decrease`
 //! (slowdown's halving, see `loss_ssthresh`); they read ns-2's
 //! `first_decrease_` and `last_cwnd_action_`, kept here for every connection.
+//! `ns2_sack1` turns `recovery = "sack"` into ns-2's Sack1 recovery
+//! (`sack1-ns2`, recovery/sack1.rs: `sack1_dupack`, `sack1_send`, and its
+//! branches in `on_ack`, `enter_recovery` and `on_rto`).
 //!
 //! No I/O: time is passed in and segments are appended to an output vector.
 //! Sequence numbers start at 0 (the SYN); data starts at 1.
@@ -269,11 +272,17 @@ pub struct Sender {
     frto: bool,
     /// F-RTO's step 2b: this ACK sends new data, not retransmissions.
     rexmit_new: bool,
+    /// ns-2 Sack1's `pipe_`, scoreboard pointer and `timeout_` (`sack1-ns2`).
+    sack1: crate::recovery::sack1::Sack1,
 }
 
 impl Sender {
     /// A sender of `bytes` application bytes (`None`: unlimited) with `cfg` and `cc`.
-    pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
+    pub fn new(mut cfg: TcpConfig, cc: Box<dyn CongestionControl>, bytes: Option<u64>) -> Self {
+        if cfg.ns2_sack1 && cfg.recovery == Recovery::Sack {
+            // ns-2's Sack1 stands for SACK recovery on this host.
+            cfg.recovery = Recovery::Sack1Ns2;
+        }
         let mss = cfg.mss;
         let cfg_dupthresh = cfg.dupthresh;
         // The scoreboard holds at most a send buffer's (or a short transfer's,
@@ -377,6 +386,7 @@ impl Sender {
             undo_retrans: crate::recovery::UndoRetrans::default(),
             frto: false,
             rexmit_new: false,
+            sack1: crate::recovery::sack1::Sack1::default(),
             done_at: None,
         }
     }
@@ -488,19 +498,25 @@ impl Sender {
     /// tcp-sack1.cc `recv` only; Agent/TCP, Reno and Newreno use numdupacks_).
     fn dupthresh(&self) -> u32 {
         match self.cfg.dupthresh_frac {
-            f if f > 0 && self.uses_sack() => self.cfg.dupthresh.max(self.tp.cwnd / f),
+            f if f > 0 && (self.uses_sack() || self.sack1_on()) => {
+                self.cfg.dupthresh.max(self.tp.cwnd / f)
+            }
             _ => self.cfg.dupthresh,
         }
     }
 
     fn effective_recovery(&self) -> Recovery {
         match self.recovery_kind {
-            Recovery::Sack if !self.sack_ok => Recovery::NewReno,
+            Recovery::Sack | Recovery::Sack1Ns2 if !self.sack_ok => Recovery::NewReno,
             r => r,
         }
     }
     fn uses_sack(&self) -> bool {
         self.effective_recovery() == Recovery::Sack
+    }
+    /// ns-2's Sack1 recovery runs (`sack1-ns2` with SACK on).
+    fn sack1_on(&self) -> bool {
+        self.effective_recovery() == Recovery::Sack1Ns2
     }
     /// RACK loss detection runs (`rack`, on SACK recovery).
     fn rack_on(&self) -> bool {
@@ -561,6 +577,14 @@ impl Sender {
         // start none. Packet 0 is the syn_ packet, or with syn_ false the first
         // data packet.
         if self.recovery_kind == Recovery::TahoeNs2 {
+            self.recover = match self.cfg.handshake {
+                Handshake::None => 1 + self.mss as u64,
+                _ => 1,
+            };
+        }
+        if self.recovery_kind == Recovery::Sack1Ns2 {
+            // The same recover_ = 0 and highest_ack_ > recover_ for Sack1's
+            // dupack_action (2.28 has no bugfix_ss_ exception for packet 1).
             self.recover = match self.cfg.handshake {
                 Handshake::None => 1 + self.mss as u64,
                 _ => 1,
@@ -832,6 +856,7 @@ impl Sender {
         }
         self.pace_deadline = None;
         let sack = self.uses_sack();
+        let sack1_rec = self.sack1_on() && self.tp.ca_state == CaState::Recovery;
         let mut cwnd_limited = false;
         let mut sent_new = false;
         loop {
@@ -841,7 +866,32 @@ impl Sender {
             }
             let wnd = self.send_window();
             let cwnd_bytes = wnd as u64 * self.mss as u64;
-            if sack {
+            if sack1_rec {
+                // ns-2 Sack1 send_much in fast recovery: while pipe_ <
+                // int(cwnd_), the next hole, then new data, within wnd_.
+                if !self.sack1.may_send(self.tp.cwnd) {
+                    cwnd_limited = true;
+                    break;
+                }
+                let wcap = match self.cfg.window {
+                    0 => usize::MAX,
+                    w => w as usize,
+                };
+                let wnd_room = |n: usize| n < wcap;
+                if let Some(i) = self.sack1.next_retran(&self.sb, self.snd_una) {
+                    if !wnd_room(i) {
+                        break;
+                    }
+                    self.tp.lost += self.sb.mark_seg_lost(i) as u64;
+                    self.retransmit(now, i, out);
+                    self.sack1.mark_retran(self.sb.get(i).end());
+                    self.sack1.sent();
+                    continue;
+                }
+                if !wnd_room(self.sb.len()) {
+                    break;
+                }
+            } else if sack {
                 // RFC 6675 / Linux: pipe below cwnd, lost segments first, then new data.
                 if self.sb.in_flight() >= wnd {
                     cwnd_limited = true;
@@ -894,6 +944,9 @@ impl Sender {
             }
             self.send_new(now, start, len, payload, fin, out);
             sent_new = true;
+            if sack1_rec {
+                self.sack1.sent();
+            }
         }
         if sent_new && self.tlp_on() {
             // Linux tcp_event_new_data_sent (a pending probe gives the slot
@@ -1048,6 +1101,15 @@ impl Sender {
         self.tp.in_flight = prior_in_flight;
         let sack = self.uses_sack();
         let rack = self.rack_on();
+        // ns-2 Sack1: every ACK in fast recovery takes one off pipe_; blocks
+        // are read in recovery and from duplicate ACKs outside it, unless a
+        // timeout came since the last new ACK (`timeout_`).
+        let sack1 = self.sack1_on();
+        let sack1_rec = sack1 && self.tp.ca_state == CaState::Recovery;
+        if sack1_rec {
+            self.sack1.on_ack();
+        }
+        let sack1_blocks = sack1 && (sack1_rec || h.ack == self.snd_una && !self.sack1.timeout);
         // Delivery-rate sampling over every segment this ACK delivers (tcp_rate.c).
         let mut rate = RateAcc::default();
         if rack {
@@ -1071,7 +1133,7 @@ impl Sender {
         if dsack {
             self.count_dsack(h);
         }
-        if sack {
+        if sack || sack1_blocks {
             let blocks = &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)];
             for &(l, r) in blocks {
                 if r <= self.snd_una.max(h.ack) {
@@ -1107,6 +1169,12 @@ impl Sender {
         if h.ack > self.snd_una {
             let acked = self.sb.ack_to(h.ack, &mut rate);
             self.snd_una = h.ack;
+            if sack1 && !sack1_rec {
+                // Sack1 recv: a new ACK outside recovery clears timeout_
+                // and the scoreboard (its blocks were not read).
+                self.sack1.timeout = false;
+                self.sack1_clear();
+            }
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
@@ -1191,7 +1259,12 @@ impl Sender {
                         // (rate-based controllers set the window themselves); an
                         // ns-2 NewReno agent drops dupwnd_ and keeps cwnd_
                         // (exit_recovery_fix_ 0).
-                        if !rate_based {
+                        if sack1 {
+                            // Sack1: cwnd_ stays as the fast retransmit set
+                            // it; recover_ = 0, the scoreboard cleared.
+                            self.sack1_clear();
+                            self.recover = 0;
+                        } else if !rate_based {
                             self.tp.cwnd = if self.one_way()
                                 && self.effective_recovery() == Recovery::NewReno
                             {
@@ -1237,6 +1310,12 @@ impl Sender {
                                 {
                                     self.rto_deadline = Some(now + self.rtt.rto());
                                 }
+                            }
+                            Recovery::Sack1Ns2 => {
+                                // partial_ack_ false: --pipe_ once more, the
+                                // timer restarts (below), t_backoff_ = 1.
+                                self.sack1.on_partial_ack();
+                                self.rtt.ns2_end_backoff();
                             }
                             _ => {}
                         }
@@ -1349,7 +1428,9 @@ impl Sender {
                 };
                 self.cc.pkts_acked(&mut self.tp, &s);
             }
-            if !sack || newly_sacked > 0 {
+            if sack1 {
+                self.sack1_dupack(now, newly_sacked, out);
+            } else if !sack || newly_sacked > 0 {
                 self.dupacks += 1;
                 match self.tp.ca_state {
                     CaState::Open | CaState::Disorder | CaState::Cwr if rack => {
@@ -1407,7 +1488,11 @@ impl Sender {
             self.tp.in_flight = self.sb.in_flight();
             self.cc.cong_control(&mut self.tp, &rs);
         }
-        self.transmit(now, out);
+        // ns-2 Sack1 calls send_much outside fast recovery only while
+        // dupacks_ is 0.
+        if !sack1 || sack1_rec || self.dupacks == 0 {
+            self.transmit(now, out);
+        }
         if self.rexmit_new {
             // F-RTO step 2b sent new data; if none went, resend lost ones.
             self.rexmit_new = false;
@@ -1415,6 +1500,71 @@ impl Sender {
                 self.frto = false;
                 self.transmit(now, out);
             }
+        }
+    }
+
+    /// ns-2 Sack1 `ClearScoreBoard`: every SACK mark forgotten (nothing to
+    /// do, and no scan, when there is none).
+    fn sack1_clear(&mut self) {
+        if self.sb.sacked > 0 || self.sb.high_sacked > 0 {
+            self.sb.clear_sacks();
+        }
+        self.sack_cache = [(0, 0); MAX_SACK_BLOCKS];
+        self.sack1.clear();
+    }
+
+    /// ns-2 Sack1 `recv` on a duplicate ACK (its blocks already read):
+    /// outside fast recovery and after a new ACK since any timeout, one that
+    /// SACKs new data (`CheckUpdate`) counts; the numdupacks(cwnd_)-th starts
+    /// a recovery once `highest_ack_ > recover_`, each earlier one may send
+    /// one packet (`send_one`). In recovery nothing more happens here.
+    fn sack1_dupack(&mut self, now: SimTime, newly_sacked: u32, out: &mut Vec<TcpHeader>) {
+        if self.tp.ca_state == CaState::Recovery || self.sack1.timeout || newly_sacked == 0 {
+            return;
+        }
+        self.dupacks += 1;
+        let thresh = self.dupthresh();
+        if self.dupacks == thresh {
+            if self.snd_una > self.recover {
+                self.enter_recovery(now, out);
+                return;
+            }
+        } else if self.dupacks < thresh {
+            self.sack1_send_one(now, out);
+        }
+        if matches!(self.tp.ca_state, CaState::Open) {
+            self.set_ca_state(CaState::Disorder);
+        }
+    }
+
+    /// ns-2 `send_one`: the packet at `t_seqno_` (`snd_nxt`: new data, or
+    /// the next of a go-back-N) if `t_seqno_ <= highest_ack_ + cwnd_ +
+    /// dupacks_` and `<= highest_ack_ + wnd_`; cwnd_ is not changed.
+    fn sack1_send_one(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let before = self.sb.index_of(self.snd_nxt).unwrap_or(self.sb.len()) as u32;
+        let wnd_ok = self.cfg.window == 0 || before < self.cfg.window;
+        if !(wnd_ok
+            && crate::recovery::sack1::limited_transmit_ok(before, self.tp.cwnd, self.dupacks))
+        {
+            return;
+        }
+        if self.snd_nxt < self.snd_max {
+            let i = before as usize;
+            let len = self.sb.get(i).len as u64;
+            self.snd_nxt += len;
+            if self.sb.get(i).has(SACKED) {
+                // Going back N over data the receiver holds: sent again,
+                // not counted as a retransmission in flight.
+                let snap = self.tx_snap(now);
+                self.sb.probe_resent(i, now, snap);
+                let seg = *self.sb.get(i);
+                self.stats.segs_retrans += 1;
+                self.emit(now, seg, false, out);
+            } else {
+                self.retransmit(now, i, out);
+            }
+        } else if let Some((start, len, payload, fin)) = self.new_segment_fits() {
+            self.send_new(now, start, len, payload, fin, out);
         }
     }
 
@@ -1667,6 +1817,16 @@ impl Sender {
             Recovery::Sack => {
                 // RFC 6675 (4.2): cwnd = ssthresh, retransmit the first segment.
                 self.tp.cwnd = self.tp.ssthresh;
+            }
+            Recovery::Sack1Ns2 => {
+                // ns-2 Sack1 dupack_action: pipe_ from what is outstanding
+                // and numdupacks(cwnd_) (cwnd_ before the halving),
+                // MarkRetran of the first packet, cwnd_ = int(window()/2).
+                let numdupacks = self.dupthresh();
+                let window = self.send_window();
+                self.sack1
+                    .enter(self.sb.len() as u32, numdupacks, self.sb.get(0).end());
+                self.tp.cwnd = crate::recovery::sack1::entry_cwnd(self.tp.ssthresh, window);
             }
         }
         self.tp.cwnd_cnt = 0;
@@ -2200,6 +2360,10 @@ impl Sender {
             self.sb.clear_sacks();
             self.sack_cache = [(0, 0); MAX_SACK_BLOCKS];
             self.snd_nxt = self.snd_una;
+            // ns-2 Sack1 timeout: ClearScoreBoard, and duplicate ACKs
+            // ignored until a new ACK (timeout_); go-back-N as above.
+            self.sack1.clear();
+            self.sack1.timeout = self.sack1_on();
         }
         if self.rack_on() {
             // Linux tcp_enter_loss: cwnd = in flight + 1.

@@ -1741,9 +1741,10 @@ fn ns2_sack1_waits_for_cwnd_over_100_duplicate_acks() {
     ns2_dupacks(&mut s, 1198, 11, &mut out);
     assert_eq!(s.stats.fast_retransmits, 0);
     assert_eq!(s.ca_state(), CaState::Disorder);
-    // (RFC 6675's pipe lets new segments out as SACKs arrive; Sack1 sends
-    // none before the retransmission: its recovery is not modelled.)
-    assert!(ns2_seqs(&out).iter().all(|&i| i >= 2398));
+    // Sack1's send_one (singledup_): each of the 11 duplicates below
+    // numdupacks sends one new packet, t_seqno_ <= highest_ack_ + cwnd_ +
+    // dupacks_ (1200 + k - 1 out before the k-th): 2398..=2408.
+    assert_eq!(ns2_seqs(&out), (2398..=2408).collect::<Vec<_>>());
     assert_eq!(s.stats.segs_retrans, 0);
     out.clear();
     let t = ns2_next(&s);
@@ -1852,12 +1853,14 @@ fn ns2_slowdown_halves_on_the_first_decrease_in_slow_start_and_on_timeouts() {
     s.on_timer(rto, &mut vec![]);
     assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 100));
     // Slow start to 100 (99 ACKs, segments 198..=296), then STCP's increase,
-    // 1 per min(cwnd, 100) ACKs: 101 after 100 ACKs (297..=396), 101 out
-    // beyond segment 397 after the 101st. A fast retransmit now is not the first
-    // decrease, not in slow start, not a timeout: STCP's 101 - 101/8 = 89.
-    ns2_ack_each(&mut s, 198, 397);
+    // 1 per min(cwnd, 100) ACKs: 101 after 100 ACKs (297..=396), still 101
+    // after two more. A fast retransmit now is not the first decrease, not
+    // in slow start, not a timeout: STCP's 101 - 101/8 = 89. (Segment 399
+    // is the lost one: Sack1's dupack_action needs highest_ack_ > recover_,
+    // data above segment 397, the last sent before the timeout.)
+    ns2_ack_each(&mut s, 198, 398);
     assert_eq!((s.tp.cwnd, s.tp.ssthresh), (101, 100));
-    ns2_dupacks(&mut s, 398, 3, &mut vec![]);
+    ns2_dupacks(&mut s, 399, 3, &mut vec![]);
     assert_eq!(s.stats.fast_retransmits, 1);
     assert_eq!(s.tp.ssthresh, 89);
     // Another timeout halves again: window() = cwnd 89, ssthresh 44.
@@ -2609,4 +2612,140 @@ fn linux_pacing_spaces_data_bytes_and_catches_up_half_a_gap_after_a_late_send() 
     s.on_segment(ms(200), &ack(seg_start(2), &[], true, 1), &mut out);
     let gap = 1_000_000_000u64 * out.last().unwrap().wire_size() as u64 / 1_448_000;
     assert_eq!(s.next_deadline(), Some(ms(200) + SimTime(gap)));
+}
+
+/// ns-2 Sack1 at W = 32: slow start from 2 capped at maxcwnd_ 32 (ACKs of
+/// segments 0..=299), segments 300..=331 out; segments 300..300+L-1 are
+/// lost. The duplicate ACKs SACK [300+L, j+1) as segment j arrives.
+fn ns2_sack1_window_of_32() -> Sender {
+    let mut s = ns2_open_cc("newreno", |c| c.max_cwnd = 32);
+    assert_eq!(s.recovery(), Recovery::Sack1Ns2);
+    ns2_ack_each(&mut s, 0, 299);
+    assert_eq!((s.tp.cwnd, s.outstanding_bytes()), (32, 32 * NS2_MSS));
+    s
+}
+
+/// Send `h` at the sender's next millisecond; what it sent.
+fn ns2_feed(s: &mut Sender, h: &TcpHeader) -> Vec<u64> {
+    let mut out = vec![];
+    s.on_segment(ns2_next(s), h, &mut out);
+    ns2_seqs(&out)
+}
+
+/// The duplicate ACKs of a window of 32 whose first `l` segments were lost
+/// (arrivals of 300+l..=331, then the two limited-transmit segments 332,
+/// 333), checked as ns-2 2.28's Sack1 handles them (tcp-sack1.cc recv,
+/// dupack_action, tcp.cc send_one): the first two each send one new
+/// segment (32 < 32 + 1, 33 < 32 + 2 outstanding), the third retransmits
+/// 300 with cwnd_ = int(32/2) = 16 and pipe_ = 334 - 300 - 3 = 31, the
+/// other 32 - l - 1 send nothing: pipe_ ends at 31 - (32 - l - 1) = l.
+fn ns2_sack1_dupacks(s: &mut Sender, l: u64) {
+    let first = 300 + l;
+    let mut sent = vec![];
+    for j in first..=333 {
+        sent.push(ns2_feed(s, &ns2_sack_ack(300, &[(first, j + 1)])));
+    }
+    assert_eq!(sent[0], vec![332]);
+    assert_eq!(sent[1], vec![333]);
+    assert_eq!(sent[2], vec![300]);
+    assert!(sent[3..].iter().all(|v| v.is_empty()), "{sent:?}");
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (16, 16));
+}
+
+#[test]
+fn ns2_sack1_stalls_until_the_timeout_when_l_is_w_over_2_plus_2() {
+    // L = 18: pipe_ = 18 after the duplicates; the partial ACK of the
+    // retransmitted 300 takes two off (16), not below cwnd_ 16: nothing
+    // leaves until the timer, restarted by that partial ACK (newtimer),
+    // fires. ns-2.35 with ErrorModel/List dropping packets 300..317 of the
+    // same window (/tmp/sack1/ns/sack1.tcl): the same, 301 resent 0.2 s
+    // (minrto_) after the partial ACK.
+    let mut s = ns2_sack1_window_of_32();
+    ns2_sack1_dupacks(&mut s, 18);
+    let sacked = (318, 334);
+    assert!(ns2_feed(&mut s, &ns2_sack_ack(301, &[sacked])).is_empty());
+    let partial_at = s.tp.now;
+    assert_eq!(s.rto_deadline(), Some(partial_at + s.rtt().rto()));
+    let mut out = vec![];
+    s.on_timer(s.rto_deadline().unwrap(), &mut out);
+    assert_eq!(s.stats.timeouts, 1);
+    // timeout(): cwnd_ 1, ssthresh_ = int(window()/2) = 8, go back N from
+    // highest_ack_ + 1.
+    assert_eq!(ns2_seqs(&out), vec![301]);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 8));
+    // timeout_: a duplicate ACK before the next new ACK is ignored (no
+    // SACK read, no count) and sends nothing.
+    assert!(ns2_feed(&mut s, &ns2_sack_ack(301, &[sacked])).is_empty());
+    assert_eq!(s.dupacks(), 0);
+    assert!((318..334).all(|i| s.seg_flags((i - 301) as usize) & SACKED == 0));
+    // The scoreboard was cleared (ClearScoreBoard): slow start goes back N
+    // over 318 and 319 though the receiver SACKed them: ACKs of 301..=311,
+    // seven in slow start (cwnd 2..=8, two segments each: 302..=315), four
+    // in congestion avoidance (one each: 316..=319).
+    let mut sent = vec![];
+    for i in 301..=311 {
+        sent.extend(ns2_feed(&mut s, &ns2_ack(i + 1)));
+    }
+    assert_eq!(sent, (302..=319).collect::<Vec<_>>());
+    assert_eq!(s.stats.timeouts, 1);
+}
+
+#[test]
+fn ns2_sack1_repairs_17_losses_of_32_without_a_timeout_two_segments_per_ack() {
+    // L = 17: pipe_ = 17, the partial ACK brings it to 15 < 16: one
+    // segment (301, pipe_ 16); each partial ACK after takes two off and
+    // sends two, holes first (GetNextRetran: unSACKed below the highest
+    // SACK, each once), then new data (316 is the last hole: 316 and 334).
+    // The ACK of everything below 334 ends the recovery with cwnd_ 16
+    // unchanged; send_much is then window-based: 334..=348 out, one more.
+    // ns-2.35, packets 300..316 dropped: 301 | 302 303 | 304 305 | ... |
+    // 314 315 | 316 334 | 335 336 | ... | 347 348 | 349, no timeout.
+    let mut s = ns2_sack1_window_of_32();
+    ns2_sack1_dupacks(&mut s, 17);
+    let sacked = [(317, 334)];
+    let mut sent = vec![ns2_feed(&mut s, &ns2_sack_ack(301, &sacked))];
+    for i in 302..=316 {
+        sent.push(ns2_feed(&mut s, &ns2_sack_ack(i, &sacked)));
+    }
+    let mut expect = vec![vec![301]];
+    expect.extend((0..7).map(|k| vec![302 + 2 * k, 303 + 2 * k]));
+    expect.push(vec![316, 334]);
+    expect.extend((0..7).map(|k| vec![335 + 2 * k, 336 + 2 * k]));
+    assert_eq!(sent, expect);
+    assert_eq!(ns2_feed(&mut s, &ns2_ack(334)), vec![349]);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(
+        (s.tp.cwnd, s.stats.timeouts, s.stats.segs_retrans),
+        (16, 0, 17)
+    );
+}
+
+#[test]
+fn ns2_sack1_counts_duplicate_acks_not_sacked_segments() {
+    // Sack1 fast-retransmits on the numdupacks-th duplicate ACK with new
+    // SACK information, however much it SACKs: two duplicates (the first
+    // ACKs lost) SACKing 301..=305 start nothing (RFC 6675's IsLost would:
+    // five SACKed above 300), the third does.
+    let mut s = ns2_sack1_window_of_32();
+    ns2_feed(&mut s, &ns2_sack_ack(300, &[(301, 305)]));
+    ns2_feed(&mut s, &ns2_sack_ack(300, &[(301, 306)]));
+    assert_eq!(s.stats.fast_retransmits, 0);
+    // A duplicate that SACKs nothing new is no duplicate (CheckUpdate).
+    ns2_feed(&mut s, &ns2_sack_ack(300, &[(301, 306)]));
+    assert_eq!(s.stats.fast_retransmits, 0);
+    assert_eq!(
+        ns2_feed(&mut s, &ns2_sack_ack(300, &[(301, 307)])),
+        vec![300]
+    );
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // Off (ns2_sack1 false): RFC 6675, recovery at the first of them.
+    let mut s = ns2_open_cc("newreno", |c| {
+        c.max_cwnd = 32;
+        c.ns2_sack1 = false;
+    });
+    assert_eq!(s.recovery(), Recovery::Sack);
+    ns2_ack_each(&mut s, 0, 299);
+    ns2_feed(&mut s, &ns2_sack_ack(300, &[(301, 305)]));
+    assert_eq!(s.stats.fast_retransmits, 1);
 }

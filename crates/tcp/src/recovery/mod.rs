@@ -9,6 +9,8 @@
 //!   its timer variants.
 //! - [`sack`]: RFC 6675's NextSeg rule 3 (IsLost and the pipe are the
 //!   scoreboard's).
+//! - [`sack1`]: ns-2's `Agent/TCP/Sack1` (`sack1-ns2`): its `pipe_`, its
+//!   scoreboard's next hole, limited transmit and window at entry.
 //! - [`rack`]: RACK time-based loss detection (RFC 8985, Linux
 //!   tcp_recovery.c).
 //! - [`tlp`]: the tail loss probe's episode and timeout (RFC 8985 TLP).
@@ -27,6 +29,7 @@ pub mod newreno;
 pub mod prr;
 pub mod rack;
 pub mod sack;
+pub mod sack1;
 pub mod tlp;
 pub mod undo;
 
