@@ -9,8 +9,8 @@ stored in data/ns2-check/ns2/). Each file here is a study file with only its
 the runs are the study's own runs (the same seeds for barakat1999; for
 mascolo2006, whose profile axis is dropped, other seeds):
 
-- barakat-*.toml: barakat1999 sections 3, 5 (the full chains, n = 1..10, and
-  the bottleneck alone) and 7, unchanged (same sweep, same 5 repetitions);
+- barakat-*.toml: barakat1999 sections 3, 5 (the full chains, n = 1..10,
+  their two-node equivalents and the bottleneck alone) and 7, unchanged (same sweep, same 5 repetitions);
 - mascolo-a/b/c.toml: mascolo2006 scenarios A, B and C on the `ns2` profile
   only (the `linux` points have no ns-2 counterpart) and without FAST, whose
   ns-2 module is not in ns-2.35; a cwnd trace every second; 2 repetitions
@@ -33,6 +33,7 @@ BARAKAT = (
     "sec3",
     *(f"sec5-chain-n{n}" for n in range(1, 11)),
     "sec5-alone",
+    "sec5-equivalent",
     "sec7-droptail",
     "sec7-randomdrop",
     "sec7-dropfront",

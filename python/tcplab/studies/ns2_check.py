@@ -65,6 +65,7 @@ BARAKAT = (
     "sec3",
     *(f"sec5-chain-n{n}" for n in range(1, 11)),
     "sec5-alone",
+    "sec5-equivalent",
     "sec7-droptail",
     "sec7-randomdrop",
     "sec7-dropfront",
