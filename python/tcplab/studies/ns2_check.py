@@ -444,6 +444,19 @@ def _report(out: Path, quick: bool) -> Path:
         d = allc.filter(pl.col("part").str.starts_with(fam))
         if d.height:
             _family(rep, out, quick, d, cw, title=title, text=text)
+    agg = forward_aggregate(claim_runs(ref), claim_runs(pl.concat(sims, how="diagonal_relaxed")))
+    if agg.height:
+        rep.add_section(
+            "mascolo2006: the link's utilisation and the timeouts of A and B",
+            "What the paper reports (Figures 2 and 4, Tables I and II): the utilisation of "
+            "the 250 Mb/s link by A and B on the wire, and their timeouts, per phase (2: "
+            "reverse traffic). How A and B share the link varies from seed to seed on both "
+            "simulators; their sum much less. TCP-Linux rows (BIC, CUBIC, H-TCP, STCP, "
+            "Westwood+) compare a different sender.",
+        )
+        n_ok = int((agg["error %"].abs() <= 100 * GOODPUT_TOL).sum())
+        rep.add_text(f"Utilisation within {GOODPUT_TOL:.0%}: {n_ok} of {agg.height} rows.")
+        rep.add_table(agg, "A and B, mean over the repetitions.", float_format=".3g", max_rows=200)
     return finish_report(rep, out)
 
 
@@ -492,6 +505,54 @@ def _family(
             if sub in coords:
                 _overlay(rep, out, p, coords, cw)
                 break
+
+
+def forward_aggregate(ref_runs: pl.DataFrame, sim_runs: pl.DataFrame) -> pl.DataFrame:
+    """mascolo2006 scenarios A and B: per variant, RTT and phase, the link's
+    utilisation by A and B on the wire and A and B's timeouts, ns-2.35 and
+    tcplab side by side (means over the repetitions; the quantities of the
+    paper's Figures 2 and 4 and Tables I and II)."""
+    import polars as pl
+
+    from tcplab.studies import mascolo2006
+
+    rows = []
+    for part in ("a", "b"):
+        for rtt in mascolo2006.RTTS:
+            try:
+                u_ns = mascolo2006.utilisation(ref_runs, part, rtt)
+                u_sim = mascolo2006.utilisation(sim_runs, part, rtt)
+            except KeyError:
+                continue
+            to: dict[str, dict[tuple[str, int], float]] = {}
+            for side, runs in (("ns2", ref_runs), ("sim", sim_runs)):
+                d = mascolo2006._ns2_runs(runs, part).filter(
+                    (pl.col("rtt") == rtt) & pl.col("flow").is_in(["A", "B"])
+                )
+                m = (
+                    d.group_by("variant", "phase", "rep")
+                    .agg(pl.col("timeouts").sum())
+                    .group_by("variant", "phase")
+                    .agg(pl.col("timeouts").mean())
+                )
+                to[side] = {(v, p): t for v, p, t in m.iter_rows()}
+            for (v, ph), u in sorted(u_sim.items()):
+                if (v, ph) not in u_ns:
+                    continue
+                rows.append(
+                    {
+                        "scenario": part.upper(),
+                        "variant": v,
+                        "rtt": rtt,
+                        "phase": ph + 1,
+                        "utilisation tcplab %": 100 * u,
+                        "utilisation ns-2 %": 100 * u_ns[v, ph],
+                        "error %": 100 * (u / u_ns[v, ph] - 1),
+                        "RTOs A+B tcplab": to["sim"].get((v, ph)),
+                        "RTOs A+B ns-2": to["ns2"].get((v, ph)),
+                    }
+                )
+    return pl.DataFrame(rows)
 
 
 def claim_runs(df: pl.DataFrame) -> pl.DataFrame:
