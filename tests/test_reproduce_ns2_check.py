@@ -250,12 +250,12 @@ def test_a_cell_within_ns2s_own_tie_spread_is_told_apart() -> None:
         ]
     )
     ref = pl.DataFrame([{**key, "rep": 0, "goodput_bps": 100e6, "timeouts": 0}])
-    pert = pl.DataFrame([{**key, "rep": 0, "goodput_bps": 130e6, "timeouts": 0, "perturb": 1e-9}])
-    a = ns2_check.agreement(ns2_check.tie_spread(cells, ref, pert))
+    pert = pl.DataFrame([{**key, "rep": 0, "goodput_bps": 130e6, "timeouts": 0, "perturb": "1e-9"}])
+    a = ns2_check.agreement(ns2_check.tie_spread(cells, ref, pert, ref))
     assert a["goodput_ns2_lo"][0] == 100e6
     assert a["goodput_ns2_hi"][0] == 130e6
     assert not a["ok"][0]
     assert a["ok_ties"][0]
     # Without perturbed runs the spread is ns-2's one value: no excuse.
-    a = ns2_check.agreement(ns2_check.tie_spread(cells, ref, pl.DataFrame()))
+    a = ns2_check.agreement(ns2_check.tie_spread(cells, ref, pl.DataFrame(), ref))
     assert not a["ok_ties"][0]

@@ -19,8 +19,9 @@ Outputs (a run is (file, coords, rep); see ns2/README.md):
   retransmitted, timeouts, the agent ns-2 ran, and the start time used;
 - cwnd.parquet: the cwnd of every bulk flow every TRACE_INTERVAL, repetition 0
   of every point;
-- phases-perturbed.csv (with --perturb EPS, repeatable): phases.csv's rows
-  again with every link rate scaled by 1 + EPS, and a `perturb` column;
+- phases-perturbed.csv (with --perturb EPS or EPS@SEED, repeatable):
+  phases.csv's rows again with every link rate scaled by 1 + EPS (or each by
+  its own 1 + EPS * U(-1, 1)), and a `perturb` column;
   nothing else written: a cell that moves by more than the check's bound
   under EPS = 1e-9 hangs on ns-2's timing ties;
 - runs.json: the ns-2 build, each script's SHA-256 and, per run, the wall
@@ -74,8 +75,10 @@ def seconds(v: Any) -> float:
 
 
 #: Rates scaled by 1 + PERTURB (--perturb): how much ns-2's own result moves
-#: when its timing ties break the other way (set per worker by run_one).
+#: when its timing ties break the other way (set per worker by run_one); with
+#: JITTER (a random.Random), each rate by its own 1 + PERTURB * U(-1, 1).
 PERTURB = 0.0
+JITTER: Any = None
 
 
 def ns_rate(v: Any) -> str:
@@ -91,7 +94,8 @@ def ns_rate(v: Any) -> str:
     ):
         if s.endswith(unit):
             if PERTURB:
-                return repr(float(s[: -len(unit)]) * f * (1 + PERTURB))
+                eps = PERTURB * (JITTER.uniform(-1.0, 1.0) if JITTER is not None else 1.0)
+                return repr(float(s[: -len(unit)]) * f * (1 + eps))
             return s[: -len(unit)] + ns
     raise ValueError(f"not a rate: {v!r}")
 
@@ -247,9 +251,16 @@ def write_params(p: Mapping[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_one(ns: str, file: str, point: int, rep: int, perturb: float = 0.0) -> dict[str, Any]:
-    global PERTURB  # noqa: PLW0603 - one setting per worker process
-    PERTURB = perturb
+def run_one(ns: str, file: str, point: int, rep: int, perturb: str = "0") -> dict[str, Any]:
+    """One run; ``perturb`` is "EPS" (every rate times 1 + EPS) or "EPS@SEED"
+    (each rate times its own 1 + EPS * U(-1, 1), drawn from SEED, the file,
+    the point and the repetition)."""
+    import random
+
+    global PERTURB, JITTER  # noqa: PLW0603 - one setting per worker process
+    eps, _, seed = perturb.partition("@")
+    PERTURB = float(eps)
+    JITTER = random.Random(f"{seed}/{file}/{point}/{rep}") if seed else None
     from tcplab import read_file
     from tcplab.sweep import load_sweep
 
@@ -323,11 +334,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument(
         "--perturb",
-        type=float,
         action="append",
         default=[],
-        help="scale every link rate by 1 + PERTURB (repeatable: a run set per value) and "
-        "write phases-perturbed.csv only (e.g. 1e-9: which cells hang on ns-2's timing ties)",
+        help="EPS: scale every link rate by 1 + EPS; EPS@SEED: each rate by its own "
+        "1 + EPS * U(-1, 1); repeatable (a run set per value); writes phases-perturbed.csv "
+        "only (e.g. 1e-9: which cells hang on ns-2's timing ties)",
     )
     args = ap.parse_args()
     if not args.ns or not Path(args.ns).is_file():
@@ -345,7 +356,7 @@ def main() -> None:
         path = str(DATA / file)
         sw = load_sweep(read_file(path), path)
         reps = args.reps if args.reps is not None else sw.spec.repetitions
-        for eps in args.perturb or [0.0]:
+        for eps in args.perturb or ["0"]:
             jobs += [(file, pt, rep, eps) for pt in range(len(sw.points)) for rep in range(reps)]
     print(f"{len(jobs)} runs of {len(files)} files", file=sys.stderr)
     results = []
