@@ -1845,7 +1845,19 @@ impl Sender {
     /// calling slowdown); the variant's decrease otherwise. The controller's
     /// hook runs in every case, for its own bookkeeping (BIC's W_max, ...).
     fn loss_ssthresh(&mut self, timeout: bool) -> u32 {
-        let own = self.cc.ssthresh(&self.tp).max(2);
+        let mut own = self.cc.ssthresh(&self.tp).max(2);
+        if self.cfg.ns2_decrease && self.one_way() {
+            // slowdown()'s decreasewin from the double cwnd_ and windowd()
+            // (HSTCP, windowOption_ 8; tcp.cc slowdown, decrease_param).
+            let cwnd = self.ns2_cwnd_f64();
+            let windowd = match self.cfg.window {
+                0 => cwnd,
+                w => cwnd.min(w as f64),
+            };
+            if let Some(d) = self.cc.ns2_decreasewin(cwnd, windowd) {
+                own = d.max(2);
+            }
+        }
         if self.cfg.ns2_decrease
             && self.cc.ns2_slowdown()
             && (timeout || self.first_decrease || self.tp.in_slow_start())
@@ -1863,7 +1875,12 @@ impl Sender {
     /// larger for Reno's 1/cwnd (and HSTCP's a(w)/w below 31000 segments), so it
     /// replaces the controller's increase. Returns whether it applied.
     fn ns2_lss_ack(&mut self) -> bool {
-        self.cfg.ns2_lss
+        // A variant with its own increase on the double cwnd_ (HSTCP) applies
+        // limited slow start in ns2_opencwnd.
+        let own_increase =
+            self.one_way() && self.cc.ns2_fractional_cwnd() && self.cc.ns2_increase(1.0).is_some();
+        !own_increase
+            && self.cfg.ns2_lss
             && self.cfg.max_ssthresh > 0
             && self.ns2_action != Ns2Action::Dupack
             && self.tp.is_cwnd_limited
@@ -1879,16 +1896,25 @@ impl Sender {
     /// after the first ACK that takes the sum of 1/`cwnd_` past the next
     /// integer, about W + 1/2 ACKs at W (not W, as a segment count), and the
     /// fraction left over carries into the next increase.
+    ///
+    /// For a variant with its own increase (`ns2_increase`: HSTCP's
+    /// `increase_param()`, windowOption_ 8) the increment is that, raised by
+    /// limited slow start to 1/int(cwnd_/(max_ssthresh_/2)) while
+    /// last_cwnd_action_ is 0 or CWND_ACTION_TIMEOUT (tcp.cc opencwnd case 8,
+    /// `limited_slow_start` of 2.35: nothing when that int is 0).
     fn ns2_opencwnd(&mut self) {
-        let c = self.tp.cwnd;
-        // A reduction (slowdown: 1, int(window()/2), ...) set an integer cwnd_.
-        let mut w = if self.ns2_cwnd >= 1.0 && self.ns2_cwnd as u32 == c {
-            self.ns2_cwnd
-        } else {
-            c as f64
-        };
+        let mut w = self.ns2_cwnd_f64();
         if w < self.tp.ssthresh as f64 {
             w += 1.0;
+        } else if let Some(mut inc) = self.cc.ns2_increase(w) {
+            if self.cfg.ns2_lss && self.cfg.max_ssthresh > 0 && self.ns2_action != Ns2Action::Dupack
+            {
+                let round = (w / (self.cfg.max_ssthresh as f64 / 2.0)) as u32;
+                if round > 0 {
+                    inc = inc.max(1.0 / round as f64);
+                }
+            }
+            w += inc;
         } else {
             w += 1.0 / w;
         }
@@ -1898,6 +1924,18 @@ impl Sender {
         self.ns2_cwnd = w;
         self.tp.cwnd = w as u32;
         self.tp.cwnd_cnt = 0;
+    }
+
+    /// ns-2's double `cwnd_`: the fractional window `ns2_opencwnd` keeps while
+    /// it matches the integer one (a reduction sets an integer cwnd_: 1,
+    /// int(window()/2), decreasewin, ...).
+    fn ns2_cwnd_f64(&self) -> f64 {
+        let c = self.tp.cwnd;
+        if self.ns2_cwnd >= 1.0 && self.ns2_cwnd as u32 == c {
+            self.ns2_cwnd
+        } else {
+            c as f64
+        }
     }
 
     /// Record the connection's first loss reaction (cwnd and slow start as

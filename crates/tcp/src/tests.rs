@@ -1837,6 +1837,40 @@ fn ns2_limited_slow_start_ends_at_the_first_fast_retransmit() {
 }
 
 #[test]
+fn ns2_hstcp_grows_the_double_cwnd_by_increase_param_and_cuts_by_decrease_param() {
+    // Agent/TCP/Sack1, windowOption_ 8, max_ssthresh_ 0 (no limited slow
+    // start): slow start from 2 to 200 in 198 ACKs; 3 duplicate ACKs: the
+    // first decrease halves (slowdown, first_decrease_): ssthresh_ = cwnd_ =
+    // 100. After the full ACK, opencwnd adds increase_param() = a(w)/w per
+    // ACK to the double cwnd_: a(100) = 1.8818 (RFC 3649's formulas), so
+    // 0.018818 per ACK, growing slowly with w: the 54th ACK takes cwnd_ past
+    // 101 (53 x 0.01882 = 0.9975 < 1). The Linux table (a = 2 for w in
+    // (38, 118]) would add one in 50 ACKs.
+    let mut s = ns2_open_cc("highspeed", |c| c.max_ssthresh = 0);
+    ns2_ack_each(&mut s, 0, 197);
+    assert_eq!(s.tp.cwnd, 200);
+    ns2_dupacks(&mut s, 198, 3, &mut vec![]);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (100, 100));
+    let high = (s.snd_max - 1) / NS2_MSS;
+    s.on_segment(ns2_next(&s), &ns2_ack(high), &mut vec![]);
+    assert_eq!((s.ca_state(), s.tp.cwnd), (CaState::Open, 100));
+    ns2_ack_each(&mut s, high, high + 52);
+    assert_eq!(s.tp.cwnd, 100);
+    ns2_ack_each(&mut s, high + 53, high + 53);
+    assert_eq!(s.tp.cwnd, 101);
+    // 6 more ACKs: cwnd_ = 101.127. A loss, not the first decrease nor in
+    // slow start: ssthresh_ = cwnd_ = int(windowd() - b windowd()) with b =
+    // b(101.127) = 0.44954: int(55.67) = 55 (the Linux table's md at the
+    // row of 101, 112/256, would give 57).
+    ns2_ack_each(&mut s, high + 54, high + 59);
+    let lost = high + 60;
+    ns2_dupacks(&mut s, lost, 3, &mut vec![]);
+    assert_eq!(s.stats.fast_retransmits, 2);
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (55, 55));
+}
+
+#[test]
 fn ns2_slowdown_halves_on_the_first_decrease_in_slow_start_and_on_timeouts() {
     // slowdown(CLOSE_SSTHRESH_HALF) in ns-2 2.28: ssthresh_ = int(window()/2)
     // if first_decrease_, slow start (cwnd_ < ssthresh_) or last_cwnd_action_

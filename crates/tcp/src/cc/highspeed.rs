@@ -119,13 +119,55 @@ pub(crate) const AIMD_VALS: [(u32, u32); 72] = [
 pub struct HighSpeed {
     /// Row of [`AIMD_VALS`] for the current window (Linux `ca->ai`); a(w) = ai + 1.
     ai: usize,
+    /// ns-2's `decrease_num_` (ns2 profile): 0.5, then the b(w) of the last
+    /// `slowdown()` above `low_window_` ([`Self::ns2_decreasewin`]).
+    ns2_decrease_num: f64,
 }
 
 impl HighSpeed {
     /// A fresh controller (row 0: a = 1, b = 0.5).
     pub fn new() -> Self {
-        HighSpeed { ai: 0 }
+        HighSpeed {
+            ai: 0,
+            ns2_decrease_num: 0.5,
+        }
     }
+}
+
+/// ns-2's RFC 3649 parameters (tcp.cc, `Agent/TCP` defaults): `low_window_`
+/// 38, `high_window_` 83000, `high_p_` 1e-7, `high_decrease_` 0.1.
+const NS2_LOW_WINDOW: f64 = 38.0;
+const NS2_HIGH_WINDOW: f64 = 83000.0;
+const NS2_HIGH_P: f64 = 1e-7;
+const NS2_HIGH_DECREASE: f64 = 0.1;
+
+/// ns-2 tcp.cc `decrease_param()`: b(w) = dec1 + log(cwnd_) dec2, the line
+/// through (log 38, 0.5) and (log 83000, 0.1) (`hstcp_.dec1`, `dec2`, set in
+/// `TcpAgent::reset()` for `windowOption_` 8).
+pub(crate) fn ns2_decrease_param(cwnd: f64) -> f64 {
+    let high_low_win = NS2_HIGH_WINDOW.ln() - NS2_LOW_WINDOW.ln();
+    let dec1 = 0.5 - NS2_LOW_WINDOW.ln() * (NS2_HIGH_DECREASE - 0.5) / high_low_win;
+    let dec2 = (NS2_HIGH_DECREASE - 0.5) / high_low_win;
+    dec1 + cwnd.ln() * dec2
+}
+
+/// ns-2 tcp.cc `increase_param()` (`cwnd_range_` 0): 1/cwnd_ up to
+/// `low_window_`, else a(w)/w with p(w) = exp(p1 + log(cwnd_) p2) (the line
+/// through (log 38, log 1.5/38^2) and (log 83000, log 1e-7)) and a(w) =
+/// w^2 p(w) / (1/b(w) - 0.5), RFC 3649's formulas on the double cwnd_.
+pub(crate) fn ns2_increase_param(cwnd: f64) -> f64 {
+    if cwnd <= NS2_LOW_WINDOW {
+        return 1.0 / cwnd;
+    }
+    let low_p = 1.5 / (NS2_LOW_WINDOW * NS2_LOW_WINDOW);
+    let high_low_win = NS2_HIGH_WINDOW.ln() - NS2_LOW_WINDOW.ln();
+    let high_low_p = NS2_HIGH_P.ln() - low_p.ln();
+    let p1 = low_p.ln() - NS2_LOW_WINDOW.ln() * high_low_p / high_low_win;
+    let p2 = high_low_p / high_low_win;
+    let p = (p1 + cwnd.ln() * p2).exp();
+    let decrease = ns2_decrease_param(cwnd);
+    let increase = cwnd * cwnd * p / (1.0 / decrease - 0.5);
+    increase / cwnd
 }
 
 impl Default for HighSpeed {
@@ -141,6 +183,7 @@ impl CongestionControl for HighSpeed {
 
     fn init(&mut self, tp: &mut CcState) {
         self.ai = 0;
+        self.ns2_decrease_num = 0.5;
         // Ensure the MD arithmetic (cwnd * md, md <= 128) cannot overflow 32 bits.
         tp.cwnd_clamp = tp.cwnd_clamp.min(u32::MAX / 128);
         tp.cwnd = tp.cwnd.min(tp.cwnd_clamp);
@@ -149,6 +192,28 @@ impl CongestionControl for HighSpeed {
     // HSTCP is ns-2's windowOption_ 8 in opencwnd.
     fn ns2_opencwnd(&self) -> bool {
         true
+    }
+    // ns-2's agent grows a double cwnd_ by increase_param() per new ACK
+    // (tcp.cc opencwnd, windowOption_ 8), not through the Linux table.
+    fn ns2_fractional_cwnd(&self) -> bool {
+        true
+    }
+    fn ns2_increase(&self, cwnd: f64) -> Option<f64> {
+        Some(ns2_increase_param(cwnd))
+    }
+    // ns-2 tcp.cc slowdown(), precisionReduce_ false, windowOption_ 8: above
+    // low_window_ (cwnd_ > 38) decrease_num_ = decrease_param() and
+    // decreasewin = int(windowd() - decrease windowd()); at or below it
+    // int(decrease_num_ window()), decrease_num_ being the b(w) of the last
+    // decrease above 38 (0.5 before any): ns-2 never restores it.
+    fn ns2_decreasewin(&mut self, cwnd: f64, windowd: f64) -> Option<u32> {
+        if cwnd > NS2_LOW_WINDOW {
+            let b = ns2_decrease_param(cwnd);
+            self.ns2_decrease_num = b;
+            Some((windowd - b * windowd) as u32)
+        } else {
+            Some((self.ns2_decrease_num * windowd.floor()) as u32)
+        }
     }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         // Multiplicative decrease: w - b(w)·w, b(w) = md/256.
@@ -457,5 +522,43 @@ mod tests {
         assert!((INFO.make)(&p).is_ok());
         p.insert("beta".into(), 0.5);
         assert!((INFO.make)(&p).err().unwrap().contains("beta"));
+    }
+
+    #[test]
+    fn ns2_increase_and_decrease_params_follow_rfc_3649s_lines() {
+        // RFC 3649 section 5 (ns-2 tcp.cc decrease_param, increase_param):
+        // b(w) is linear in log w from (38, 0.5) to (83000, 0.1), so 0.5 at 38,
+        // 0.1 at 83000 and 0.3 at the geometric mean sqrt(38 * 83000); p(w) is
+        // log-linear from 1.5/38^2 to 1e-7. At 38 and below the increase is
+        // 1/cwnd_; at 83000, a = 83000^2 1e-7 / (1/0.1 - 0.5) = 688.9 / 9.5 =
+        // 72.5158 per RTT, per ACK a/w.
+        assert!((ns2_decrease_param(38.0) - 0.5).abs() < 1e-12);
+        assert!((ns2_decrease_param(83000.0) - 0.1).abs() < 1e-12);
+        assert!((ns2_decrease_param((38.0f64 * 83000.0).sqrt()) - 0.3).abs() < 1e-12);
+        assert_eq!(ns2_increase_param(38.0), 1.0 / 38.0);
+        assert_eq!(ns2_increase_param(20.0), 1.0 / 20.0);
+        let a = ns2_increase_param(83000.0) * 83000.0;
+        assert!((a - 688.9 / 9.5).abs() < 1e-6, "{a}");
+        // At 100: b = 0.5 - 0.4 ln(100/38)/ln(83000/38) = 0.44966,
+        // p = 1.5/38^2 (100/38)^(ln(1e-7 38^2/1.5)/ln(83000/38)) = 3.2442e-4,
+        // a = 100^2 p / (1/b - 0.5) = 1.8818 (the Linux table's row gives 2).
+        let a = ns2_increase_param(100.0) * 100.0;
+        assert!((a - 1.8818).abs() < 1e-4, "{a}");
+    }
+
+    #[test]
+    fn ns2_decreasewin_keeps_the_last_decrease_num_at_small_windows() {
+        // slowdown(), precisionReduce_ false: above low_window_ decreasewin =
+        // int(windowd() (1 - b(cwnd_))) and decrease_num_ = b; at or below it
+        // int(decrease_num_ window()): 0.5 before any HSTCP decrease, the last
+        // b(w) after (here b(83000) = 0.1: 35 -> int(3.5) = 3, not 17).
+        let mut h = HighSpeed::new();
+        assert_eq!(h.ns2_decreasewin(35.0, 35.0), Some(17));
+        assert_eq!(h.ns2_decreasewin(83000.0, 83000.0), Some(74700));
+        assert_eq!(h.ns2_decreasewin(35.0, 35.0), Some(3));
+        // windowd() is the double cwnd_ (window_ not limiting): b(100.5) =
+        // 0.44860, 100.5 (1 - 0.44860) = 55.42 -> 55.
+        let mut h = HighSpeed::new();
+        assert_eq!(h.ns2_decreasewin(100.5, 100.5), Some(55));
     }
 }

@@ -239,6 +239,21 @@ pub trait CongestionControl {
     fn ns2_fractional_cwnd(&self) -> bool {
         false
     }
+    /// With `ns2_fractional_cwnd`: the congestion-avoidance increment of ns-2's
+    /// `opencwnd()` on the double `cwnd_` when the variant's `windowOption_` is
+    /// not 1 (HSTCP's 8: `increase_param()`), before limited slow start; `None`
+    /// for `windowOption_` 1 (`increase_num_ / cwnd_`).
+    fn ns2_increase(&self, _cwnd: f64) -> Option<f64> {
+        None
+    }
+    /// ns-2 `slowdown()`'s `decreasewin` (`precisionReduce_` false) when the
+    /// variant's `windowOption_` has its own decrease (HSTCP's 8), from the
+    /// double `cwnd_` and `windowd()` = min(`cwnd_`, `window_`); called at every
+    /// slowdown (fast retransmit and timeout), for the variant's bookkeeping
+    /// (`decrease_num_`). `None`: the `ssthresh` hook's value.
+    fn ns2_decreasewin(&mut self, _cwnd: f64, _windowd: f64) -> Option<u32> {
+        None
+    }
     /// Whether the variant's ns-2 agent reduces its window through ns-2's
     /// `TcpAgent::slowdown` (whose halving on the first decrease, in slow start
     /// and after timeouts hosts with `ns2_decrease` follow). WestwoodNR sets
