@@ -261,6 +261,14 @@ start = "0s"
     ))
 }
 
+/// The burst's 1 Mb/s link r -> b in a run of `burst`.
+fn bottleneck(r: &RunResult) -> &tcplab_model::LinkResult {
+    r.links
+        .iter()
+        .find(|l| l.from == "r" && l.to == "b")
+        .unwrap()
+}
+
 #[test]
 fn a_queue_that_counts_the_packet_being_sent_holds_one_fewer() {
     // The burst reaches r 0.12 ms apart; each packet takes 12 ms on the 1 Mb/s
@@ -269,28 +277,16 @@ fn a_queue_that_counts_the_packet_being_sent_holds_one_fewer() {
     // ns-2's DropTail with queue-limit 5 drops an arrival when 4 already wait
     // (queue/drop-tail.cc: length + 1 >= qlim): 1 sent + 4 wait, 5 dropped.
     let r = burst("{ packets = 5 }");
-    let l = r
-        .links
-        .iter()
-        .find(|l| l.from == "r" && l.to == "b")
-        .unwrap();
+    let l = bottleneck(&r);
     assert_eq!(l.drops, 4);
     assert_eq!(l.queue_limit_pkts, 5);
     let r = burst("{ packets = 5, counts_sending = true }");
-    let l = r
-        .links
-        .iter()
-        .find(|l| l.from == "r" && l.to == "b")
-        .unwrap();
+    let l = bottleneck(&r);
     assert_eq!(l.drops, 5);
     assert_eq!(l.queue_limit_pkts, 4);
     // Drop-from-Front keeps the newest, and the same number.
     let r = burst("{ kind = \"dropfront\", packets = 5, counts_sending = true }");
-    let l = r
-        .links
-        .iter()
-        .find(|l| l.from == "r" && l.to == "b")
-        .unwrap();
+    let l = bottleneck(&r);
     assert_eq!(l.drops, 5);
 }
 

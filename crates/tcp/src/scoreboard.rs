@@ -465,25 +465,30 @@ impl Scoreboard {
     }
 }
 
+/// A scoreboard of `n` 100-byte segments from sequence 1, segment i sent at
+/// i ns, for the tests of the scoreboard and of the recovery mechanisms.
+#[cfg(test)]
+pub(crate) fn test_board(n: u64) -> Scoreboard {
+    let mut b = Scoreboard::new(100, 16);
+    for i in 0..n {
+        b.push(Seg {
+            start: 1 + 100 * i,
+            len: 100,
+            payload: 100,
+            fin: false,
+            sent: SimTime(i),
+            flags: 0,
+            tx: TxSnap::default(),
+        });
+    }
+    b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn board(n: u64) -> Scoreboard {
-        let mut b = Scoreboard::new(100, 16);
-        for i in 0..n {
-            b.push(Seg {
-                start: 1 + 100 * i,
-                len: 100,
-                payload: 100,
-                fin: false,
-                sent: SimTime(i),
-                flags: 0,
-                tx: TxSnap::default(),
-            });
-        }
-        b
-    }
+    use super::test_board as board;
 
     #[test]
     fn index_lookup_finds_the_segment_holding_a_sequence_number() {

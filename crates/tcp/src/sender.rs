@@ -575,16 +575,9 @@ impl Sender {
         // ns-2 reset(): recover_ = 0 and a fast retransmit needs highest_ack_ >
         // recover_ (tcp.cc dupack_action, bugfix_): duplicate ACKs of packet 0
         // start none. Packet 0 is the syn_ packet, or with syn_ false the first
-        // data packet.
-        if self.recovery_kind == Recovery::TahoeNs2 {
-            self.recover = match self.cfg.handshake {
-                Handshake::None => 1 + self.mss as u64,
-                _ => 1,
-            };
-        }
-        if self.recovery_kind == Recovery::Sack1Ns2 {
-            // The same recover_ = 0 and highest_ack_ > recover_ for Sack1's
-            // dupack_action (2.28 has no bugfix_ss_ exception for packet 1).
+        // data packet. The same for Sack1's dupack_action (2.28 has no
+        // bugfix_ss_ exception for packet 1).
+        if matches!(self.recovery_kind, Recovery::TahoeNs2 | Recovery::Sack1Ns2) {
             self.recover = match self.cfg.handshake {
                 Handshake::None => 1 + self.mss as u64,
                 _ => 1,

@@ -454,13 +454,9 @@ def _report(out: Path, quick: bool) -> Path:
     if not frames:
         rep.add_text("No run finished.")
         return finish_report(rep, out)
+    sim_all = pl.concat(sims, how="diagonal_relaxed")
     allc = agreement(
-        tie_spread(
-            pl.concat(frames, how="diagonal_relaxed"),
-            ref,
-            reference_perturbed(),
-            pl.concat(sims, how="diagonal_relaxed"),
-        )
+        tie_spread(pl.concat(frames, how="diagonal_relaxed"), ref, reference_perturbed(), sim_all)
     )
     rep.add_text(_summary(allc))
     moved = int(allc["starts_differ"].sum())
@@ -480,13 +476,14 @@ def _report(out: Path, quick: bool) -> Path:
     worst = allc.filter(pl.col("followed"))["goodput_error"].abs().max()
     if isinstance(worst, float) and not math.isnan(worst):
         rep.add_text(f"Largest goodput error on the followed agents: {worst:.1%}.")
-    _papers(rep, ref, sims)
+    ref_runs, sim_runs = claim_runs(ref), claim_runs(sim_all)
+    _papers(rep, ref_runs, sim_runs)
     cw = reference_cwnd()
     for fam, title, text in _FAMILIES:
         d = allc.filter(pl.col("part").str.starts_with(fam))
         if d.height:
             _family(rep, out, quick, d, cw, title=title, text=text)
-    agg = forward_aggregate(claim_runs(ref), claim_runs(pl.concat(sims, how="diagonal_relaxed")))
+    agg = forward_aggregate(ref_runs, sim_runs)
     if agg.height:
         rep.add_section(
             "mascolo2006: the link's utilisation and the timeouts of A and B",
@@ -622,18 +619,16 @@ def claim_runs(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _papers(rep: Report, ref: pl.DataFrame, sims: list[pl.DataFrame]) -> None:
+def _papers(rep: Report, ref_runs: pl.DataFrame, sim_runs: pl.DataFrame) -> None:
     """The papers' published results judged on ns-2.35's stored runs and on
-    tcplab's runs here, with the same criteria (the studies' CLAIMS)."""
-    import polars as pl
-
+    tcplab's runs here (both as claim_runs frames), with the same criteria
+    (the studies' CLAIMS)."""
     from tcplab.studies import barakat1999, mascolo2006
     from tcplab.studies.claims import judge
 
-    sim = claim_runs(pl.concat(sims, how="diagonal_relaxed")) if sims else pl.DataFrame()
     table = judge(
         (*barakat1999.CLAIMS, *mascolo2006.CLAIMS),
-        {"ns-2.35": claim_runs(ref), "tcplab ns2": sim},
+        {"ns-2.35": ref_runs, "tcplab ns2": sim_runs},
     )
     rep.add_section(
         "The papers' published results",

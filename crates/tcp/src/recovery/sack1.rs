@@ -135,24 +135,8 @@ pub fn entry_cwnd(ssthresh: u32, window: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoreboard::{RateAcc, Seg, TxSnap};
-    use tcplab_engine::SimTime;
-
-    fn board(n: u64) -> Scoreboard {
-        let mut sb = Scoreboard::new(100, 16);
-        for i in 0..n {
-            sb.push(Seg {
-                start: 1 + 100 * i,
-                len: 100,
-                payload: 100,
-                fin: false,
-                sent: SimTime::ZERO,
-                flags: 0,
-                tx: TxSnap::default(),
-            });
-        }
-        sb
-    }
+    use crate::scoreboard::test_board as board;
+    use crate::scoreboard::RateAcc;
 
     #[test]
     fn next_retran_gives_each_hole_below_the_highest_sack_once() {
