@@ -6,6 +6,7 @@ bounds are issue 23's."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import polars as pl
@@ -212,6 +213,10 @@ def test_cells_are_means_over_the_repetitions_both_sides_have() -> None:
     assert row["timeouts_diff"] == pytest.approx(2.0)
     assert row["starts_differ"] == 1
     assert row["followed"]
+    # sample standard deviations (ddof 1): tcplab 90 and 110 -> 14.142 Mb/s
+    assert row["goodput_bps_sd_sim"] == pytest.approx(math.sqrt(2) * 10e6)
+    assert row["goodput_bps_sd_ns2"] == 0.0
+    assert row["timeouts_sd_sim"] == pytest.approx(math.sqrt(2))
 
 
 def test_the_report_compares_a_run_with_its_stored_counterpart(tmp_path: Path) -> None:
@@ -259,3 +264,53 @@ def test_a_cell_within_ns2s_own_tie_spread_is_told_apart() -> None:
     # Without perturbed runs the spread is ns-2's one value: no excuse.
     a = ns2_check.agreement(ns2_check.tie_spread(cells, ref, pl.DataFrame(), ref))
     assert not a["ok_ties"][0]
+
+
+def test_welch_half_width_by_hand() -> None:
+    # sd 1 and 1 over 5 runs each: variances of the means 0.2 + 0.2; Welch's
+    # df = 0.4^2 / ((0.04 + 0.04) / 4) = 8; t(0.975, 8) = 2.306 (A&S 26.10).
+    assert ns2_check.welch_halfwidth(1.0, 1.0, 5) == pytest.approx(2.306 * math.sqrt(0.4))
+    # sd 2 and 0 over 4 runs: df = 1 / (1 / 3) = 3, t = 3.182, sqrt(4 / 4) = 1.
+    assert ns2_check.welch_halfwidth(2.0, 0.0, 4) == pytest.approx(3.182)
+    # Both sides constant: only equal means agree. One run: nothing to say.
+    assert ns2_check.welch_halfwidth(0.0, 0.0, 6) == 0.0
+    assert math.isnan(ns2_check.welch_halfwidth(1.0, 1.0, 1))
+
+
+def test_a_miss_within_the_seeds_confidence_interval_is_told_apart() -> None:
+    # Both sides 100 Mb/s +- 20 (sd) over 8 seeds: df = 14, t = 2.145,
+    # half-width 2.145 * sqrt(2 * 400 / 8) = 21.45 Mb/s. tcplab 12 % above
+    # ns-2 is a miss of the 5 % bound but within what the seeds draw; 25 %
+    # above is not; with 2 seeds the test is not made.
+    base = {
+        "goodput_bps_ns2": 100e6,
+        "goodput_bps_sd_sim": 20e6,
+        "goodput_bps_sd_ns2": 20e6,
+        "timeouts_sim": 0.0,
+        "timeouts_ns2": 0.0,
+        "timeouts_diff": 0.0,
+        "timeouts_sd_sim": 0.0,
+        "timeouts_sd_ns2": 0.0,
+    }
+    df = pl.DataFrame(
+        [
+            {**base, "reps": 8, "goodput_bps_sim": 112e6, "goodput_error": 0.12},
+            {**base, "reps": 8, "goodput_bps_sim": 125e6, "goodput_error": 0.25},
+            {**base, "reps": 2, "goodput_bps_sim": 112e6, "goodput_error": 0.12},
+        ]
+    )
+    a = ns2_check.agreement(df)
+    assert a["ok"].to_list() == [False, False, False]
+    assert a["goodput_ci"][0] == pytest.approx(2.145 * math.sqrt(2 * 400 / 8) / 100)
+    assert a["goodput_ci"][2] is None
+    assert a["timeouts_ci"][0] == 0.0  # both sides constant
+    assert a["seed_noise"].to_list() == [True, False, False]
+
+
+def test_the_perturbations_are_described_from_their_names() -> None:
+    text = ns2_check.perturbations_text(["3e-9@1", "1e-9", "-1e-9", "3e-9@2", "1e-9@4"])
+    assert text == (
+        "every link rate scaled by 1 - 1e-9, 1 + 1e-9; "
+        "each rate by its own 1 + 1e-9 U(-1, 1) (1 draw); "
+        "each rate by its own 1 + 3e-9 U(-1, 1) (2 draws)"
+    )

@@ -331,6 +331,13 @@ def main() -> None:
         "--only", action="append", default=[], help="a file stem (repeatable), e.g. mascolo-a"
     )
     ap.add_argument("--reps", type=int, default=None, help="repetitions (default: the file's)")
+    ap.add_argument(
+        "--from-rep",
+        type=int,
+        default=0,
+        help="run repetitions from this one on and keep the stored rows of the earlier ones "
+        "(adds seeds to a file without rerunning the stored ones)",
+    )
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument(
         "--perturb",
@@ -357,7 +364,11 @@ def main() -> None:
         sw = load_sweep(read_file(path), path)
         reps = args.reps if args.reps is not None else sw.spec.repetitions
         for eps in args.perturb or ["0"]:
-            jobs += [(file, pt, rep, eps) for pt in range(len(sw.points)) for rep in range(reps)]
+            jobs += [
+                (file, pt, rep, eps)
+                for pt in range(len(sw.points))
+                for rep in range(args.from_rep, reps)
+            ]
     print(f"{len(jobs)} runs of {len(files)} files", file=sys.stderr)
     results = []
     import multiprocessing as mp
@@ -369,13 +380,20 @@ def main() -> None:
             print(f"\r{i + 1}/{len(jobs)}", end="", file=sys.stderr)
     print(file=sys.stderr)
     NS2.mkdir(parents=True, exist_ok=True)
-    # Rows of files not rerun are kept: --only refreshes part of the data.
+    # Rows of files not rerun are kept (--only refreshes part of the data), and
+    # so are the rerun files' repetitions before --from-rep.
     done = set(files)
+
+    def kept(r: Mapping[str, Any]) -> bool:
+        if "perturb" in r and r["perturb"] not in args.perturb:
+            return True  # another perturbation's run set
+        return r["file"] not in done or int(r["rep"]) < args.from_rep
+
     dest = NS2 / ("phases-perturbed.csv" if args.perturb else "phases.csv")
     rows = []
     if dest.exists():
         with dest.open(newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.DictReader(fh) if r["file"] not in done]
+            rows = [r for r in csv.DictReader(fh) if kept(r)]
     for r, (_, _, _, eps) in zip(results, jobs, strict=True):
         rows += [{**p, "perturb": eps} for p in r["phases"]] if args.perturb else r["phases"]
     with dest.open("w", newline="", encoding="utf-8") as fh:
@@ -387,17 +405,24 @@ def main() -> None:
     import polars as pl
 
     dest = NS2 / "cwnd.parquet"
-    new = pl.DataFrame([c for r in results for c in r["cwnd"]])
-    old = pl.read_parquet(dest).filter(~pl.col("file").is_in(list(done))) if dest.exists() else None
-    cw = new if old is None else pl.concat([old, new])
-    cw.write_parquet(dest, compression="zstd", compression_level=19)
+    rows_cw = [c for r in results for c in r["cwnd"]]
+    new = pl.DataFrame(rows_cw) if rows_cw else None
+    # cwnd traces are of repetition 0 only: kept unless it was rerun.
+    old = (
+        pl.read_parquet(dest).filter(~pl.col("file").is_in(list(done)) | (args.from_rep > 0))
+        if dest.exists()
+        else None
+    )
+    cw = new if old is None else old if new is None else pl.concat([old, new])
+    if cw is not None:
+        cw.write_parquet(dest, compression="zstd", compression_level=19)
     meta_path = NS2 / "runs.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {"runs": []}
     meta["ns2"] = "ns-2.35 (paultsr/ns-allinone-2.35, built by ../shared/tools/ns2-build.sh)"
     meta["scripts"] = {
         s.name: hashlib.sha256(s.read_bytes()).hexdigest() for s in sorted(NS2.glob("*.tcl"))
     }
-    meta["runs"] = [r for r in meta["runs"] if r["file"] not in done] + [r["run"] for r in results]
+    meta["runs"] = [r for r in meta["runs"] if kept(r)] + [r["run"] for r in results]
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
 

@@ -12,9 +12,15 @@ mascolo2006, whose profile axis is dropped, other seeds):
 - barakat-*.toml: barakat1999 sections 3, 5 (the full chains, n = 1..10,
   their two-node equivalents and the bottleneck alone) and 7, unchanged (same sweep, same 5 repetitions);
 - mascolo-a/b/c.toml: mascolo2006 scenarios A, B and C on the `ns2` profile
-  only (the `linux` points have no ns-2 counterpart) and without FAST, whose
-  ns-2 module is not in ns-2.35; a cwnd trace every second; 2 repetitions
-  instead of 5 (1 for scenario B; ns-2 takes 25 to 80 s per run);
+  only (the `linux` points have no ns-2 counterpart) with SACK and HSTCP, the
+  variants ns-2.35 runs on the Agent/TCP/Sack1 sender the profile follows; a
+  cwnd trace every second; the repetitions of REPS below (one flow's share
+  moves 10-30 % from seed to seed, so a per-flow mean needs more seeds than
+  the paper's per-link ones);
+- mascolo-a/b/c-tcplinux.toml: the same scenarios with BIC, CUBIC, H-TCP,
+  STCP and Westwood+, which ns-2.35 runs on its TCP-Linux agent (another
+  sender, reported apart), without FAST, whose ns-2 module is not in
+  ns-2.35; 2 repetitions (1 for B: ns-2 takes 25 to 80 s per run);
 - mascolo-quick.toml: scenario A with SACK and HSTCP at RTT 40 ms, the same
   points as mascolo-a.toml (same coordinates, hence the same seeds), for
   `--quick`.
@@ -39,11 +45,17 @@ BARAKAT = (
     "sec7-dropfront",
 )
 
-#: The mascolo2006 variants ns-2.35 has an agent for (FAST left out).
-VARIANTS = """\
+#: The mascolo2006 variants ns-2.35 runs on Agent/TCP/Sack1, the sender the
+#: `ns2` profile follows.
+SACK1 = """\
 "defaults.host" = [
     { label = "SACK", cc = "newreno", recovery = "sack", sack = true },
     { label = "HSTCP", cc = "highspeed", recovery = "sack", sack = true },
+]
+"""
+#: Those it runs on its TCP-Linux agent (FAST left out: not in ns-2.35).
+TCPLINUX = """\
+"defaults.host" = [
     { label = "H-TCP", cc = "htcp", recovery = "sack", sack = true },
     { label = "BIC", cc = "bic", recovery = "sack", sack = true },
     { label = "STCP", cc = "scalable", recovery = "sack", sack = true },
@@ -83,7 +95,13 @@ def split_sweep(text: str, src: str) -> tuple[str, str]:
     return head + "\n", sweep
 
 
-def mascolo(letter: str, sweep_text: str, what: str) -> str:
+#: Repetitions per scenario: (Sack1 variants, TCP-Linux variants). ns-2 takes
+#: 15-90 s (A) to 100-380 s (B, C) per run; 8 seeds give a flow's mean within
+#: about 5-8 % (one seed's share moves by 10-30 %).
+REPS = {"a": (8, 2), "b": (1, 1), "c": (2, 2)}
+
+
+def mascolo(letter: str, sweep_text: str, what: str, reps: int) -> str:
     src = f"mascolo2006/{letter}.toml"
     text = (DATA / src).read_text(encoding="utf-8")
     head, _ = split_sweep(text, src)
@@ -95,11 +113,8 @@ def mascolo(letter: str, sweep_text: str, what: str) -> str:
     # The rtt axis: scenario C has one RTT pair, set in the file itself.
     if letter == "c":
         sweep_text = sweep_text.replace(RTTS, "")
-    # ns-2 takes 25 s (scenario A) to 80 s (B, C) per run: two seeds each,
-    # one for B (14 points of 40,000 web transfers).
     if "\nrepetitions = 5\n" not in head:
         raise SystemExit(f"{src}: expected repetitions = 5")
-    reps = 1 if letter == "b" else 2
     head = head.replace("\nrepetitions = 5\n", f"\nrepetitions = {reps}\n")
     return header(src, what) + head + "[sweep]\n" + sweep_text
 
@@ -112,10 +127,16 @@ def files() -> dict[str, str]:
         text = (DATA / src).read_text(encoding="utf-8")
         out[f"barakat-{name}.toml"] = header(src, "unchanged") + text
     for letter in "abc":
-        what = "the ns2 profile only, without FAST, a cwnd trace every second"
-        out[f"mascolo-{letter}.toml"] = mascolo(letter, VARIANTS + RTTS, what)
+        sack1, tcplinux = REPS[letter]
+        what = f"the ns2 profile only, SACK and HSTCP, {sack1} seeds, a cwnd trace every second"
+        out[f"mascolo-{letter}.toml"] = mascolo(letter, SACK1 + RTTS, what, sack1)
+        what = (
+            f"the ns2 profile only, the variants ns-2.35 runs on TCP-Linux (FAST left out), "
+            f"{tcplinux} seed{'s' if tcplinux > 1 else ''}, a cwnd trace every second"
+        )
+        out[f"mascolo-{letter}-tcplinux.toml"] = mascolo(letter, TCPLINUX + RTTS, what, tcplinux)
     what = "scenario A, SACK and HSTCP at RTT 40 ms (points of mascolo-a.toml)"
-    out["mascolo-quick.toml"] = mascolo("a", QUICK, what)
+    out["mascolo-quick.toml"] = mascolo("a", QUICK, what, 2)
     return out
 
 

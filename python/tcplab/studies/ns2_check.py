@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,7 +71,10 @@ BARAKAT = (
     "sec7-randomdrop",
     "sec7-dropfront",
 )
-MASCOLO = ("a", "b", "c")
+#: mascolo2006's files: scenarios A, B, C with SACK and HSTCP (ns-2.35's
+#: Agent/TCP/Sack1; 8, 5 and 6 seeds), and the same with the variants
+#: ns-2.35 runs on its TCP-Linux agent (2, 1 and 2 seeds).
+MASCOLO = ("a", "b", "c", "a-tcplinux", "b-tcplinux", "c-tcplinux")
 
 
 def _data(name: str) -> Any:
@@ -116,7 +120,7 @@ def coords_key(coords: Mapping[str, Any]) -> str:
 
 def point_label(file: str, coords: str) -> str:
     """A readable name for a point: "sec7-droptail, B = 15", "A, SACK, RTT 40 ms"."""
-    stem = file.removesuffix(".toml")
+    stem = file.removesuffix(".toml").removesuffix("-tcplinux")
     fam = (
         stem.removeprefix("barakat-").removeprefix("mascolo-").upper()
         if "mascolo" in stem
@@ -186,6 +190,11 @@ def cells(sim: pl.DataFrame, ref: pl.DataFrame) -> pl.DataFrame:
             pl.len().alias("reps"),
             *(pl.col(c).mean().alias(f"{c}_sim") for c in cols[:4]),
             *(pl.col(f"{c}_ns2").mean() for c in cols[:4]),
+            *(
+                pl.col(f"{c}{side}").std(ddof=1).fill_null(0.0).alias(f"{c}_sd{side}")
+                for c in ("goodput_bps", "timeouts")
+                for side in ("", "_ns2")
+            ),
             pl.col("goodput_bps_ns2").min().alias("goodput_ns2_seed_min"),
             pl.col("goodput_bps_ns2").max().alias("goodput_ns2_seed_max"),
             ((pl.col("flow_start_s") - pl.col("flow_start_s_ns2")).abs() > 1e-6)
@@ -194,7 +203,9 @@ def cells(sim: pl.DataFrame, ref: pl.DataFrame) -> pl.DataFrame:
         )
         .filter((pl.col("goodput_bps_sim") > IDLE_BPS) | (pl.col("goodput_bps_ns2") > IDLE_BPS))
     )
-    return agg.with_columns(
+    return agg.rename(
+        {"goodput_bps_sd": "goodput_bps_sd_sim", "timeouts_sd": "timeouts_sd_sim"}
+    ).with_columns(
         (pl.col("goodput_bps_sim") / pl.col("goodput_bps_ns2") - 1).alias("goodput_error"),
         (pl.col("timeouts_sim") - pl.col("timeouts_ns2")).alias("timeouts_diff"),
         pl.struct("file", "coords")
@@ -246,12 +257,75 @@ def tie_spread(
     return cells.join(rng, on=keys, how="left")
 
 
+#: The fewest repetitions per side for the seed test (:func:`seed_test`).
+SEED_TEST_MIN_REPS = 3
+
+
+def welch_halfwidth(sd_a: float, sd_b: float, n: int) -> float:
+    """The half-width of the 95 % confidence interval of the difference of
+    two means of ``n`` runs each, with standard deviations ``sd_a`` and
+    ``sd_b`` (Welch: Student's t with the Welch-Satterthwaite degrees of
+    freedom, rounded down); NaN below two runs. Zero when both sides are
+    constant (then only equal means agree)."""
+    from tcplab.analysis import t95
+
+    if n < 2:
+        return math.nan
+    va, vb = sd_a * sd_a / n, sd_b * sd_b / n
+    if va + vb == 0.0:
+        return 0.0
+    df = (va + vb) ** 2 / ((va * va + vb * vb) / (n - 1))
+    return t95(int(df)) * math.sqrt(va + vb)
+
+
+def seed_test(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` (cells) with, where both sides have at least
+    SEED_TEST_MIN_REPS repetitions, the 95 % confidence half-width of the
+    difference of the two means over the seeds (``goodput_ci``, relative to
+    ns-2's mean, and ``timeouts_ci``; :func:`welch_halfwidth`) and
+    ``seed_noise``: the goodput difference within its half-width and the
+    timeouts within their bound or their half-width. Such a cell's
+    difference is not told apart from what the seeds draw (the repetitions
+    pair the same flow starts and web transfers, but ns-2's own random draws
+    and every timing tie differ, so runs are taken as independent)."""
+    import polars as pl
+
+    from tcplab.analysis import t95
+
+    # welch_halfwidth, as expressions (t95 by a table of df = 1..31).
+    n = pl.col("reps").cast(pl.Float64)
+    t = {d: t95(d) for d in range(1, 32)}
+
+    def hw(col: str) -> pl.Expr:
+        va = pl.col(f"{col}_sd_sim") ** 2 / n
+        vb = pl.col(f"{col}_sd_ns2") ** 2 / n
+        df = ((va + vb) ** 2 / ((va * va + vb * vb) / (n - 1))).floor().clip(1, 31)
+        q = df.cast(pl.Int64).replace_strict(t, return_dtype=pl.Float64)
+        return pl.when(va + vb == 0).then(0.0).otherwise(q * (va + vb).sqrt())
+
+    enough = pl.col("reps") >= SEED_TEST_MIN_REPS
+    out = df.with_columns(
+        pl.when(enough).then(hw("goodput_bps") / pl.col("goodput_bps_ns2")).alias("goodput_ci"),
+        pl.when(enough).then(hw("timeouts")).alias("timeouts_ci"),
+    )
+    return out.with_columns(
+        (
+            enough
+            & (pl.col("goodput_error").abs() <= pl.col("goodput_ci"))
+            & (pl.col("timeouts_ok") | (pl.col("timeouts_diff").abs() <= pl.col("timeouts_ci")))
+        )
+        .fill_null(False)
+        .alias("seed_noise")
+    )
+
+
 def agreement(df: pl.DataFrame) -> pl.DataFrame:
     """The cells with, per bound, whether they meet it (``ok``); and, where
     the ns-2 tie spread is known (:func:`tie_spread`), whether they meet it
     against some run of ns-2 with its rates perturbed (``ok_ties``): within
     5 % of the range of ns-2's goodputs, timeouts within the bound of the
-    range of its timeouts."""
+    range of its timeouts; and, with enough repetitions, whether the
+    difference is within what the seeds draw (:func:`seed_test`)."""
     import polars as pl
 
     tol = pl.max_horizontal(pl.lit(TIMEOUT_ABS), TIMEOUT_REL * pl.col("timeouts_ns2"))
@@ -259,6 +333,8 @@ def agreement(df: pl.DataFrame) -> pl.DataFrame:
         (pl.col("goodput_error").abs() <= GOODPUT_TOL).alias("goodput_ok"),
         (pl.col("timeouts_diff").abs() <= tol).alias("timeouts_ok"),
     ).with_columns((pl.col("goodput_ok") & pl.col("timeouts_ok")).alias("ok"))
+    if "goodput_bps_sd_sim" in out.columns:
+        out = seed_test(out)
     if "goodput_ns2_seed_min" in out.columns:
         # With several seeds, whether tcplab's mean lies within the range of
         # ns-2's own seeds (where each simulator draws what it draws: Random
@@ -311,6 +387,8 @@ def _display(df: pl.DataFrame) -> pl.DataFrame:
         (pl.col("goodput_ns2_lo") / 1e6).alias("ns-2 lo Mb/s"),
         (pl.col("goodput_ns2_hi") / 1e6).alias("ns-2 hi Mb/s"),
         pl.col("ok_ties").alias("within ns-2's tie spread"),
+        (pl.col("goodput_ci") * 100).alias("seed CI +-%"),
+        pl.col("seed_noise").alias("within seed CI"),
         (pl.col("goodput_ns2_seed_min") / 1e6).alias("ns-2 seeds min Mb/s"),
         (pl.col("goodput_ns2_seed_max") / 1e6).alias("ns-2 seeds max Mb/s"),
         pl.col("timeouts_sim").alias("RTOs tcplab"),
@@ -327,7 +405,28 @@ def _count(df: pl.DataFrame, col: str) -> str:
     return f"{n} of {df.height}{pct}"
 
 
-def _summary(allc: pl.DataFrame) -> str:
+def perturbations_text(values: list[str]) -> str:
+    """How ns-2's perturbed runs were made, from their ``perturb`` values:
+    "1e-9" scales every rate by 1 + 1e-9, "3e-9@2" each rate by its own
+    1 + 3e-9 U(-1, 1) (draw 2)."""
+    uniform = sorted((v for v in values if "@" not in v), key=float)
+    draws: dict[str, int] = {}
+    for v in values:
+        if "@" in v:
+            eps = v.split("@")[0]
+            draws[eps] = draws.get(eps, 0) + 1
+    parts = []
+    if uniform:
+        parts.append(
+            "every link rate scaled by "
+            + ", ".join(f"1 {'-' if v.startswith('-') else '+'} {v.lstrip('-')}" for v in uniform)
+        )
+    for eps, n in sorted(draws.items(), key=lambda kv: float(kv[0])):
+        parts.append(f"each rate by its own 1 + {eps} U(-1, 1) ({n} draw{'s' if n > 1 else ''})")
+    return "; ".join(parts)
+
+
+def _summary(allc: pl.DataFrame, perturbed: str = "") -> str:
     import polars as pl
 
     lines = []
@@ -344,11 +443,24 @@ def _summary(allc: pl.DataFrame) -> str:
             f"{TIMEOUT_REL:.0%} in {_count(d, 'timeouts_ok')}, both in {_count(d, 'ok')}."
         )
         rest = d.filter(~pl.col("ok_ties"))
-        if "in_ns2_seeds" in d.columns and rest.height:
+        if "seed_noise" in d.columns and rest.height:
+            tested = rest.filter(pl.col("goodput_ci").is_not_null())
+            noise = int(tested["seed_noise"].sum())
+            ci = d["goodput_ci"].drop_nulls().to_list()
             lines.append(
                 f"Of the {rest.height} cells outside the bounds (and ns-2's tie spread), "
-                f"{int(rest['in_ns2_seeds'].sum())} have tcplab's mean within the range of "
-                "ns-2's own seeds."
+                f"{tested.height} have at least {SEED_TEST_MIN_REPS} seeds a side: in {noise} "
+                "of them the difference lies within its 95 % confidence interval over the "
+                "seeds (Welch), so the seeds cannot tell tcplab from ns-2 there; "
+                f"{tested.height - noise} differ beyond it; {rest.height - tested.height} "
+                "have too few seeds to say."
+                + (
+                    f" The interval's half-width (median over the {len(ci)} tested cells) is "
+                    f"{statistics.median(ci):.1%} of ns-2's mean: a smaller difference cannot "
+                    "be seen with these seeds."
+                    if ci
+                    else ""
+                )
             )
         spread = d.filter(pl.col("ns2_runs_sets") > 1) if "ns2_runs_sets" in d.columns else d[:0]
         if spread.height:
@@ -356,9 +468,8 @@ def _summary(allc: pl.DataFrame) -> str:
                 ((spread["goodput_ns2_hi"] / spread["goodput_ns2_lo"] - 1) > GOODPUT_TOL).sum()
             )
             lines.append(
-                f"Of the {spread.height} of them where ns-2 was also run with its link rates "
-                "scaled by 1 + 1e-9, 1 - 1e-9 and 1 + 3e-9, and each by its own 1 + 3e-9 U(-1, 1) "
-                "(three draws), which only moves exact timing ties, "
+                f"Of the {spread.height} of them where ns-2 was also run with "
+                f"{perturbed or 'its link rates perturbed'}, which only moves exact timing ties, "
                 f"{int((spread['ok_ties']).sum())} meet both bounds against one of ns-2's "
                 f"runs; ns-2 itself moves by more than {GOODPUT_TOL:.0%} in "
                 f"{moves} of these cells."
@@ -455,10 +566,12 @@ def _report(out: Path, quick: bool) -> Path:
         rep.add_text("No run finished.")
         return finish_report(rep, out)
     sim_all = pl.concat(sims, how="diagonal_relaxed")
-    allc = agreement(
-        tie_spread(pl.concat(frames, how="diagonal_relaxed"), ref, reference_perturbed(), sim_all)
+    perturbed = reference_perturbed()
+    allc = agreement(tie_spread(pl.concat(frames, how="diagonal_relaxed"), ref, perturbed, sim_all))
+    pert_text = perturbations_text(
+        perturbed["perturb"].cast(pl.String).unique().to_list() if perturbed.height else []
     )
-    rep.add_text(_summary(allc))
+    rep.add_text(_summary(allc, pert_text))
     moved = int(allc["starts_differ"].sum())
     if moved:
         rep.add_text(
@@ -482,7 +595,7 @@ def _report(out: Path, quick: bool) -> Path:
     for fam, title, text in _FAMILIES:
         d = allc.filter(pl.col("part").str.starts_with(fam))
         if d.height:
-            _family(rep, out, quick, d, cw, title=title, text=text)
+            _family(rep, out, quick, d, cw, title=title, text=text, perturbed=pert_text)
     agg = forward_aggregate(ref_runs, sim_runs)
     if agg.height:
         rep.add_section(
@@ -527,12 +640,13 @@ def _family(
     *,
     title: str,
     text: str,
+    perturbed: str = "",
 ) -> None:
     """A study's section: its agreement, every cell, the overlaid traces."""
     import polars as pl
 
     rep.add_section(title, text)
-    rep.add_text(_summary(d))
+    rep.add_text(_summary(d, perturbed))
     rep.add_table(
         _display(d), "Every cell, mean over the repetitions.", float_format=".3g", max_rows=1000
     )
@@ -597,12 +711,14 @@ def forward_aggregate(ref_runs: pl.DataFrame, sim_runs: pl.DataFrame) -> pl.Data
 def claim_runs(df: pl.DataFrame) -> pl.DataFrame:
     """Phase rows (tcplab's or the stored ns-2 runs) in the schema the
     studies' claims judge (tcplab.studies.claims): ``part`` is the study's
-    file stem (barakat-sec3.toml -> sec3, mascolo-a.toml -> a)."""
+    file stem (barakat-sec3.toml -> sec3, mascolo-a.toml and
+    mascolo-a-tcplinux.toml -> a)."""
     import polars as pl
 
     return df.select(
         pl.col("file")
         .str.strip_suffix(".toml")
+        .str.strip_suffix("-tcplinux")
         .str.strip_prefix("barakat-")
         .str.strip_prefix("mascolo-")
         .alias("part"),

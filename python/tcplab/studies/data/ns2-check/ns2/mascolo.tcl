@@ -7,7 +7,9 @@
 #   P(duration)       seconds
 #   P(phases)         phase boundaries in seconds, 0 and the duration included
 #   P(variant)        SACK HSTCP BIC CUBIC H-TCP STCP Westwood+ (the bulk flows;
-#                     also linux:NAME for any TCP-Linux module, e.g. linux:reno)
+#                     also linux:NAME for any TCP-Linux module, e.g. linux:reno,
+#                     and STCP-binomial: the paper's STCP law on Agent/TCP/Sack1,
+#                     see below; not in the stored runs, a check of M13)
 #   P(bneck)          {rate delay qlim}: the R1<->R2 duplex DropTail link; qlim
 #                     is ns-2's queue-limit, both directions (an arrival is
 #                     dropped when qlim - 1 packets wait: queue/drop-tail.cc)
@@ -276,6 +278,15 @@ switch -glob -- $P(variant) {
         # (class defaults above), on the Sack1 agent as in 2.28.
         set agent_class Agent/TCP/Sack1; set wopt 8; set ca ""
     }
+    STCP-binomial {
+        # The paper's STCP (a = 0.01 per ACK, b = 0.125) as ns-2's own
+        # binomial controls (tcp.cc opencwnd case 6: cwnd_ += increase_num_ /
+        # (cwnd_ * cwnd_^k); slowdown: W - (1 - decrease_num_) W^l) with
+        # k = -1, l = 1 on the Sack1 agent. ns-2.35's other STCP is TCP-Linux's
+        # tcp_scalable.c of Linux 2.6.22 (AI_CNT 50: a = 0.02 per ACK with
+        # ns-2's sink, which acknowledges every segment).
+        set agent_class Agent/TCP/Sack1; set wopt 6; set ca ""
+    }
     linux:* { set agent_class Agent/TCP/Linux; set wopt 1; set ca [string range $P(variant) 6 end] }
     default {
         if {![dict exists $linux_ca $P(variant)]} {
@@ -324,6 +335,12 @@ foreach f $P(flows) {
         $sink set ts_echo_rfc1323_ true
     } else {
         $tcp set windowOption_ $wopt
+        if {$wopt == 6} {
+            $tcp set k_parameter_ -1.0
+            $tcp set l_parameter_ 1.0
+            $tcp set increase_num_ 0.01
+            $tcp set decrease_num_ 0.875
+        }
     }
     $ns attach-agent $node($from) $tcp
     $ns attach-agent $node($to) $sink
