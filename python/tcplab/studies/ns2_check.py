@@ -220,7 +220,8 @@ def tie_spread(
 ) -> pl.DataFrame:
     """``cells`` with the range of ns-2's own result over its unperturbed and
     perturbed runs (``goodput_ns2_lo``/``_hi``, ``timeouts_ns2_lo``/``_hi``:
-    means over the repetitions ``sim`` has); where ns-2 has no perturbed runs the
+    per repetition the lowest and highest value over the run sets, averaged
+    over the repetitions ``sim`` has); where ns-2 has no perturbed runs the
     range is its one value."""
     import polars as pl
 
@@ -244,15 +245,19 @@ def tie_spread(
     )
     # The repetitions the simulator has (as cells() pairs them).
     both = both.join(sim.select(*keys, "rep").unique(), on=[*keys, "rep"], how="semi")
-    per = both.group_by(*keys, "perturb").agg(
-        pl.col("goodput_bps").mean(), pl.col("timeouts").mean()
-    )
-    rng = per.group_by(keys).agg(
+    # Per run, the lowest and highest ns-2 result over the run sets; each
+    # run's ties break on their own, so the mean over the runs can lie
+    # anywhere between the means of those bounds.
+    per = both.group_by(*keys, "rep").agg(
         pl.col("goodput_bps").min().alias("goodput_ns2_lo"),
         pl.col("goodput_bps").max().alias("goodput_ns2_hi"),
         pl.col("timeouts").min().alias("timeouts_ns2_lo"),
         pl.col("timeouts").max().alias("timeouts_ns2_hi"),
-        pl.len().alias("ns2_runs_sets"),
+        pl.col("perturb").n_unique().alias("ns2_runs_sets"),
+    )
+    rng = per.group_by(keys).agg(
+        pl.col("goodput_ns2_lo", "goodput_ns2_hi", "timeouts_ns2_lo", "timeouts_ns2_hi").mean(),
+        pl.col("ns2_runs_sets").min(),
     )
     return cells.join(rng, on=keys, how="left")
 
