@@ -47,7 +47,7 @@
 //!
 //! ns-2 2.28 rules behind switches of the `ns2` profile (off elsewhere):
 //! `dupthresh_frac` (Sack1's numdupacks(cwnd_), see `dupthresh`), `ns2_lss`
-//! (opencwnd's limited slow start, see `ns2_lss_ack`) and `ns2_decrease`
+//! (opencwnd's limited slow start, see `ns2_lss_ack` and `ns2_opencwnd`) and `ns2_decrease`
 //! (slowdown's halving, see `loss_ssthresh`); they read ns-2's
 //! `first_decrease_` and `last_cwnd_action_`, kept here for every connection.
 //! `ns2_sack1` turns `recovery = "sack"` into ns-2's Sack1 recovery
@@ -58,7 +58,8 @@
 //! Sequence numbers start at 0 (the SYN); data starts at 1.
 
 use crate::cc::{
-    ns2_limited_slow_start, AckSample, CaState, CcState, CongestionControl, CwndEvent, RateSample,
+    ns2_limited_slow_start, ns2_lss_increment, AckSample, CaState, CcState, CongestionControl,
+    CwndEvent, RateSample,
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
@@ -1359,7 +1360,12 @@ impl Sender {
                 // it acknowledges (tcp.cc recv_newack_helper): +1 in slow start,
                 // increase_num_/cwnd_ above it.
                 if self.one_way() && self.cc.ns2_fractional_cwnd() {
-                    self.ns2_opencwnd();
+                    // recv_newack_helper calls opencwnd() unless control_increase_
+                    // and not network_limited(): cwnd_limited_growth's gate, which
+                    // the segment-counting path has in ca_acked.
+                    if self.tp.is_cwnd_limited {
+                        self.ns2_opencwnd();
+                    }
                 } else {
                     let acked = if self.one_way() && self.cc.ns2_opencwnd() || self.cfg.count_acks {
                         delivered.min(1)
@@ -1867,12 +1873,13 @@ impl Sender {
     /// max(increment, 1/int(cwnd_/(max_ssthresh_/2))). The second term is the
     /// larger for Reno's 1/cwnd (and HSTCP's a(w)/w below 31000 segments), so it
     /// replaces the controller's increase. Returns whether it applied.
+    ///
+    /// This is the integer version, for variants whose cwnd counts segments;
+    /// a variant on ns-2's double `cwnd_` (`ns2_fractional_cwnd`: Tahoe,
+    /// NewReno, HSTCP) gets it in `ns2_opencwnd`, on `cwnd_` itself.
     fn ns2_lss_ack(&mut self) -> bool {
-        // A variant with its own increase on the double cwnd_ (HSTCP) applies
-        // limited slow start in ns2_opencwnd.
-        let own_increase =
-            self.one_way() && self.cc.ns2_fractional_cwnd() && self.cc.ns2_increase(1.0).is_some();
-        !own_increase
+        let on_double = self.one_way() && self.cc.ns2_fractional_cwnd();
+        !on_double
             && self.cfg.ns2_lss
             && self.cfg.max_ssthresh > 0
             && self.ns2_action != Ns2Action::Dupack
@@ -1891,25 +1898,32 @@ impl Sender {
     /// fraction left over carries into the next increase.
     ///
     /// For a variant with its own increase (`ns2_increase`: HSTCP's
-    /// `increase_param()`, windowOption_ 8) the increment is that, raised by
-    /// limited slow start to 1/int(cwnd_/(max_ssthresh_/2)) while
-    /// last_cwnd_action_ is 0 or CWND_ACTION_TIMEOUT (tcp.cc opencwnd case 8,
-    /// `limited_slow_start` of 2.35: nothing when that int is 0).
+    /// `increase_param()`, windowOption_ 8) the increment is that. Either
+    /// increment is raised by limited slow start (`ns2_lss`) while
+    /// last_cwnd_action_ is 0 or CWND_ACTION_TIMEOUT and max_ssthresh_ > 0
+    /// (tcp.cc opencwnd, cases 1 and 8: `limited_slow_start` of 2.35), added
+    /// to the double `cwnd_` as ns-2 adds it: a sum of 1/5s from 275 falls
+    /// short of 276 after five ACKs, and the window reaches it one ACK later
+    /// than a count of five would.
     fn ns2_opencwnd(&mut self) {
         let mut w = self.ns2_cwnd_f64();
         if w < self.tp.ssthresh as f64 {
-            w += 1.0;
-        } else if let Some(mut inc) = self.cc.ns2_increase(w) {
+            // +1; above the host's RFC 3742 max_ssthresh (set only with
+            // ns2_lss off: not an ns-2 rule) 1/K, K = int(cwnd)/(max_ssthresh/2),
+            // as `slow_start` adds it to a count.
+            let m = self.tp.max_ssthresh;
+            w += if m > 0 && w as u32 > m {
+                1.0 / f64::from((w as u32 / (m / 2).max(1)).max(1))
+            } else {
+                1.0
+            };
+        } else {
+            let mut inc = self.cc.ns2_increase(w).unwrap_or(1.0 / w);
             if self.cfg.ns2_lss && self.cfg.max_ssthresh > 0 && self.ns2_action != Ns2Action::Dupack
             {
-                let round = (w / (self.cfg.max_ssthresh as f64 / 2.0)) as u32;
-                if round > 0 {
-                    inc = inc.max(1.0 / round as f64);
-                }
+                inc = ns2_lss_increment(w, self.cfg.max_ssthresh, inc);
             }
             w += inc;
-        } else {
-            w += 1.0 / w;
         }
         if w as u32 > self.tp.cwnd_clamp {
             w = self.tp.cwnd_clamp as f64;

@@ -1799,6 +1799,9 @@ fn ns2_limited_slow_start_runs_in_congestion_avoidance_until_a_fast_retransmit_a
     assert_eq!(s.tp.cwnd, 150);
     // RFC 3742 (ns2_lss off) limits slow start only: after the same timeout,
     // slow start stops at ssthresh 100 and Reno adds 1 in those 100 ACKs.
+    // slow start stops at ssthresh 100 and opencwnd adds 1/cwnd_ per ACK:
+    // 100 ACKs from 100.0 give 100 + 100/100.5 = 100.995, the 101st 101.005
+    // (segments 348..=446 in slow start, 447..=547 above it).
     let mut s = ns2_open_cc("newreno", |c| {
         c.max_ssthresh = 100;
         c.ns2_lss = false;
@@ -1809,7 +1812,9 @@ fn ns2_limited_slow_start_runs_in_congestion_avoidance_until_a_fast_retransmit_a
     let rto = s.rto_deadline().unwrap();
     s.on_timer(rto, &mut vec![]);
     ns2_ack_each(&mut s, 348, 546);
-    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (101, 100));
+    assert_eq!((s.tp.cwnd, s.tp.ssthresh), (100, 100));
+    ns2_ack_each(&mut s, 547, 547);
+    assert_eq!(s.tp.cwnd, 101);
 }
 
 #[test]
@@ -1818,9 +1823,10 @@ fn ns2_limited_slow_start_ends_at_the_first_fast_retransmit() {
     // 348 lost, 3 duplicate ACKs (numdupacks(200) = max(3, 2) = 3):
     // dupack_action sets last_cwnd_action_ = CWND_ACTION_DUPACK; slowdown, the
     // first decrease, halves: ssthresh_ = cwnd_ = 100. The ACK of everything
-    // ends the recovery; from then opencwnd adds 1/cwnd_ per ACK (no limited
-    // slow start): 101 ACKs from 100.0 give 101.005, cwnd 101 (the limited
-    // rule would give 150).
+    // ends the recovery; from then opencwnd adds 1/cwnd_ per ACK to the double
+    // cwnd_ (no limited slow start): 100 ACKs from 100.0 give 100 + 100/100.5
+    // = 100.995, window 100 (a count of 100 segments would reach 101), the
+    // 101st 101.005, cwnd 101 (the limited rule would give 150).
     let mut s = ns2_open_cc("newreno", |c| c.max_ssthresh = 100);
     ns2_ack_each(&mut s, 0, 347);
     assert_eq!(s.tp.cwnd, 200);
@@ -1832,8 +1838,29 @@ fn ns2_limited_slow_start_ends_at_the_first_fast_retransmit() {
     let high = (s.snd_max - 1) / NS2_MSS;
     s.on_segment(ns2_next(&s), &ns2_ack(high), &mut vec![]);
     assert_eq!((s.ca_state(), s.tp.cwnd), (CaState::Open, 100));
-    ns2_ack_each(&mut s, high, high + 100);
+    ns2_ack_each(&mut s, high, high + 99);
+    assert_eq!(s.tp.cwnd, 100);
+    ns2_ack_each(&mut s, high + 100, high + 100);
     assert_eq!(s.tp.cwnd, 101);
+}
+
+#[test]
+fn ns2_sack1_limited_slow_start_adds_to_the_double_cwnd() {
+    // Agent/TCP/Sack1 with windowOption_ 1 and max_ssthresh_ 100 (mascolo2006's
+    // "SACK"): above ssthresh_ opencwnd adds increase_num_/cwnd_, raised by
+    // limited_slow_start to 1/int(cwnd_/50) while last_cwnd_action_ is 0,
+    // to the double cwnd_ (tcp.cc). At cwnd_ 275.0, round 5: 0.2 per ACK,
+    // which is no binary fraction; in doubles 275 + 0.2 gives 275.2, 275.4,
+    // 275.59999999999997, 275.79999999999995, 275.99999999999994: the window
+    // is still 275 after five ACKs and 276 (276.19999999999993) after the
+    // sixth, where one segment per five ACKs would reach 276 at the fifth.
+    let mut s = ns2_open_cc("newreno", |c| c.max_ssthresh = 100);
+    assert_eq!((s.recovery(), s.tp.ssthresh), (Recovery::Sack1Ns2, 100));
+    s.tp.cwnd = 275;
+    ns2_ack_each(&mut s, 0, 4);
+    assert_eq!(s.tp.cwnd, 275);
+    ns2_ack_each(&mut s, 5, 5);
+    assert_eq!(s.tp.cwnd, 276);
 }
 
 #[test]
@@ -2035,6 +2062,10 @@ fn ns2_tahoe_restarts_the_timer_at_the_fast_retransmit() {
 fn ns2_opencwnd_grows_once_per_ack_however_many_segments_it_acknowledges() {
     // tcp.cc recv_newack_helper calls opencwnd() once per new ACK: above
     // ssthresh_ cwnd_ += 1/cwnd_, for an ACK of one segment or of six.
+    // Agent/TCP/Newreno's cwnd_ is the double: from 12.0 the ACK of six
+    // segments gives 12.0833; eleven single ACKs more, 12.9645 (window 12:
+    // six segments counted as six would have reached 13 at the 7th ACK);
+    // the twelfth, 13.0416.
     let mut s = ns2_open_cc("newreno", |c| {
         c.recovery = Recovery::NewReno;
         c.sack = false;
@@ -2042,12 +2073,12 @@ fn ns2_opencwnd_grows_once_per_ack_however_many_segments_it_acknowledges() {
     ns2_ack_each(&mut s, 0, 9);
     assert_eq!(s.tp.cwnd, 12);
     s.tp.ssthresh = 5;
-    // One ACK for segments 10..=15: the counter moves by one, not six.
     s.on_segment(ns2_next(&s), &ns2_ack(16), &mut vec![]);
-    assert_eq!((s.tp.cwnd, s.tp.cwnd_cnt), (12, 1));
-    // Eleven more single ACKs: the 12th ACK since brings cwnd to 13.
+    assert_eq!(s.tp.cwnd, 12);
     ns2_ack_each(&mut s, 16, 26);
-    assert_eq!((s.tp.cwnd, s.tp.cwnd_cnt), (13, 0));
+    assert_eq!(s.tp.cwnd, 12);
+    ns2_ack_each(&mut s, 27, 27);
+    assert_eq!(s.tp.cwnd, 13);
 }
 
 #[test]

@@ -91,6 +91,26 @@ pub fn ns2_limited_slow_start(tp: &mut CcState, max_ssthresh: u32) -> bool {
     true
 }
 
+/// ns-2 2.35's `limited_slow_start(cwnd, max_ssthresh, increment)` (tcp.cc)
+/// on the double `cwnd_`: the increment of one new ACK in congestion
+/// avoidance, raised to 1/round, round = int(cwnd / (max_ssthresh / 2.0)),
+/// when round > 0 and that is larger (2.28 divided by a round of 0).
+pub fn ns2_lss_increment(cwnd: f64, max_ssthresh: u32, increment: f64) -> f64 {
+    if max_ssthresh == 0 {
+        return increment;
+    }
+    let round = (cwnd / (max_ssthresh as f64 / 2.0)) as u32;
+    if round == 0 {
+        return increment;
+    }
+    let increment1 = 1.0 / round as f64;
+    if increment < increment1 {
+        increment1
+    } else {
+        increment
+    }
+}
+
 /// RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 segments).
 pub fn reno_ssthresh(tp: &CcState) -> u32 {
     (tp.in_flight / 2).max(2)
@@ -175,6 +195,19 @@ mod tests {
         let mut tp = CcState::new(49, 1448);
         assert!(!ns2_limited_slow_start(&mut tp, 100));
         assert_eq!((tp.cwnd, tp.cwnd_cnt), (49, 0));
+    }
+
+    #[test]
+    fn ns2_lss_increment_is_limited_slow_starts_on_the_double_cwnd() {
+        // limited_slow_start(cwnd, 100, 1/cwnd): round = int(cwnd/50.0).
+        // 120.5: round 2, 1/2 > 1/120.5. 49.9: round 0, the increment as is.
+        // 150: round 3, 1/3. An increment above 1/round (HSTCP's a(w)/w at
+        // a huge window) stays. max_ssthresh 0: no limit.
+        assert_eq!(ns2_lss_increment(120.5, 100, 1.0 / 120.5), 0.5);
+        assert_eq!(ns2_lss_increment(49.9, 100, 1.0 / 49.9), 1.0 / 49.9);
+        assert_eq!(ns2_lss_increment(150.0, 100, 1.0 / 150.0), 1.0 / 3.0);
+        assert_eq!(ns2_lss_increment(150.0, 100, 0.5), 0.5);
+        assert_eq!(ns2_lss_increment(150.0, 0, 1.0 / 150.0), 1.0 / 150.0);
     }
 
     #[test]

@@ -25,7 +25,8 @@ mod vegas;
 mod westwood;
 
 pub use helpers::{
-    ca_acked, cong_avoid_ai, ns2_limited_slow_start, reno_cong_avoid, reno_ssthresh, slow_start,
+    ca_acked, cong_avoid_ai, ns2_limited_slow_start, ns2_lss_increment, reno_cong_avoid,
+    reno_ssthresh, slow_start,
 };
 
 use crate::profile::{NewRenoRto, Recovery};
@@ -235,7 +236,8 @@ pub trait CongestionControl {
     /// Whether, on an ns-2 agent, cwnd grows as ns-2's `opencwnd()` with
     /// `windowOption_` 1 grows its double `cwnd_` (+1 in slow start, +
     /// 1/`cwnd_` above), the window being its integer part (the sender's
-    /// `ns2_opencwnd`), rather than through `cong_avoid` counting segments.
+    /// `ns2_opencwnd`, which also adds ns-2's limited slow start to the
+    /// double), rather than through `cong_avoid` counting segments.
     fn ns2_fractional_cwnd(&self) -> bool {
         false
     }

@@ -19,6 +19,12 @@ impl CongestionControl for NewReno {
     fn ns2_opencwnd(&self) -> bool {
         true
     }
+    // Their cwnd_ is Agent/TCP's double: + 1/cwnd_ per ACK, limited slow
+    // start added to it (tcp.cc opencwnd, limited_slow_start; neither
+    // tcp-newreno.cc nor tcp-sack1.cc overrides opencwnd).
+    fn ns2_fractional_cwnd(&self) -> bool {
+        true
+    }
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         reno_ssthresh(tp)
     }
