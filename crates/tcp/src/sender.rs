@@ -1883,6 +1883,10 @@ impl Sender {
             && self.cfg.ns2_lss
             && self.cfg.max_ssthresh > 0
             && self.ns2_action != Ns2Action::Dupack
+            // opencwnd() itself has no such test, but recv_newack_helper
+            // calls it only if !control_increase_ || network_limited():
+            // cwnd_limited_growth, off on ns2 (control_increase_ 0), where
+            // is_cwnd_limited is always true.
             && self.tp.is_cwnd_limited
             && !self.tp.in_slow_start()
             && self.cc.ns2_opencwnd()

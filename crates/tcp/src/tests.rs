@@ -1818,6 +1818,29 @@ fn ns2_limited_slow_start_runs_in_congestion_avoidance_until_a_fast_retransmit_a
 }
 
 #[test]
+fn ns2_limited_slow_start_runs_while_window_limits_sending() {
+    // tcp.cc opencwnd() and limited_slow_start() have no test of whether
+    // cwnd limits sending, and recv_newack_helper calls opencwnd() on every
+    // new ACK (control_increase_ 0). window_ 3 holds the sender to 3
+    // packets; at cwnd_ 120 (ssthresh_ = window_ = 3, last_cwnd_action_ 0)
+    // each ACK adds 1/int(120/50) = 1/2: 120.5, then 121. So for NewReno
+    // (the double cwnd_, in ns2_opencwnd) and Reno (a count, ns2_lss_ack).
+    for ccname in ["newreno", "reno"] {
+        let mut s = ns2_open_cc(ccname, |c| {
+            c.max_ssthresh = 100;
+            c.window = 3;
+        });
+        assert_eq!(s.tp.ssthresh, 3);
+        s.tp.cwnd = 120;
+        ns2_ack_each(&mut s, 0, 0);
+        assert_eq!(s.tp.cwnd, 120, "{ccname}");
+        assert!(s.outstanding_bytes() <= 3 * NS2_MSS);
+        ns2_ack_each(&mut s, 1, 1);
+        assert_eq!(s.tp.cwnd, 121, "{ccname}");
+    }
+}
+
+#[test]
 fn ns2_limited_slow_start_ends_at_the_first_fast_retransmit() {
     // As above to cwnd 200 (segments 0..=347 ACKed, 348..=547 out). Segment
     // 348 lost, 3 duplicate ACKs (numdupacks(200) = max(3, 2) = 3):
