@@ -16,7 +16,8 @@
 //! `TCPSink` (ns-2 2.28 tcp/tcp-sink.cc): nothing is negotiated (SACK and
 //! timestamps as configured), the first packet (the 40-byte `syn_` packet or
 //! data) opens the connection and is acknowledged like any other, at most
-//! `maxSackBlocks_` = 3 SACK blocks, ns-2's ACK size (40 bytes + 8 per block).
+//! `maxSackBlocks_` = 3 SACK blocks, remembering only those sent (`SackStack`),
+//! ns-2's ACK size (40 bytes + 8 per block).
 //! With `delack = 0` it is `TCPSink` (one ACK per packet); with a timeout it
 //! is `DelAckSink`: every second in-order packet or `interval_`, at once out of
 //! order and when filling a gap (`RFC2581_immediate_ack_`).
@@ -448,12 +449,26 @@ impl Receiver {
     }
 
     /// RFC 2018: the block holding the latest segment first, then earlier blocks.
+    ///
+    /// Up to `MAX_SACK_BLOCKS` are remembered (Linux's `selective_acks`),
+    /// sent or not. ns-2's `TCPSink/Sack1` remembers only the blocks it sent:
+    /// its `SackStack` (tcp-sink.cc) holds `maxSackBlocks_` entries; in
+    /// `Sacker::append_ack` the new block is reported first, then the stack's
+    /// entries it does not cover (those it covers are popped) up to
+    /// `maxSackBlocks_` in all, and it is pushed, the oldest entry falling
+    /// off a full stack. A block sent earlier but pushed out is not reported
+    /// again when the blocks above it merge.
     fn note_recent(&mut self, first: (u64, u64)) {
+        let keep = if self.cfg.handshake.one_way() {
+            self.max_blocks()
+        } else {
+            MAX_SACK_BLOCKS
+        };
         let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
         blocks[0] = first;
         let mut n = 1;
         for i in 0..self.nrecent {
-            if n >= MAX_SACK_BLOCKS {
+            if n >= keep {
                 break;
             }
             let (l, _) = self.recent[i];

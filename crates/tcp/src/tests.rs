@@ -1507,6 +1507,45 @@ fn ns2_sink_acks_every_packet_and_delack_sink_every_second() {
 }
 
 #[test]
+fn ns2_sink_forgets_sack_blocks_it_no_longer_sends() {
+    // TCPSink/Sack1 (tcp-sink.cc Sacker::append_ack, SackStack of
+    // maxSackBlocks_ 3): an out-of-order packet's block first, then the
+    // stack's blocks it does not cover (covered ones popped), 3 in all; the
+    // new block is pushed and a full stack loses its oldest. Segment 0
+    // arrives, then 2, 4, 6, 8: the ACK of 8 carries [8,9) [6,7) [4,5) and
+    // the stack is that, [2,3) gone. Segment 5 joins [4,5) and [6,7): the
+    // ACK carries [4,7) and [8,9) only (a receiver remembering 4 blocks, as
+    // Linux's, would add [2,3) again).
+    let c = ns2_cfg();
+    let (_, mut r, data) = ns2_open(&c, ms(100));
+    let seg = |i: u64| TcpHeader {
+        seq: ns2_seg(i),
+        ..data[0]
+    };
+    let blocks = |a: &TcpHeader| -> Vec<(u64, u64)> {
+        a.sack_blocks()
+            .iter()
+            .map(|&(l, r)| ((l - 1) / NS2_MSS, (r - 1) / NS2_MSS))
+            .collect()
+    };
+    let mut out = vec![];
+    for (k, i) in [0, 2, 4, 6, 8].into_iter().enumerate() {
+        r.on_segment(ms(150 + k as u64), &seg(i), &mut out);
+    }
+    let a = out.last().unwrap();
+    assert_eq!(a.ack, ns2_seg(1));
+    assert_eq!(blocks(a), [(8, 9), (6, 7), (4, 5)]);
+    r.on_segment(ms(160), &seg(5), &mut out);
+    let a = out.last().unwrap();
+    assert_eq!(blocks(a), [(4, 7), (8, 9)]);
+    // Filling the hole at 1: ACK of 4 with the stack's blocks above it.
+    r.on_segment(ms(161), &seg(1), &mut out);
+    r.on_segment(ms(162), &seg(3), &mut out);
+    let a = out.last().unwrap();
+    assert_eq!((a.ack, blocks(a)), (ns2_seg(7), vec![(8, 9)]));
+}
+
+#[test]
 fn ns2_first_rto_is_rtxcur_init_and_a_lost_syn_leaves_ssthresh_2() {
     // rtt_init(): t_rtxcur_ = rtxcur_init_ = 6 s (ns-2 2.28). rtt_timeout() =
     // max(6, minrto_ 0.2) * t_backoff_: the SYN's timer fires at 6 s, the next at
