@@ -1926,6 +1926,61 @@ fn ns2_sack1_limited_slow_start_adds_to_the_double_cwnd() {
 }
 
 #[test]
+fn ns2_newreno_window_increase_is_not_pinned_to_the_previous_extra_segment() {
+    // Issue 23 (mascolo2006 A, SACK, RTT 40 ms): with the window grown as a
+    // count of cwnd ACKs, the ACK that opens the window by one is always the
+    // ACK of the previous increase's extra segment, so a flow's two
+    // back-to-back segments keep their place in its window for ever. Two
+    // flows whose windows cross a full DropTail queue as long runs then lose
+    // the same way at every overflow: one flow's pair sat at the end of its
+    // run, and its extra segment took the slot of the other flow's first
+    // segment (tcplab, seed rep 1, 200.433 s: A's pair last in A's run, B's
+    // first segment 36 ns later dropped; B lost 3 per overflow, A none, down
+    // to timeouts). ns-2's double cwnd_ (tcp.cc opencwnd, windowOption_ 1:
+    // cwnd_ += 1/cwnd_ per new ACK; Sack1's send_much fills int(cwnd_)) needs
+    // W or W + 1 ACKs from W to W + 1, by the fraction carried over, so the
+    // pair moves on by one segment every other increase or so (ns-2 2.35 on
+    // that scenario: 0.5 segment per round trip), and every overflow drops
+    // packets of both flows.
+    //
+    // By hand, from cwnd_ 2.0 (ssthresh_ 2, max_ssthresh_ 0), the ACK of
+    // segment i (snd_una i + 1) raising the window to int(cwnd_) sends two:
+    //   ACK of  2: 3.2448 -> 4, 5      ACK of 15: 6.0973 -> 20, 21
+    //   ACK of  5: 4.0953 -> 8, 9      ACK of 21: 7.0229 -> 27, 28
+    //   ACK of 10: 5.1976 -> 14, 15    ACK of 29: 8.0909 -> 36, 37
+    //   ACK of 37: 9.0318 -> 45, 46
+    // 9 and 28 (extras) are ACKed without an increase (4.9975, 7.9654); a
+    // count of cwnd ACKs would raise at the ACKs of 1, 4, 8, 13, 19, 26, 34,
+    // each the previous extra.
+    let mut s = ns2_open_cc("newreno", |c| c.max_ssthresh = 0);
+    s.tp.ssthresh = 2;
+    assert_eq!(s.tp.cwnd, 2);
+    let mut pairs = vec![];
+    for i in 0..=37u64 {
+        let mut out = vec![];
+        s.on_segment(ns2_next(&s), &ns2_ack(i + 1), &mut out);
+        let sent = ns2_seqs(&out);
+        assert!(!sent.is_empty() && sent.len() <= 2, "ACK of {i}: {sent:?}");
+        if sent.len() == 2 {
+            pairs.push((i, sent));
+        }
+    }
+    assert_eq!(
+        pairs,
+        vec![
+            (2, vec![4, 5]),
+            (5, vec![8, 9]),
+            (10, vec![14, 15]),
+            (15, vec![20, 21]),
+            (21, vec![27, 28]),
+            (29, vec![36, 37]),
+            (37, vec![45, 46]),
+        ]
+    );
+    assert_eq!(s.tp.cwnd, 9);
+}
+
+#[test]
 fn ns2_hstcp_grows_the_double_cwnd_by_increase_param_and_cuts_by_decrease_param() {
     // Agent/TCP/Sack1, windowOption_ 8, max_ssthresh_ 0 (no limited slow
     // start): slow start from 2 to 200 in 198 ACKs; 3 duplicate ACKs: the
