@@ -98,7 +98,7 @@ def split_sweep(text: str, src: str) -> tuple[str, str]:
 #: Repetitions per scenario: (Sack1 variants, TCP-Linux variants). ns-2 takes
 #: 15-90 s (A) to 100-380 s (B, C) per run; 8 seeds give a flow's mean within
 #: about 5-8 % (one seed's share moves by 10-30 %).
-REPS = {"a": (8, 2), "b": (1, 1), "c": (2, 2)}
+REPS = {"a": (8, 2), "b": (5, 1), "c": (6, 2)}
 
 
 def mascolo(letter: str, sweep_text: str, what: str, reps: int) -> str:

@@ -448,7 +448,12 @@ def _summary(allc: pl.DataFrame, perturbed: str = "") -> str:
             f"{TIMEOUT_REL:.0%} in {_count(d, 'timeouts_ok')}, both in {_count(d, 'ok')}."
         )
         rest = d.filter(~pl.col("ok_ties"))
-        if "seed_noise" in d.columns and rest.height:
+        if "seed_noise" in d.columns and rest.height and d["goodput_ci"].is_null().all():
+            lines.append(
+                f"None of the {rest.height} cells outside the bounds has the "
+                f"{SEED_TEST_MIN_REPS} seeds a side the seed test needs."
+            )
+        elif "seed_noise" in d.columns and rest.height:
             tested = rest.filter(pl.col("goodput_ci").is_not_null())
             noise = int(tested["seed_noise"].sum())
             ci = d["goodput_ci"].drop_nulls().to_list()
