@@ -267,14 +267,28 @@ def test_a_cell_within_ns2s_own_tie_spread_is_told_apart() -> None:
 
 
 def test_welch_half_width_by_hand() -> None:
+    def timeouts_ci(sd_sim: float, sd_ns2: float, reps: int) -> float | None:
+        cell = {
+            "reps": reps,
+            "goodput_bps_ns2": 1.0,
+            "goodput_error": 0.0,
+            "goodput_bps_sd_sim": 0.0,
+            "goodput_bps_sd_ns2": 0.0,
+            "timeouts_ok": True,
+            "timeouts_diff": 0.0,
+            "timeouts_sd_sim": sd_sim,
+            "timeouts_sd_ns2": sd_ns2,
+        }
+        return ns2_check.seed_test(pl.DataFrame([cell]))["timeouts_ci"][0]
+
     # sd 1 and 1 over 5 runs each: variances of the means 0.2 + 0.2; Welch's
     # df = 0.4^2 / ((0.04 + 0.04) / 4) = 8; t(0.975, 8) = 2.306 (A&S 26.10).
-    assert ns2_check.welch_halfwidth(1.0, 1.0, 5) == pytest.approx(2.306 * math.sqrt(0.4))
+    assert timeouts_ci(1.0, 1.0, 5) == pytest.approx(2.306 * math.sqrt(0.4))
     # sd 2 and 0 over 4 runs: df = 1 / (1 / 3) = 3, t = 3.182, sqrt(4 / 4) = 1.
-    assert ns2_check.welch_halfwidth(2.0, 0.0, 4) == pytest.approx(3.182)
+    assert timeouts_ci(2.0, 0.0, 4) == pytest.approx(3.182)
     # Both sides constant: only equal means agree. One run: nothing to say.
-    assert ns2_check.welch_halfwidth(0.0, 0.0, 6) == 0.0
-    assert math.isnan(ns2_check.welch_halfwidth(1.0, 1.0, 1))
+    assert timeouts_ci(0.0, 0.0, 6) == 0.0
+    assert timeouts_ci(1.0, 1.0, 1) is None
 
 
 def test_a_miss_within_the_seeds_confidence_interval_is_told_apart() -> None:

@@ -266,28 +266,13 @@ def tie_spread(
 SEED_TEST_MIN_REPS = 3
 
 
-def welch_halfwidth(sd_a: float, sd_b: float, n: int) -> float:
-    """The half-width of the 95 % confidence interval of the difference of
-    two means of ``n`` runs each, with standard deviations ``sd_a`` and
-    ``sd_b`` (Welch: Student's t with the Welch-Satterthwaite degrees of
-    freedom, rounded down); NaN below two runs. Zero when both sides are
-    constant (then only equal means agree)."""
-    from tcplab.analysis import t95
-
-    if n < 2:
-        return math.nan
-    va, vb = sd_a * sd_a / n, sd_b * sd_b / n
-    if va + vb == 0.0:
-        return 0.0
-    df = (va + vb) ** 2 / ((va * va + vb * vb) / (n - 1))
-    return t95(int(df)) * math.sqrt(va + vb)
-
-
 def seed_test(df: pl.DataFrame) -> pl.DataFrame:
     """``df`` (cells) with, where both sides have at least
     SEED_TEST_MIN_REPS repetitions, the 95 % confidence half-width of the
     difference of the two means over the seeds (``goodput_ci``, relative to
-    ns-2's mean, and ``timeouts_ci``; :func:`welch_halfwidth`) and
+    ns-2's mean, and ``timeouts_ci``: Welch, Student's t with the
+    Welch-Satterthwaite degrees of freedom rounded down; zero when both
+    sides are constant, so that only equal means agree) and
     ``seed_noise``: the goodput difference within its half-width and the
     timeouts within their bound or their half-width. Such a cell's
     difference is not told apart from what the seeds draw (the repetitions
@@ -297,7 +282,7 @@ def seed_test(df: pl.DataFrame) -> pl.DataFrame:
 
     from tcplab.analysis import t95
 
-    # welch_halfwidth, as expressions (t95 by a table of df = 1..31).
+    # t95 by a table of df = 1..31 (beyond 30 it is the normal 1.96).
     n = pl.col("reps").cast(pl.Float64)
     t = {d: t95(d) for d in range(1, 32)}
 
