@@ -58,8 +58,8 @@
 //! Sequence numbers start at 0 (the SYN); data starts at 1.
 
 use crate::cc::{
-    ns2_limited_slow_start, ns2_lss_increment, AckSample, CaState, CcState, CongestionControl,
-    CwndEvent, RateSample,
+    ns2_limited_slow_start, ns2_lss_increment, rfc3742_k, AckSample, CaState, CcState,
+    CongestionControl, CwndEvent, RateSample,
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
@@ -1867,6 +1867,14 @@ impl Sender {
         }
     }
 
+    /// Whether ns-2's limited slow start applies to the next increase: on
+    /// (`ns2_lss`, max_ssthresh_ > 0) and last_cwnd_action_ 0 or
+    /// CWND_ACTION_TIMEOUT, i.e. not since a fast retransmit (tcp.cc
+    /// opencwnd).
+    fn ns2_lss_armed(&self) -> bool {
+        self.cfg.ns2_lss && self.cfg.max_ssthresh > 0 && self.ns2_action != Ns2Action::Dupack
+    }
+
     /// ns-2 2.28's limited slow start (tcp.cc `opencwnd`, windowOption_ 1 and
     /// 8): in congestion avoidance, while last_cwnd_action_ is 0 or
     /// CWND_ACTION_TIMEOUT and max_ssthresh_ > 0, a new ACK adds
@@ -1880,9 +1888,7 @@ impl Sender {
     fn ns2_lss_ack(&mut self) -> bool {
         let on_double = self.one_way() && self.cc.ns2_fractional_cwnd();
         !on_double
-            && self.cfg.ns2_lss
-            && self.cfg.max_ssthresh > 0
-            && self.ns2_action != Ns2Action::Dupack
+            && self.ns2_lss_armed()
             // opencwnd() itself has no such test, but recv_newack_helper
             // calls it only if !control_increase_ || network_limited():
             // cwnd_limited_growth, off on ns2 (control_increase_ 0), where
@@ -1917,14 +1923,13 @@ impl Sender {
             // as `slow_start` adds it to a count.
             let m = self.tp.max_ssthresh;
             w += if m > 0 && w as u32 > m {
-                1.0 / f64::from((w as u32 / (m / 2).max(1)).max(1))
+                1.0 / f64::from(rfc3742_k(w as u32, m))
             } else {
                 1.0
             };
         } else {
             let mut inc = self.cc.ns2_increase(w).unwrap_or(1.0 / w);
-            if self.cfg.ns2_lss && self.cfg.max_ssthresh > 0 && self.ns2_action != Ns2Action::Dupack
-            {
+            if self.ns2_lss_armed() {
                 inc = ns2_lss_increment(w, self.cfg.max_ssthresh, inc);
             }
             w += inc;

@@ -2,6 +2,12 @@
 
 use super::CcState;
 
+/// RFC 3742's K above max_ssthresh: int(cwnd / (0.5 max_ssthresh)), at
+/// least 1; slow start adds one segment per K acknowledged.
+pub fn rfc3742_k(cwnd: u32, max_ssthresh: u32) -> u32 {
+    (cwnd / (max_ssthresh / 2).max(1)).max(1)
+}
+
 /// Slow start (Linux `tcp_slow_start`): grow by the segments acknowledged, up to
 /// ssthresh; returns the acknowledged segments left over for congestion avoidance.
 ///
@@ -22,7 +28,7 @@ pub fn slow_start(tp: &mut CcState, acked: u32) -> u32 {
         let mut left = acked;
         while left > 0 && tp.cwnd < tp.ssthresh {
             left -= 1;
-            let k = (tp.cwnd / (tp.max_ssthresh / 2).max(1)).max(1);
+            let k = rfc3742_k(tp.cwnd, tp.max_ssthresh);
             tp.cwnd_cnt += 1;
             if tp.cwnd_cnt >= k {
                 tp.cwnd_cnt = 0;

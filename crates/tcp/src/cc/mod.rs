@@ -26,7 +26,7 @@ mod westwood;
 
 pub use helpers::{
     ca_acked, cong_avoid_ai, ns2_limited_slow_start, ns2_lss_increment, reno_cong_avoid,
-    reno_ssthresh, slow_start,
+    reno_ssthresh, rfc3742_k, slow_start,
 };
 
 use crate::profile::{NewRenoRto, Recovery};

@@ -34,7 +34,7 @@ pub fn next_seg_rule3(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoreboard::{RateAcc, Seg, TxSnap};
+    use crate::scoreboard::{test_board, RateAcc, TxSnap};
     use tcplab_engine::SimTime;
 
     #[test]
@@ -42,18 +42,7 @@ mod tests {
         // RFC 6675 5: segments 0..9 (100 bytes each from 1), SACKed 3-4 and
         // 7: holes 0-2 and 5-6 lie below the highest SACK (8); 2 was
         // retransmitted already.
-        let mut sb = Scoreboard::new(100, 16);
-        for i in 0..10u64 {
-            sb.push(Seg {
-                start: 1 + 100 * i,
-                len: 100,
-                payload: 100,
-                fin: false,
-                sent: SimTime::ZERO,
-                flags: 0,
-                tx: TxSnap::default(),
-            });
-        }
+        let mut sb = test_board(10);
         let mut r = RateAcc::default();
         sb.sack(301, 501, &mut r);
         sb.sack(701, 801, &mut r);
