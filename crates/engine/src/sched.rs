@@ -34,13 +34,14 @@ const NIL: u32 = u32::MAX;
 #[derive(Clone, Copy)]
 struct Entry<E> {
     time: SimTime,
+    stamp: SimTime,
     seq: u64,
     ev: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.time == o.time && self.stamp == o.stamp && self.seq == o.seq
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -52,7 +53,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap, we want the earliest (time, seq) on top.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        (o.time, o.stamp, o.seq).cmp(&(self.time, self.stamp, self.seq))
     }
 }
 
@@ -60,6 +61,7 @@ impl<E> Ord for Entry<E> {
 #[derive(Clone, Copy)]
 struct Node<E> {
     time: SimTime,
+    stamp: SimTime,
     seq: u64,
     ev: E,
     /// The next node of the bucket (or of the free list), or `NIL`.
@@ -81,6 +83,8 @@ pub struct Scheduler<E> {
     /// Events scheduled `SLOTS` buckets or more ahead of the clock's bucket.
     far: BinaryHeap<Entry<E>>,
     now: SimTime,
+    /// The stamp of the event being handled (see [`Scheduler::schedule_stamped`]).
+    stamp: SimTime,
     seq: u64,
     processed: u64,
 }
@@ -107,6 +111,7 @@ impl<E: Copy> Scheduler<E> {
             in_ring: 0,
             far: BinaryHeap::with_capacity(n),
             now: SimTime::ZERO,
+            stamp: SimTime::ZERO,
             seq: 0,
             processed: 0,
         }
@@ -115,6 +120,12 @@ impl<E: Copy> Scheduler<E> {
     #[inline]
     pub fn now(&self) -> SimTime {
         self.now
+    }
+    /// The stamp of the event being handled: the time it was scheduled, or
+    /// the stamp given to [`Scheduler::schedule_stamped`].
+    #[inline]
+    pub fn stamp(&self) -> SimTime {
+        self.stamp
     }
     /// The first non-empty bucket in cyclic order from the clock's bucket.
     #[inline]
@@ -140,21 +151,25 @@ impl<E: Copy> Scheduler<E> {
     /// The next event: `Some((time, seq, bucket))`, `bucket` being `None` when
     /// it is in the heap.
     #[inline]
-    fn head_event(&self) -> Option<(SimTime, u64, Option<usize>)> {
+    fn head_event(&self) -> Option<(SimTime, SimTime, u64, Option<usize>)> {
         let ring = self.first_bucket().map(|s| {
             let n = &self.nodes[self.head[s] as usize];
-            (n.time, n.seq, Some(s))
+            (n.time, n.stamp, n.seq, Some(s))
         });
-        let far = self.far.peek().map(|e| (e.time, e.seq, None));
+        let far = self.far.peek().map(|e| (e.time, e.stamp, e.seq, None));
         match (ring, far) {
-            (Some(r), Some(f)) => Some(if (f.0, f.1) < (r.0, r.1) { f } else { r }),
+            (Some(r), Some(f)) => Some(if (f.0, f.1, f.2) < (r.0, r.1, r.2) {
+                f
+            } else {
+                r
+            }),
             (r, f) => r.or(f),
         }
     }
     /// The time of the next event, if any.
     #[inline]
     pub fn peek(&mut self) -> Option<SimTime> {
-        self.head_event().map(|(t, _, _)| t)
+        self.head_event().map(|(t, _, _, _)| t)
     }
     /// Number of events waiting.
     pub fn pending(&self) -> usize {
@@ -167,19 +182,37 @@ impl<E: Copy> Scheduler<E> {
     /// Schedule `ev` at absolute time `at` (not before now).
     #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: E) {
+        self.schedule_stamped(at, self.now, ev);
+    }
+    /// Schedule `ev` at `at` as if it had been scheduled at `stamp` (not after
+    /// `at`): events at the same instant run in order of `(stamp, order of
+    /// scheduling)`. [`Scheduler::schedule`] stamps with the current time, so
+    /// with no other stamps the order is the order of scheduling. A packet
+    /// simulator that computes an arrival later than the transmission that
+    /// causes it stamps it with the transmission's start, ns-2's order (its
+    /// `LinkDelay::recv` schedules the arrival when the transmission starts).
+    #[inline(always)]
+    pub fn schedule_stamped(&mut self, at: SimTime, stamp: SimTime, ev: E) {
         debug_assert!(
             at >= self.now,
             "event scheduled in the past: {at} < {}",
             self.now
         );
+        debug_assert!(stamp <= at, "stamp {stamp} after the event's time {at}");
         let seq = self.seq;
         self.seq += 1;
         if (at.0 >> SHIFT) - (self.now.0 >> SHIFT) >= SLOTS as u64 {
-            self.far.push(Entry { time: at, seq, ev });
+            self.far.push(Entry {
+                time: at,
+                stamp,
+                seq,
+                ev,
+            });
             return;
         }
         let node = Node {
             time: at,
+            stamp,
             seq,
             ev,
             next: NIL,
@@ -194,9 +227,13 @@ impl<E: Copy> Scheduler<E> {
             (self.nodes.len() - 1) as u32
         };
         let s = (at.0 >> SHIFT) as usize & (SLOTS - 1);
-        // After every node of the bucket not later than `at` (their seq is smaller).
+        // After every node of the bucket whose (time, stamp) is not later
+        // (their seq is smaller).
         let (mut prev, mut cur) = (NIL, self.head[s]);
-        while cur != NIL && self.nodes[cur as usize].time <= at {
+        while cur != NIL && {
+            let c = &self.nodes[cur as usize];
+            (c.time, c.stamp) <= (at, stamp)
+        } {
             prev = cur;
             cur = self.nodes[cur as usize].next;
         }
@@ -217,7 +254,7 @@ impl<E: Copy> Scheduler<E> {
     }
     /// Remove and return the next event, whose key is `(t, _, bucket)`.
     #[inline]
-    fn take(&mut self, t: SimTime, bucket: Option<usize>) -> (SimTime, E) {
+    fn take(&mut self, t: SimTime, stamp: SimTime, bucket: Option<usize>) -> (SimTime, E) {
         let ev = match bucket {
             None => self.far.pop().expect("the heap holds the next event").ev,
             Some(s) => {
@@ -237,20 +274,21 @@ impl<E: Copy> Scheduler<E> {
             }
         };
         self.now = t;
+        self.stamp = stamp;
         self.processed += 1;
         (t, ev)
     }
     /// Take the next event, advancing the clock to its time.
     #[inline]
     pub fn step(&mut self) -> Option<(SimTime, E)> {
-        let (t, _, bucket) = self.head_event()?;
-        Some(self.take(t, bucket))
+        let (t, stamp, _, bucket) = self.head_event()?;
+        Some(self.take(t, stamp, bucket))
     }
     /// Take the next event if it is strictly before `until`.
     #[inline]
     pub fn step_before(&mut self, until: SimTime) -> Option<(SimTime, E)> {
         match self.head_event() {
-            Some((t, _, bucket)) if t < until => Some(self.take(t, bucket)),
+            Some((t, stamp, _, bucket)) if t < until => Some(self.take(t, stamp, bucket)),
             _ => None,
         }
     }
@@ -262,6 +300,7 @@ impl<E: Copy> Scheduler<E> {
         }
         if until > self.now {
             self.now = until;
+            self.stamp = until;
         }
     }
 }
@@ -297,20 +336,41 @@ mod tests {
     /// Random schedules and steps against a model that keeps the pending events
     /// in a list and takes the least `(time, order of scheduling)`.
     fn against_the_model(seed: u64, ahead: impl Fn(&mut crate::RngStream) -> u64) {
+        against_the_model_stamped(seed, false, ahead)
+    }
+
+    /// With `stamped`, half the events are stamped at a random earlier time:
+    /// the model then takes the least `(time, stamp, order of scheduling)`.
+    fn against_the_model_stamped(
+        seed: u64,
+        stamped: bool,
+        ahead: impl Fn(&mut crate::RngStream) -> u64,
+    ) {
         let mut rng = crate::RngStream::new(seed, 0);
         let mut s: Scheduler<u64> = Scheduler::with_capacity(4);
-        let mut model: Vec<(u64, u64)> = Vec::new(); // (time, id); ids grow
+        let mut model: Vec<(u64, u64, u64)> = Vec::new(); // (time, stamp, id); ids grow
         let mut id = 0u64;
-        let next = |model: &mut Vec<(u64, u64)>| {
+        let next = |model: &mut Vec<(u64, u64, u64)>| {
             let i = (0..model.len()).min_by_key(|&i| model[i]).unwrap();
-            model.remove(i)
+            let (t, _, id) = model.remove(i);
+            (t, id)
         };
         for _ in 0..30_000 {
             match rng.below(100) {
                 0..=51 => {
                     let t = s.now().0 + ahead(&mut rng);
-                    s.schedule(SimTime(t), id);
-                    model.push((t, id));
+                    let now = s.now().0;
+                    let stamp = if stamped && rng.below(2) == 0 {
+                        rng.below(now + 1)
+                    } else {
+                        now
+                    };
+                    if stamp == now && rng.below(2) == 0 {
+                        s.schedule(SimTime(t), id);
+                    } else {
+                        s.schedule_stamped(SimTime(t), SimTime(stamp), id);
+                    }
+                    model.push((t, stamp, id));
                     id += 1;
                 }
                 52 => {
@@ -347,6 +407,31 @@ mod tests {
             2 => r.below(10 * h),
             _ => r.below(1 << 20),
         });
+    }
+
+    #[test]
+    fn stamped_schedules_and_steps_match_a_sorted_list() {
+        let h = (SLOTS as u64) << SHIFT;
+        against_the_model_stamped(5, true, |r| r.below(20));
+        against_the_model_stamped(6, true, |r| r.below(20_000));
+        against_the_model_stamped(7, true, |r| r.below(h + h / 2));
+    }
+
+    #[test]
+    fn an_event_stamped_earlier_runs_before_others_at_its_instant() {
+        // At 10 ns: a is scheduled for 20 (stamped 10), then b for 20 stamped
+        // 5, c for 20 stamped 10: b, a, c; the clock's stamp follows.
+        let mut s = Scheduler::new();
+        s.schedule(SimTime(10), 'x');
+        assert_eq!(s.step(), Some((SimTime(10), 'x')));
+        s.schedule(SimTime(20), 'a');
+        s.schedule_stamped(SimTime(20), SimTime(5), 'b');
+        s.schedule_stamped(SimTime(20), SimTime(10), 'c');
+        assert_eq!(s.step(), Some((SimTime(20), 'b')));
+        assert_eq!(s.stamp(), SimTime(5));
+        assert_eq!(s.step(), Some((SimTime(20), 'a')));
+        assert_eq!(s.step(), Some((SimTime(20), 'c')));
+        assert_eq!(s.stamp(), SimTime(10));
     }
 
     #[test]

@@ -91,7 +91,7 @@ const PCAP_COPIES: f64 = 1.75;
 /// Per packet in the network: its slot in the pool, its place on a link's
 /// wire or queue (grown by doubling) and its events.
 const PACKET: f64 =
-    (size_of::<tcplab_net::Packet<tcplab_tcp::TcpHeader>>() + 4 + 2 * 40 + 2 * 24) as f64;
+    (size_of::<tcplab_net::Packet<tcplab_tcp::TcpHeader>>() + 4 + 2 * 40 + 2 * 32) as f64;
 /// Per segment a sender holds outstanding (its scoreboard entry, grown by doubling).
 const SEGMENT: f64 = 2.0 * size_of::<tcplab_tcp::scoreboard::Seg>() as f64;
 /// A controller's state (the largest, Cubic's and Compound's, about this).

@@ -22,6 +22,7 @@ struct File {
     description: Option<String>,
     seed: Option<u64>,
     duration: Duration,
+    event_order: Option<String>,
     measure: Option<Measure>,
     trace: Option<Trace>,
     defaults: Option<Defaults>,
@@ -583,6 +584,19 @@ pub struct Scenario {
     /// Explicit routes: at `node`, packets for `dst` leave on `link` (an index
     /// into `links`). Every other route is a shortest path.
     pub routes: Vec<RouteEntry>,
+    /// The order of events at one instant on Drop Tail links.
+    pub event_order: EventOrder,
+}
+
+/// The order of a link's events at one instant (the top-level `event_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventOrder {
+    /// A transmitter that frees up takes its next packet before anything else
+    /// happens at that instant (see `tcplab_net::network`).
+    DepartureFirst,
+    /// ns-2's: events at one instant in the order ns-2 schedules them, an
+    /// arrival when its transmission starts (`tcplab_net::Network::set_ns2_order`).
+    Ns2,
 }
 
 /// One explicit routing-table entry.
@@ -1436,6 +1450,25 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
             }
         }
     }
+    // ns-2's order by default when every host is an ns-2 agent.
+    let event_order = match f.event_order.as_deref() {
+        None | Some("auto") => {
+            if !hosts.is_empty() && hosts.iter().all(|h| h.profile == "ns2") {
+                EventOrder::Ns2
+            } else {
+                EventOrder::DepartureFirst
+            }
+        }
+        Some("ns2") => EventOrder::Ns2,
+        Some("departure-first") => EventOrder::DepartureFirst,
+        Some(other) => {
+            return Err(cx.err(
+                "event_order",
+                format!("{other:?}"),
+                "one of \"auto\" (ns2 when every host has the ns2 profile, else departure-first), \"ns2\", \"departure-first\"",
+            ))
+        }
+    };
     let sc = Scenario {
         name: f.name.unwrap_or_else(|| {
             cx.path
@@ -1458,6 +1491,7 @@ fn resolve(f: File, cx: &Ctx) -> Result<Scenario, ScenarioError> {
         phases,
         trace,
         routes,
+        event_order,
     };
     check_agents(&sc, cx)?;
     check_routes(&sc, cx)?;

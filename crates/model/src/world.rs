@@ -189,6 +189,7 @@ pub fn build_network(sc: &Scenario, seed: u64) -> Network<TcpHeader> {
         net.set_capture(l, true);
     }
     net.set_routing(build_routing(sc));
+    net.set_ns2_order(sc.event_order == crate::schema::EventOrder::Ns2);
     net
 }
 

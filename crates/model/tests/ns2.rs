@@ -321,3 +321,36 @@ fn counts_sending_is_refused_where_ns2_does_not_count_that_way() {
         );
     }
 }
+
+#[test]
+fn event_order_is_ns2_where_every_host_is_an_ns2_agent_unless_the_file_says() {
+    use tcplab_model::schema::EventOrder;
+    let order = |text: &str| {
+        parse_scenario(text, "ns2.toml")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .event_order
+    };
+    let ns2 = one_link("", "10s", 20);
+    assert_eq!(order(&ns2), EventOrder::Ns2);
+    let linux = ns2.replace("profile = \"ns2\"", "profile = \"linux\"");
+    assert_eq!(order(&linux), EventOrder::DepartureFirst);
+    for (given, want) in [
+        ("auto", EventOrder::Ns2),
+        ("ns2", EventOrder::Ns2),
+        ("departure-first", EventOrder::DepartureFirst),
+    ] {
+        let text = format!("event_order = \"{given}\"\n{ns2}");
+        assert_eq!(order(&text), want, "{given}");
+    }
+    let text = format!("event_order = \"departure-first\"\n{linux}");
+    assert_eq!(order(&text), EventOrder::DepartureFirst);
+    let text = format!("event_order = \"ns2\"\n{linux}");
+    assert_eq!(order(&text), EventOrder::Ns2);
+    let e = parse_scenario(&format!("event_order = \"fifo\"\n{ns2}"), "ns2.toml")
+        .map(|s| s.event_order)
+        .expect_err("refused")
+        .to_string();
+    for part in ["ns2.toml", "event_order", "\"fifo\"", "\"departure-first\""] {
+        assert!(e.contains(part), "{part:?} not in {e}");
+    }
+}

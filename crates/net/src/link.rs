@@ -233,9 +233,11 @@ impl Link {
         dst: NodeId,
         size: u32,
         now: SimTime,
+        until: SimTime,
     ) -> Option<(SimTime, bool)> {
-        // Transmissions starting now have left the queue (see crate::Network).
-        self.advance(SimTime(now.0 + 1));
+        // Transmissions starting before `until` have left the queue: now + 1
+        // ns (those starting now too) but in ns-2's order (see crate::Network).
+        self.advance(until);
         if !limit.admits(self.waiting + 1, self.waiting_bytes + size as u64) {
             return None;
         }
@@ -264,6 +266,22 @@ impl Link {
             }
         }
         Some((at, self.wire.len() == 1))
+    }
+    /// ns-2's order: an event at `now` stamped `stamp` sees the transmission
+    /// starting at `now` (if any) as started when the one ending at `now`
+    /// started before `stamp` (ns-2 scheduled that departure then): returns
+    /// the bound for [`Link::advance`], `now + 1` ns or `now`.
+    pub(crate) fn departed_before(&self, now: SimTime, stamp: SimTime) -> SimTime {
+        if self.next_start == now {
+            let prev = self.wire.len() - self.waiting as usize;
+            // The packet sent before the one starting now (it ends now).
+            if let Some(i) = prev.checked_sub(1) {
+                if self.wire[i].start > stamp {
+                    return now;
+                }
+            }
+        }
+        SimTime(now.0 + 1)
     }
     /// On a link running its own FIFO, count the transmissions that start
     /// before `until` as started: sent, busy time, queueing delays.

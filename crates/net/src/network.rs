@@ -7,6 +7,14 @@
 //! no result depends on the order in which events at the same instant were
 //! scheduled. Counters read at a phase boundary `t` (which runs before anything
 //! else at `t`) cover the transmissions started strictly before `t`.
+//!
+//! ns-2 orders these events otherwise ([`Network::set_ns2_order`], a
+//! scenario's `event_order`): it schedules a packet's arrival when the
+//! packet's transmission starts and runs events at one instant in the order
+//! it scheduled them, so the arrival of a packet whose transmission started
+//! first is handled first, and an arrival at the instant a transmission ends
+//! comes before that link's next departure when the arrival's transmission
+//! started before the ending one.
 
 use crate::link::{Link, LinkConfig, Wire};
 use crate::packet::{Packet, PacketId, PacketPool};
@@ -166,6 +174,8 @@ pub struct Network<H> {
     capture: Vec<bool>,
     /// Transmissions of captured links since the caller last cleared them.
     captures: Vec<CaptureRecord<H>>,
+    /// ns-2's order of events at one instant (see [`Network::set_ns2_order`]).
+    ns2_order: bool,
 }
 
 impl<H: Copy> Network<H> {
@@ -184,7 +194,21 @@ impl<H: Copy> Network<H> {
             staged: 0,
             capture: Vec::new(),
             captures: Vec::new(),
+            ns2_order: false,
         }
+    }
+    /// Order events at one instant as ns-2 does: ns-2 schedules a packet's
+    /// arrival at the far end when its transmission starts
+    /// (`LinkDelay::recv`) and the next transmission when this one starts,
+    /// and runs events at one instant in the order they were scheduled. So
+    /// of two packets reaching a node at the same instant the one whose
+    /// transmission started first is handled first, and an arrival at the
+    /// instant a transmission ends finds the next packet still queued if its
+    /// own transmission started before the ending one. Off (the default):
+    /// the departure goes first (see the module header). Drop Tail links
+    /// (which run their own FIFO) only.
+    pub fn set_ns2_order(&mut self, on: bool) {
+        self.ns2_order = on;
     }
     /// Log every packet link `l` starts to transmit (a packet capture on the
     /// link's sending interface: queue drops are not seen, wire losses are).
@@ -471,7 +495,12 @@ impl<H: Copy> Network<H> {
             // Drop Tail run by the link: the packet's transmission is fixed now.
             link.stats.arrived_pkts += 1;
             link.stats.arrived_bytes += size as u64;
-            match link.fifo_offer(limit, id, dst, size, now) {
+            let until = if self.ns2_order {
+                link.departed_before(now, sched.stamp())
+            } else {
+                SimTime(now.0 + 1)
+            };
+            match link.fifo_offer(limit, id, dst, size, now, until) {
                 Some((at, alone)) => {
                     if alone {
                         sched.schedule(at, NetEvent::Arrive(l).into());
@@ -655,7 +684,12 @@ impl<H: Copy> Network<H> {
                 let link = &mut self.links[l as usize];
                 let w = link.wire.pop_front().expect("Arrive with an empty wire");
                 if let Some(next) = link.wire.front() {
-                    sched.schedule(next.at, NetEvent::Arrive(l).into());
+                    if self.ns2_order {
+                        let stamp = next.start.min(sched.now());
+                        sched.schedule_stamped(next.at, stamp, NetEvent::Arrive(l).into());
+                    } else {
+                        sched.schedule(next.at, NetEvent::Arrive(l).into());
+                    }
                 }
                 if link.loss.lose() {
                     link.stats.lost_pkts += 1;
@@ -1534,6 +1568,130 @@ mod tests {
         assert_eq!(
             (st.marked_pkts, st.dropped_pkts, st.delivered_pkts),
             (2, 0, 4)
+        );
+    }
+
+    /// Two senders (nodes 0 and 1) joined to a router (2) whose link to
+    /// host 3 runs at `out_rate` with `limit` waiting packets; the access
+    /// links run at 1 Gb/s with delays `d0` and `d1`. `sends` are (time ns,
+    /// sender, size, header). Returns the headers delivered and dropped.
+    fn merge(
+        ns2: bool,
+        d0: SimTime,
+        d1: SimTime,
+        out_rate: u64,
+        limit: u32,
+        sends: &[(u64, u32, u32, u32)],
+    ) -> (Vec<u32>, Vec<u32>) {
+        #[derive(Clone, Copy)]
+        enum Ev {
+            Net(NetEvent),
+            Send(u32, u32, u32),
+        }
+        impl From<NetEvent> for Ev {
+            fn from(e: NetEvent) -> Self {
+                Ev::Net(e)
+            }
+        }
+        let mut net: Network<u32> = Network::new(vec![
+            NodeKind::Host,
+            NodeKind::Host,
+            NodeKind::Router,
+            NodeKind::Host,
+        ]);
+        let link = |from, to, rate, delay| LinkConfig {
+            from,
+            to,
+            rate_bps: rate,
+            delay,
+            overhead_bytes: 0,
+        };
+        net.add_link(
+            link(0, 2, 1_000_000_000, d0),
+            Box::new(DropTail::new(QueueLimit::Packets(100))),
+        );
+        net.add_link(
+            link(1, 2, 1_000_000_000, d1),
+            Box::new(DropTail::new(QueueLimit::Packets(100))),
+        );
+        net.add_link(
+            link(2, 3, out_rate, SimTime::ZERO),
+            Box::new(DropTail::new(QueueLimit::Packets(limit))),
+        );
+        net.set_route(0, 3, 0);
+        net.set_route(1, 3, 1);
+        net.set_route(2, 3, 2);
+        net.set_ns2_order(ns2);
+        let mut s: Scheduler<Ev> = Scheduler::new();
+        for &(t, from, size, h) in sends {
+            s.schedule(SimTime(t), Ev::Send(from, size, h));
+        }
+        let mut got = vec![];
+        while let Some((_, e)) = s.step() {
+            match e {
+                Ev::Send(from, size, h) => {
+                    let id = net.alloc(Packet {
+                        src: from,
+                        dst: 3,
+                        ..pkt(h, size)
+                    });
+                    net.send(from, id, &mut s);
+                }
+                Ev::Net(e) => {
+                    if let Some((_, id)) = net.handle(e, &mut s) {
+                        got.push(net.pool.get(id).header);
+                        net.pool.free(id);
+                    }
+                }
+            }
+        }
+        (got, net.drops().iter().map(|d| d.header).collect())
+    }
+
+    #[test]
+    fn in_ns2_order_of_two_arrivals_at_one_instant_the_earlier_started_goes_first() {
+        // Node 0 sends a 40 B packet (1) at 0, serialised 0-320 ns, then a
+        // 1500 B one (2), 320-12320 ns; node 1 sends a 40 B packet (3) at
+        // 12000 ns, serialised 12000-12320 ns. With equal 1 ms delays, 2 and 3
+        // reach the router at 1.01232 ms, while packet 1 (arrived at 1.00032
+        // ms) is still being sent on the 1 Mb/s link (320 us), whose queue
+        // lets 1 wait: the first of them is kept, the other dropped.
+        // ns-2 scheduled 2's arrival when its transmission started (320 ns),
+        // 3's at 12000 ns: 2 goes first and 3 is dropped. Departure-first
+        // schedules a link's next arrival when the one before lands: 2's at
+        // 1.00032 ms, after 3's (12000 ns), so 2 is the one dropped.
+        let ms = SimTime::from_millis(1);
+        let sends = [(0, 0, 40, 1), (0, 0, 1500, 2), (12_000, 1, 40, 3)];
+        assert_eq!(
+            merge(true, ms, ms, 1_000_000, 1, &sends),
+            (vec![1, 2], vec![3])
+        );
+        assert_eq!(
+            merge(false, ms, ms, 1_000_000, 1, &sends),
+            (vec![1, 3], vec![2])
+        );
+    }
+
+    #[test]
+    fn in_ns2_order_an_arrival_as_a_transmission_ends_may_find_the_queue_full() {
+        // Node 0 sends two 1500 B packets at 0; the first reaches the router
+        // at 1.012 ms and is sent on at 1 Mb/s (12 ms) until 13.012 ms, the
+        // second waits (the queue lets 1 wait). Node 1's packet, sent at 1 ms
+        // over a 12 ms link, reaches the router at 1 ms + 12 us + 12 ms =
+        // 13.012 ms, the instant the first ends. ns-2 scheduled that arrival
+        // at 1 ms, before the link's next departure (scheduled when the first
+        // started, 1.012 ms): the arrival finds the second packet still
+        // waiting and is dropped. Departure-first: the second has left and
+        // the arrival waits in its place.
+        let (ms, d1) = (SimTime::from_millis(1), SimTime::from_millis(12));
+        let sends = [(0, 0, 1500, 1), (0, 0, 1500, 2), (1_000_000, 1, 1500, 3)];
+        assert_eq!(
+            merge(true, ms, d1, 1_000_000, 1, &sends),
+            (vec![1, 2], vec![3])
+        );
+        assert_eq!(
+            merge(false, ms, d1, 1_000_000, 1, &sends),
+            (vec![1, 2, 3], vec![])
         );
     }
 }
