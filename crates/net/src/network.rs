@@ -10,8 +10,10 @@
 //!
 //! ns-2 orders these events otherwise ([`Network::set_ns2_order`], a
 //! scenario's `event_order`): it schedules a packet's arrival when the
-//! packet's transmission starts and runs events at one instant in the order
-//! it scheduled them, so the arrival of a packet whose transmission started
+//! packet's transmission starts (ns-2.35 link/delay.cc `LinkDelay::recv`,
+//! which schedules the next transmission then too) and runs events at one
+//! instant in the order it scheduled them (common/scheduler.cc
+//! `CalendarScheduler::insert` puts an event after those of its time), so the arrival of a packet whose transmission started
 //! first is handled first, and an arrival at the instant a transmission ends
 //! comes before that link's next departure when the arrival's transmission
 //! started before the ending one.
