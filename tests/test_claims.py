@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
-from tcplab.studies import barakat1999, mascolo2006
+from tcplab.studies import barakat1999, claims, mascolo2006
 from tcplab.studies.claims import judge
 
 
@@ -145,3 +146,68 @@ def test_a_claim_whose_runs_are_missing_is_not_checkable() -> None:
     t = judge(barakat1999.CLAIMS[:1], {"x": _sec7({"droptail": {18: 700.0}})})
     assert t["x verdict"].to_list() == ["not checkable"]
     assert "not in these runs" in t["x"][0]
+
+
+def test_verdicts_are_counted_in_a_fixed_order() -> None:
+    table = pl.DataFrame(
+        {"tcplab verdict": ["not reproduced", "reproduced", "not checkable", "reproduced"]}
+    )
+    assert claims.verdict_counts(table) == (
+        "2 reproduced, 1 not reproduced, 1 not checkable (of 4)"
+    )
+    assert claims.verdict_counts(table[:2]) == "1 reproduced, 1 not reproduced (of 2)"
+
+
+def test_a_study_without_published_results_has_no_paper_table(tmp_path: Path) -> None:
+    from tcplab.studies import get
+
+    assert claims.claims_of(get("ns2-check")) == ()
+    assert claims.paper_table(get("ns2-check"), tmp_path, False) is None
+    assert len(claims.claims_of(get("barakat1999"))) == 9
+
+
+def _braud(util: Mapping[tuple[int, str, str, str], float]) -> Any:
+    """braud2016's tables with the given utilisations (buffer, down, up,
+    direction) -> %, and no RTT, queue or response rows."""
+    from tcplab.studies import braud2016
+
+    rows = [
+        {
+            "uplink_buffer": b,
+            "download_variant": d,
+            "upload_variant": u,
+            "direction": di,
+            "utilisation_pct_mean": v,
+        }
+        for (b, d, u, di), v in util.items()
+    ]
+    return braud2016.BraudTables(pl.DataFrame(rows), pl.DataFrame(), pl.DataFrame(), {})
+
+
+def test_b3_is_the_uploads_mean_loss_opposite_cubic_against_new_reno() -> None:
+    from tcplab.studies import braud2016
+
+    # Uploads New Reno, Cubic, Compound get 90, 80, 60 % opposite a New Reno
+    # download and 54, 56, 45 % opposite Cubic: losses 40, 30, 25 %, mean
+    # 31.7 %, inside 25.5-46 %. With 80 % for Compound opposite Cubic
+    # (loss -33 %), the mean is 12.2 %: not reproduced.
+    util = {}
+    for u, nr, cu in (("newreno", 90, 54), ("cubic", 80, 56), ("compound", 60, 45)):
+        util[(40, "newreno", u, "upload")] = nr
+        util[(40, "cubic", u, "upload")] = cu
+    b3 = next(c for c in braud2016.CLAIMS if c.ident == "B3")
+    value, ok = b3.judge(_braud(util))
+    assert ok is True
+    assert "32%" in value
+    util[(40, "cubic", "compound", "upload")] = 80
+    value, ok = b3.judge(_braud(util))
+    assert ok is False
+    assert "12%" in value
+
+
+def test_braud_claims_without_their_runs_are_not_checkable() -> None:
+    from tcplab.studies import braud2016
+
+    table = judge(braud2016.CLAIMS, {"tcplab": _braud({})})
+    assert table.height == 14
+    assert set(table["tcplab verdict"]) == {"not checkable"}

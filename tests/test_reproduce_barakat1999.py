@@ -103,6 +103,18 @@ def test_the_quick_report_has_every_section_and_figure(quick: Path) -> None:
     assert "Barakat and Eitan Altman" in html
 
 
+def test_the_quick_report_opens_with_the_paper_table(quick: Path) -> None:
+    # One row per published result K1-K9 (../shared/papers/barakat1999.md),
+    # computed from the runs; the report's first section, the CSV beside it.
+    html = (quick / "report.html").read_text(encoding="utf-8")
+    first = html.index("<h2")
+    assert html[first:].startswith("<h2>The paper&#39;s published results</h2>")
+    table = pl.read_csv(quick / "paper_results.csv")
+    assert table["result"].to_list() == [f"K{k}" for k in range(1, 10)]
+    assert set(table["tcplab verdict"]) <= {"reproduced", "not reproduced", "not checkable"}
+    assert table["criterion"].str.len_chars().min() > 0
+
+
 def test_each_runs_facts_agree_with_the_model_and_the_flows_table(quick: Path) -> None:
     facts = b.run_facts(quick / "sec7-droptail")
     assert facts.height == 11  # B = 10..20, one quick repetition

@@ -7,6 +7,7 @@ study files living outside the package, paths into the repository.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -106,6 +107,12 @@ def test_the_wheel_carries_its_studies_and_reproduces_braud2016(
 def _quick_report(installed: Path, tmp_path: Path, study: str) -> str:
     """``tcplab reproduce STUDY --quick`` from the wheel, outside the checkout:
     the report's HTML."""
+    return _quick_run(installed, tmp_path, study)[0]
+
+
+def _quick_run(installed: Path, tmp_path: Path, study: str) -> tuple[str, str]:
+    """``tcplab reproduce STUDY --quick`` from the wheel, outside the checkout:
+    the report's HTML and what the command printed."""
     r = subprocess.run(
         [str(installed / "tcplab"), "reproduce", study, "--quick", "--jobs", "2"],
         cwd=tmp_path,
@@ -117,14 +124,22 @@ def _quick_report(installed: Path, tmp_path: Path, study: str) -> str:
     assert r.returncode == 0, r.stderr + r.stdout
     html = (tmp_path / "out" / f"{study}-quick" / "report.html").read_text(encoding="utf-8")
     assert str(ROOT) not in html
-    return html
+    return html, r.stdout
 
 
 def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_path: Path) -> None:
     # The study's files and tcplab.models come with the wheel.
-    html = _quick_report(installed, tmp_path, "barakat1999")
+    html, printed = _quick_run(installed, tmp_path, "barakat1999")
     assert "RR-3620" in html
     assert html.count("<figure") == 7
+    # The report opens with the paper table, which the command prints too:
+    # each of the paper's 9 published results with a verdict, and the count.
+    assert re.findall(r"<h2[^>]*>([^<]*)</h2>", html)[0] == "The paper&#39;s published results"
+    for k in range(1, 10):
+        assert f"K{k}" in printed
+    counts = re.search(r"tcplab: (.*) \(of (\d+)\)", printed)
+    assert counts is not None, printed
+    assert counts.group(2) == "9", printed
 
 
 def test_the_wheel_reproduces_highspeed_fiber(installed: Path, tmp_path: Path) -> None:

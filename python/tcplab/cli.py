@@ -1107,11 +1107,41 @@ def reproduce(
             resume=resume,
             on_progress=progress,
         )
+    _print_paper_table(console, out)
     console.print(f"report: {report}")
     from tcplab.sweep import failures
 
     bad = [f for d in sorted(out.iterdir()) if d.is_dir() for f in failures(d)]
     _fail_on_failures(bad, f"the report lacks them (see {out}/*/failed/)")
+
+
+def _print_paper_table(console: Console, out: Path) -> None:
+    """The study's paper table (written by its report), one row per
+    published result, and the count of verdicts."""
+    import polars as pl
+    from rich.markup import escape
+
+    from tcplab.studies.claims import PAPER_TABLE_FILE, SIDE, verdict_counts
+
+    f = out / PAPER_TABLE_FILE
+    if not f.is_file():
+        return
+    table = pl.read_csv(f, infer_schema=False)
+    t = _table(
+        "the paper's published results",
+        [("", "left"), ("paper", "left"), ("tcplab", "left"), ("verdict", "left")],
+    )
+    style = {"reproduced": "green", "not reproduced": "red"}
+    for r in table.iter_rows(named=True):
+        v = r[f"{SIDE} verdict"]
+        t.add_row(
+            escape(r["result"]),
+            escape(r["paper"]),
+            escape(r[SIDE] or ""),
+            f"[{style.get(v, 'dim')}]{escape(v)}[/]",
+        )
+    console.print(t)
+    console.print(f"tcplab: {verdict_counts(table)}")
 
 
 # --------------------------------------------------------------- reports

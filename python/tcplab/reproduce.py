@@ -50,7 +50,20 @@ def start_report(study: Study, quick: bool, about: str) -> Report:
 
 
 def finish_report(rep: Report, out: Path) -> Path:
-    """Add the provenance of every run under ``out`` and write ``out/report.html``."""
+    """Put the paper table first (the study's published results judged on its
+    runs, :func:`tcplab.studies.claims.add_paper_table`; the study and its
+    version are read from ``out/study.json``), add the provenance of every run
+    under ``out`` and write ``out/report.html``."""
+    from tcplab.studies.claims import add_paper_table
+
+    facts = out / "study.json"
+    if facts.is_file():
+        meta = json.loads(facts.read_text(encoding="utf-8"))
+        n = len(rep.sections)
+        if add_paper_table(rep, get(meta["study"]), out, bool(meta.get("quick"))) is not None:
+            added = rep.sections[n:]
+            del rep.sections[n:]
+            rep.sections[:0] = added
     rep.add_section("Provenance")
     rep.add_provenance_from(out)
     return rep.write(inside(out, "report.html"))

@@ -21,15 +21,35 @@ meets the criterion (``None``: the runs cannot tell, e.g. a variant missing).
 
 from __future__ import annotations
 
+import importlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["VERDICTS", "Claim", "coord", "judge", "verdict_word"]
+    from tcplab.report import Report
+    from tcplab.studies import Study
+
+__all__ = [
+    "PAPER_TABLE_FILE",
+    "SIDE",
+    "VERDICTS",
+    "Claim",
+    "add_paper_table",
+    "claims_of",
+    "coord",
+    "coords_key",
+    "judge",
+    "paper_table",
+    "phase_rows",
+    "study_runs",
+    "verdict_counts",
+    "verdict_word",
+]
 
 
 @dataclass(frozen=True)
@@ -45,7 +65,7 @@ class Claim:
     #: How a set of runs is judged against it.
     criterion: str
     #: ``judge(runs) -> (value, verdict)``.
-    judge: Callable[[pl.DataFrame], tuple[str, bool | None]]
+    judge: Callable[[Any], tuple[str, bool | None]]
     #: The paper's figure or table.
     where: str = ""
 
@@ -63,7 +83,7 @@ def coord(coords: str, key: str) -> Any:
     return v.get("label", v) if isinstance(v, dict) else v
 
 
-def judge(claims: Sequence[Claim], sides: dict[str, pl.DataFrame]) -> pl.DataFrame:
+def judge(claims: Sequence[Claim], sides: Mapping[str, Any]) -> pl.DataFrame:
     """One row per claim: the paper's value and criterion, then per side
     (``{"tcplab": runs, "ns-2.35": runs}``) its value and verdict."""
     import polars as pl
@@ -72,8 +92,9 @@ def judge(claims: Sequence[Claim], sides: dict[str, pl.DataFrame]) -> pl.DataFra
     for c in claims:
         row: dict[str, Any] = {"result": c.ident, "paper": f"{c.text} ({c.paper})"}
         for name, runs in sides.items():
+            empty = isinstance(runs, pl.DataFrame) and runs.height == 0
             try:
-                value, ok = c.judge(runs) if runs.height else ("no runs", None)
+                value, ok = ("no runs", None) if empty else c.judge(runs)
             except KeyError as e:  # a part or point these runs do not have
                 value, ok = f"not in these runs ({e})", None
             except (ValueError, ZeroDivisionError) as e:
@@ -84,3 +105,124 @@ def judge(claims: Sequence[Claim], sides: dict[str, pl.DataFrame]) -> pl.DataFra
         row["from"] = c.where
         rows.append(row)
     return pl.DataFrame(rows)
+
+
+def coords_key(coords: Mapping[str, Any]) -> str:
+    """A run's sweep coordinates as the runs frames key them: JSON, sorted keys."""
+    return json.dumps(dict(coords), sort_keys=True)
+
+
+def phase_rows(d: Path) -> pl.DataFrame:
+    """Every finished run of one sweep directory ``d`` as phase rows: its
+    phases table with ``coords`` (:func:`coords_key`), ``rep``, ``run`` and
+    each flow's start time (``flow_start_s``); empty if none finished."""
+    import polars as pl
+
+    from tcplab.results import read_parquet
+    from tcplab.sweep import RUN_FILE, RUNS, done_runs
+
+    frames = []
+    for rid in sorted(done_runs(d)) if d.is_dir() else []:
+        run = d / RUNS / rid
+        prov = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
+        ph = read_parquet(run / "phases.parquet")
+        starts = read_parquet(run / "flows.parquet").select(
+            pl.col("name").alias("flow"), pl.col("start_s").alias("flow_start_s")
+        )
+        frames.append(
+            ph.join(starts, on="flow", how="left").with_columns(
+                pl.lit(coords_key(prov["coords"])).alias("coords"),
+                pl.lit(int(prov["rep"])).alias("rep"),
+                pl.lit(rid).alias("run"),
+            )
+        )
+    if not frames:
+        return pl.DataFrame()
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def claims_of(study: Study) -> tuple[Claim, ...]:
+    """The published results a study judges itself by: its module's
+    ``CLAIMS`` (none for a study that reproduces no paper)."""
+    mod = importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
+    return tuple(getattr(mod, "CLAIMS", ()))
+
+
+def study_runs(study: Study, out: Path, quick: bool) -> pl.DataFrame:
+    """A study's finished runs under ``out`` as the frame its claims judge:
+    ``part`` is the scenario file's stem (``a.toml`` -> ``a``); of several
+    parts running one file (a traced repetition beside the others) the first
+    is taken."""
+    import polars as pl
+
+    frames, seen = [], set()
+    for part in study.parts:
+        if ("quick" if quick else "full") not in part.modes or part.file in seen:
+            continue
+        seen.add(part.file)
+        rows = phase_rows(out / part.name)
+        if rows.height:
+            frames.append(rows.with_columns(pl.lit(Path(part.file).stem).alias("part")))
+    if not frames:
+        return pl.DataFrame()
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+#: The paper table's file in a study's output directory (read by
+#: ``tcplab reproduce`` to print it).
+PAPER_TABLE_FILE = "paper_results.csv"
+
+#: The column of tcplab's values and verdicts.
+SIDE = "tcplab"
+
+
+def paper_table(study: Study, out: Path, quick: bool) -> pl.DataFrame | None:
+    """One row per published result of ``study``, judged on its runs under
+    ``out`` (:func:`judge`, one side: tcplab); ``None`` if it has none. The
+    judges take the study's phase rows (:func:`study_runs`), or what its
+    module's ``claim_input(out, quick)`` returns when it has one (the tables
+    a study's results are read from, e.g. braud2016's utilisation grid)."""
+    claims = claims_of(study)
+    if not claims:
+        return None
+    mod = importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
+    make = getattr(mod, "claim_input", None)
+    runs = make(out, quick) if make is not None else study_runs(study, out, quick)
+    return judge(claims, {SIDE: runs})
+
+
+def verdict_counts(table: pl.DataFrame, side: str = SIDE) -> str:
+    """ "8 reproduced, 13 not reproduced, 2 not checkable (of 23)"."""
+    counts = dict(table[f"{side} verdict"].value_counts().iter_rows())
+    return (
+        ", ".join(f"{counts[v]} {v}" for v in VERDICTS.values() if counts.get(v))
+        + f" (of {table.height})"
+    )
+
+
+def add_paper_table(rep: Report, study: Study, out: Path, quick: bool) -> pl.DataFrame | None:
+    """Add the paper table to ``rep`` (a section: the count of verdicts, then
+    the table) and write it to ``out``/:data:`PAPER_TABLE_FILE`; nothing for a
+    study with no published results."""
+    table = paper_table(study, out, quick)
+    if table is None:
+        return None
+    from tcplab.results import _write_atomic
+
+    rep.add_section(
+        "The paper's published results",
+        "Each result the paper publishes (numbered as in tcplab's notes on the paper), "
+        "its value, what these runs give (computed from the study's tables) and the "
+        "verdict, by a criterion written down beside the result in the study's module "
+        "before the runs were looked at."
+        + (
+            " This is the --quick version: fewer and shorter runs than the paper's, so "
+            "its verdicts are not the study's."
+            if quick
+            else ""
+        ),
+    )
+    rep.add_text(f"tcplab: {verdict_counts(table)}.")
+    rep.add_table(table, "Published results and tcplab's.", max_rows=200)
+    _write_atomic(out / PAPER_TABLE_FILE, table.write_csv)
+    return table

@@ -28,11 +28,11 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab.studies import Citation, Part, Study
+from tcplab.studies.claims import coords_key
 
 if TYPE_CHECKING:
     import polars as pl
@@ -122,11 +122,6 @@ def reference_cwnd() -> pl.DataFrame:
         return pl.read_parquet(fh)
 
 
-def coords_key(coords: Mapping[str, Any]) -> str:
-    """A run's coordinates as the stored reference names them."""
-    return json.dumps(dict(coords), sort_keys=True)
-
-
 def point_label(file: str, coords: str) -> str:
     """A readable name for a point: "sec7-droptail, B = 15", "A, SACK, RTT 40 ms"."""
     stem = file.removesuffix(".toml").removesuffix("-tcplinux")
@@ -153,29 +148,10 @@ def sim_phases(out: Path, part: str, file: str) -> pl.DataFrame:
     reference is: file, coords, rep, flow, phase; with each flow's start."""
     import polars as pl
 
-    from tcplab.results import read_parquet
-    from tcplab.sweep import RUN_FILE, RUNS, done_runs
+    from tcplab.studies.claims import phase_rows
 
-    d = out / part
-    frames = []
-    for rid in sorted(done_runs(d)) if d.is_dir() else []:
-        run = d / RUNS / rid
-        prov = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
-        ph = read_parquet(run / "phases.parquet")
-        starts = read_parquet(run / "flows.parquet").select(
-            pl.col("name").alias("flow"), pl.col("start_s").alias("flow_start_s")
-        )
-        frames.append(
-            ph.join(starts, on="flow", how="left").with_columns(
-                pl.lit(file).alias("file"),
-                pl.lit(coords_key(prov["coords"])).alias("coords"),
-                pl.lit(int(prov["rep"])).alias("rep"),
-                pl.lit(rid).alias("run"),
-            )
-        )
-    if not frames:
-        return pl.DataFrame()
-    return pl.concat(frames, how="diagonal_relaxed")
+    rows = phase_rows(out / part)
+    return rows.with_columns(pl.lit(file).alias("file")) if rows.height else rows
 
 
 def cells(sim: pl.DataFrame, ref: pl.DataFrame) -> pl.DataFrame:
