@@ -211,3 +211,34 @@ def test_braud_claims_without_their_runs_are_not_checkable() -> None:
     table = judge(braud2016.CLAIMS, {"tcplab": _braud({})})
     assert table.height == 14
     assert set(table["tcplab verdict"]) == {"not checkable"}
+
+
+def test_highspeed_fibers_cost_is_fitted_on_f4_only_and_the_rest_judged_there() -> None:
+    from tcplab.studies import highspeed_fiber as h
+
+    # Point to point at 1 GB with SACK and timestamps: 480, 440, 380 Mb/s at
+    # 0, 10, 20 us; 440 is nearest F4's 447, so 10 us. At 10 us, VTHD 1 GB
+    # gives 300 Mb/s (F12: 320 +- 15 %: reproduced); at 0 us it would be 200.
+    # Without timestamps VTHD peaks at 420 Mb/s at 512 KB and falls to 5 and
+    # 3 Mb/s at 512 MB and 1 GB (F13: reproduced).
+    rows = [
+        ("p2p", h.BOTH, 1 << 30, 0.0, 480.0),
+        ("p2p", h.BOTH, 1 << 30, 10.0, 440.0),
+        ("p2p", h.BOTH, 1 << 30, 20.0, 380.0),
+        ("vthd", h.BOTH, 1 << 30, 0.0, 200.0),
+        ("vthd", h.BOTH, 1 << 30, 10.0, 300.0),
+        ("vthd", h.NO_TS, 64 << 10, 10.0, 20.0),
+        ("vthd", h.NO_TS, 512 << 10, 10.0, 420.0),
+        ("vthd", h.NO_TS, 512 << 20, 10.0, 5.0),
+        ("vthd", h.NO_TS, 1 << 30, 10.0, 3.0),
+    ]
+    t = pl.DataFrame(
+        rows, schema=["path", "options", "B bytes", "cost us", "goodput Mb/s"], orient="row"
+    )
+    assert h.fitted_cost(t) == 10.0
+    got = {c.ident: c.judge(t) for c in h.CLAIMS if c.ident in {"F4", "F12", "F13"}}
+    assert got["F4"][1] is None
+    assert got["F12"] == ("300.0 Mb/s (at 10 us)", True)
+    assert got["F13"][1] is True
+    assert "peak 420 Mb/s at 512 KB" in got["F13"][0]
+    assert "10 us" in h.claims_note(t)

@@ -40,6 +40,7 @@ __all__ = [
     "VERDICTS",
     "Claim",
     "add_paper_table",
+    "claims_note",
     "claims_of",
     "coord",
     "coords_key",
@@ -185,10 +186,28 @@ def paper_table(study: Study, out: Path, quick: bool) -> pl.DataFrame | None:
     claims = claims_of(study)
     if not claims:
         return None
+    return judge(claims, {SIDE: _claim_input(study, out, quick)})
+
+
+def _claim_input(study: Study, out: Path, quick: bool) -> Any:
+    """What the study's claims judge (see :func:`paper_table`)."""
     mod = importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
     make = getattr(mod, "claim_input", None)
-    runs = make(out, quick) if make is not None else study_runs(study, out, quick)
-    return judge(claims, {SIDE: runs})
+    return make(out, quick) if make is not None else study_runs(study, out, quick)
+
+
+def claims_note(study: Study, out: Path, quick: bool) -> str:
+    """The study's own note on its paper table (its module's
+    ``claims_note(input)``: e.g. which parameter the paper leaves open was
+    calibrated, on which result, to which value), or ""."""
+    mod = importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
+    note = getattr(mod, "claims_note", None)
+    if note is None:
+        return ""
+    try:
+        return str(note(_claim_input(study, out, quick)))
+    except (KeyError, ValueError):
+        return ""
 
 
 def verdict_counts(table: pl.DataFrame, side: str = SIDE) -> str:
@@ -223,6 +242,9 @@ def add_paper_table(rep: Report, study: Study, out: Path, quick: bool) -> pl.Dat
         ),
     )
     rep.add_text(f"tcplab: {verdict_counts(table)}.")
+    note = claims_note(study, out, quick)
+    if note:
+        rep.add_text(note)
     rep.add_table(table, "Published results and tcplab's.", max_rows=200)
     _write_atomic(out / PAPER_TABLE_FILE, table.write_csv)
     return table

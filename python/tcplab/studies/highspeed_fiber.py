@@ -29,13 +29,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab.studies import Citation, Part, Study
+from tcplab.studies.claims import Claim
 
 if TYPE_CHECKING:
     import polars as pl
 
     from tcplab.report import Report
 
-__all__ = ["STUDY", "host_bound_bps", "linux22_window", "parse_size"]
+__all__ = [
+    "CLAIMS",
+    "STUDY",
+    "claim_input",
+    "claims_note",
+    "fitted_cost",
+    "host_bound_bps",
+    "linux22_window",
+    "parse_size",
+]
 
 PAPER = Citation(
     authors="anonymous (as summarised for tcplab)",
@@ -615,4 +625,204 @@ STUDY = Study(
     ),
     report=_report,
     quick_note="1 run per point, 4 s point to point and 8 s on VTHD instead of 2 of 10 s and 30 s",
+)
+
+
+# ------------------------------------------------- the paper's published results
+#
+# ../shared/papers/highspeed-fiber.md, F1-F14, with the criteria that judge the
+# study's flows tables, written before the runs were looked at (issue 24):
+# throughputs within 15 %, directions as stated. The paper gives no cost per
+# packet for its hosts, and the study sweeps it (0, 10, 20 us); it is
+# calibrated openly on one result, F4 (point to point, 1 GB, SACK and
+# timestamps: 447 Mb/s, where the hosts' bus is the limit): the swept cost
+# whose mean is nearest to it. Every other result is judged at that cost and
+# was not fitted; F4 itself is the calibration point and is not judged.
+
+CLAIM_TOL = 0.15
+BOTH = _options_label(True, True)
+NO_TS = _options_label(True, False)
+NO_SACK = _options_label(False, True)
+LARGEST = (512 << 20, 1 << 30)
+
+
+def claim_input(out: Path, quick: bool) -> pl.DataFrame:
+    """Mean goodput (Mb/s) per path, options, buffer (bytes) and cost (us),
+    over the repetitions of the p2p and vthd parts."""
+    import polars as pl
+
+    del quick
+    frames = []
+    for path in ("p2p", "vthd"):
+        df = _flows(out / path)
+        if df.height:
+            frames.append(
+                df.group_by("options", "B bytes", "cost us")
+                .agg(pl.col("goodput Mb/s").mean())
+                .with_columns(pl.lit(path).alias("path"))
+            )
+    return pl.concat(frames) if frames else pl.DataFrame()
+
+
+def fitted_cost(t: pl.DataFrame) -> float:
+    """The swept cost per packet (us) whose point-to-point throughput at 1 GB
+    with SACK and timestamps is nearest to F4's 447 Mb/s."""
+    d = _rows(t, "p2p", BOTH, 1 << 30)
+    if d.height == 0:
+        raise KeyError("p2p, 1 GB")
+    pairs = zip(d["goodput Mb/s"].to_list(), d["cost us"].to_list())
+    return float(min(pairs, key=lambda p: abs(p[0] - 447.0))[1])
+
+
+def claims_note(t: pl.DataFrame) -> str:
+    """What the paper table's values were judged at, and why."""
+    cost = fitted_cost(t)
+    v, _ = _at(t, "p2p", BOTH, 1 << 30)
+    return (
+        "Calibrated openly: the hosts' cost per packet, which the paper does not give, "
+        "is the swept value (0, 10 or 20 us) whose point-to-point throughput at 1 GB "
+        f"with SACK and timestamps is nearest F4's 447 Mb/s: {cost:g} us ({v:.1f} Mb/s). "
+        "Every other result is judged at that cost and was not fitted to; F4 is not judged."
+    )
+
+
+def _rows(t: pl.DataFrame, path: str, options: str, b: int | None = None) -> pl.DataFrame:
+    import polars as pl
+
+    if "path" not in t.columns:
+        raise KeyError(path)
+    d = t.filter((pl.col("path") == path) & (pl.col("options") == options))
+    return d if b is None else d.filter(pl.col("B bytes") == b)
+
+
+def _at(t: pl.DataFrame, path: str, options: str, b: int) -> tuple[float, float]:
+    """(goodput Mb/s, cost us) at the fitted cost."""
+    import polars as pl
+
+    cost = fitted_cost(t)
+    d = _rows(t, path, options, b).filter(pl.col("cost us") == cost)
+    if d.height == 0:
+        raise KeyError(f"{path}, {options}, {b} B")
+    return float(d["goodput Mb/s"][0]), cost
+
+
+def _level(path: str, b: int, paper: float) -> Any:
+    def judge(t: pl.DataFrame) -> tuple[str, bool | None]:
+        v, cost = _at(t, path, BOTH, b)
+        return f"{v:.1f} Mb/s (at {cost:g} us)", abs(v / paper - 1) <= CLAIM_TOL
+
+    return judge
+
+
+def _f4(t: pl.DataFrame) -> tuple[str, bool | None]:
+    v, cost = _at(t, "p2p", BOTH, 1 << 30)
+    return f"{v:.1f} Mb/s at {cost:g} us: the calibration point of the cost per packet", None
+
+
+def _f5(t: pl.DataFrame) -> tuple[str, bool | None]:
+    off, cost = _at(t, "p2p", NO_TS, 1 << 30)
+    on, _ = _at(t, "p2p", BOTH, 1 << 30)
+    return (
+        f"{off:.0f} Mb/s without, {on:.0f} with (at {cost:g} us)",
+        off > on and abs(off / 477 - 1) <= CLAIM_TOL,
+    )
+
+
+def _f6(t: pl.DataFrame) -> tuple[str, bool | None]:
+    off, cost = _at(t, "p2p", NO_SACK, 1 << 30)
+    on, _ = _at(t, "p2p", BOTH, 1 << 30)
+    return f"{off:.0f} Mb/s without, {on:.0f} with (at {cost:g} us)", abs(off / on - 1) <= 0.05
+
+
+def _collapse(options: str, peak: float) -> Any:
+    def judge(t: pl.DataFrame) -> tuple[str, bool | None]:
+        import polars as pl
+
+        cost = fitted_cost(t)
+        d = _rows(t, "vthd", options).filter(pl.col("cost us") == cost).sort("B bytes")
+        if d.height == 0:
+            raise KeyError(f"vthd, {options}")
+        gp, bs = d["goodput Mb/s"].to_list(), d["B bytes"].to_list()
+        i = max(range(len(gp)), key=gp.__getitem__)
+        top, at = float(gp[i]), int(bs[i])
+        big = [g for g, b in zip(gp, bs) if b in LARGEST]
+        if len(big) < len(LARGEST):
+            raise KeyError("vthd, 512 MB and 1 GB")
+        ok = abs(top / peak - 1) <= CLAIM_TOL and at <= 1 << 20 and max(big) < 10
+        return (
+            f"peak {top:.0f} Mb/s at {at / 1024:.0f} KB, {max(big):.1f} Mb/s at most "
+            f"at 512 MB and 1 GB (at {cost:g} us)",
+            ok,
+        )
+
+    return judge
+
+
+KB, MB = 1 << 10, 1 << 20
+CLAIMS = (
+    Claim(
+        "F1",
+        "Point to point, 64 KB",
+        "310 Mb/s",
+        "within 15 %",
+        _level("p2p", 64 * KB, 310),
+        "text",
+    ),
+    Claim(
+        "F2",
+        "Point to point, 512 KB",
+        "433 Mb/s",
+        "within 15 %",
+        _level("p2p", 512 * KB, 433),
+        "text",
+    ),
+    Claim("F3", "Point to point, 1 MB", "445 Mb/s", "within 15 %", _level("p2p", MB, 445), "text"),
+    Claim(
+        "F4",
+        "Point to point, 1 GB (the hosts' bus is the limit)",
+        "447 Mb/s",
+        "none: the cost per packet is fitted to it",
+        _f4,
+        "text",
+    ),
+    Claim(
+        "F5",
+        "Point to point, timestamps off",
+        "477 Mb/s against 447 with them",
+        "above the run with timestamps and within 15 % of 477 Mb/s (1 GB)",
+        _f5,
+        "text",
+    ),
+    Claim(
+        "F6",
+        "Point to point, SACK off",
+        "no change",
+        "within 5 % of the run with SACK (1 GB)",
+        _f6,
+        "text",
+    ),
+    Claim("F7", "VTHD, 64 KB", "21.5 Mb/s", "within 15 %", _level("vthd", 64 * KB, 21.5), "text"),
+    Claim("F8", "VTHD, 128 KB", "43.1 Mb/s", "within 15 %", _level("vthd", 128 * KB, 43.1), "text"),
+    Claim("F9", "VTHD, 512 KB", "182 Mb/s", "within 15 %", _level("vthd", 512 * KB, 182), "text"),
+    Claim("F10", "VTHD, 1 MB", "267 Mb/s", "within 15 %", _level("vthd", MB, 267), "text"),
+    Claim("F11", "VTHD, 512 MB", "279 Mb/s", "within 15 %", _level("vthd", 512 * MB, 279), "text"),
+    Claim("F12", "VTHD, 1 GB", "320 Mb/s", "within 15 %", _level("vthd", 1024 * MB, 320), "text"),
+    Claim(
+        "F13",
+        "VTHD, timestamps off",
+        "a peak of 397 Mb/s at about 300 KB, then below 10 Mb/s for the largest buffers",
+        "the highest throughput within 15 % of 397 Mb/s at 1 MB or less; below 10 Mb/s at "
+        "512 MB and 1 GB",
+        _collapse(NO_TS, 397),
+        "text",
+    ),
+    Claim(
+        "F14",
+        "VTHD, SACK off",
+        "a peak of 240 Mb/s, then below 10 Mb/s for the largest buffers",
+        "the highest throughput within 15 % of 240 Mb/s at 1 MB or less; below 10 Mb/s at "
+        "512 MB and 1 GB",
+        _collapse(NO_SACK, 240),
+        "text",
+    ),
 )
