@@ -473,17 +473,18 @@ def _b13(t: BraudTables) -> tuple[str, bool | None]:
     r = _resp(t, 40, pairs)
     vv = r[("vegas", "vegas")]
     lowest = min(r, key=lambda k: r[k])
-    vs_c = 1 - vv / r[("compound", "compound")]
-    vs_nr = 1 - vv / r[("newreno", "newreno")]
-    vs_cu = 1 - vv / r[("cubic", "cubic")]
+    # Vegas/Vegas relative to each: the paper's "50 % better" is -50 %.
+    vs_c = vv / r[("compound", "compound")] - 1
+    vs_nr = vv / r[("newreno", "newreno")] - 1
+    vs_cu = vv / r[("cubic", "cubic")] - 1
     ok = (
         lowest == ("vegas", "vegas")
-        and 0.5 * (1 - TOL) <= vs_c <= 0.5 * (1 + TOL)
-        and all(0.2 * (1 - TOL) <= x <= 0.2 * (1 + TOL) for x in (vs_nr, vs_cu))
+        and -0.5 * (1 + TOL) <= vs_c <= -0.5 * (1 - TOL)
+        and all(-0.2 * (1 + TOL) <= x <= -0.2 * (1 - TOL) for x in (vs_nr, vs_cu))
     )
     return (
-        f"lowest {lowest[0]}/{lowest[1]}; Vegas/Vegas {vs_c:+.0%} below Compound, "
-        f"{vs_nr:+.0%} below New Reno, {vs_cu:+.0%} below Cubic",
+        f"lowest {lowest[0]}/{lowest[1]}; Vegas/Vegas against Compound/Compound "
+        f"{vs_c:+.0%}, New Reno/New Reno {vs_nr:+.0%}, Cubic/Cubic {vs_cu:+.0%}",
         ok,
     )
 
@@ -491,12 +492,17 @@ def _b13(t: BraudTables) -> tuple[str, bool | None]:
 def _b14(t: BraudTables) -> tuple[str, bool | None]:
     r = _resp(t, 250, [("cubic", "compound"), ("newreno", "compound"), ("vegas", "compound")])
     cc = r[("cubic", "compound")]
-    vs_nr = 1 - cc / r[("newreno", "compound")]
-    vs_v = 1 - cc / r[("vegas", "compound")]
-    ok = 0.2 * (1 - TOL) <= vs_nr <= 0.2 * (1 + TOL) and 0.25 * (1 - TOL) <= vs_v <= 0.25 * (
-        1 + TOL
+    # Cubic's relative to each: the paper's "20 % below" is -20 %.
+    vs_nr = cc / r[("newreno", "compound")] - 1
+    vs_v = cc / r[("vegas", "compound")] - 1
+    ok = -0.2 * (1 + TOL) <= vs_nr <= -0.2 * (1 - TOL) and -0.25 * (1 + TOL) <= vs_v <= -0.25 * (
+        1 - TOL
     )
-    return f"{vs_nr:+.0%} below New Reno, {vs_v:+.0%} below Vegas (Compound uploads)", ok
+    return (
+        f"Cubic against New Reno {vs_nr:+.0%}, against Vegas {vs_v:+.0%} (downloads, "
+        "Compound uploads)",
+        ok,
+    )
 
 
 CLAIMS = (
