@@ -222,15 +222,15 @@ def test_highspeed_fibers_cost_is_fitted_on_f4_only_and_the_rest_judged_there() 
     # Without timestamps VTHD peaks at 420 Mb/s at 512 KB and falls to 5 and
     # 3 Mb/s at 512 MB and 1 GB (F13: reproduced).
     rows = [
-        ("p2p", h.BOTH, 1 << 30, 0.0, 480.0),
-        ("p2p", h.BOTH, 1 << 30, 10.0, 440.0),
-        ("p2p", h.BOTH, 1 << 30, 20.0, 380.0),
-        ("vthd", h.BOTH, 1 << 30, 0.0, 200.0),
-        ("vthd", h.BOTH, 1 << 30, 10.0, 300.0),
-        ("vthd", h.NO_TS, 64 << 10, 10.0, 20.0),
-        ("vthd", h.NO_TS, 512 << 10, 10.0, 420.0),
-        ("vthd", h.NO_TS, 512 << 20, 10.0, 5.0),
-        ("vthd", h.NO_TS, 1 << 30, 10.0, 3.0),
+        ("p2p", h.BOTH, h.GB, 0.0, 480.0),
+        ("p2p", h.BOTH, h.GB, 10.0, 440.0),
+        ("p2p", h.BOTH, h.GB, 20.0, 380.0),
+        ("vthd", h.BOTH, h.GB, 0.0, 200.0),
+        ("vthd", h.BOTH, h.GB, 10.0, 300.0),
+        ("vthd", h.NO_TS, 64 * h.KB, 10.0, 20.0),
+        ("vthd", h.NO_TS, 512 * h.KB, 10.0, 420.0),
+        ("vthd", h.NO_TS, 512 * h.MB, 10.0, 5.0),
+        ("vthd", h.NO_TS, h.GB, 10.0, 3.0),
     ]
     t = pl.DataFrame(
         rows, schema=["path", "options", "B bytes", "cost us", "goodput Mb/s"], orient="row"
