@@ -1,13 +1,15 @@
-//! The event scheduler. Events run in order of `(time, seq)`, `seq` counting
-//! calls to `schedule`, so that events at the same instant run first-in
-//! first-out. Semantics follow SimPy: `step` runs the next event, `peek` tells
-//! its time, `run_until(t)` runs every event strictly before `t` and leaves the
-//! clock at `t`.
+//! The event scheduler. Events run in order of `(time, stamp, seq)`: `stamp`
+//! is the time the event was scheduled (or an earlier one given by the
+//! caller, see [`Scheduler::schedule_stamped`]) and `seq` counts calls to
+//! `schedule`, so that events at the same instant run first-in first-out.
+//! Semantics follow SimPy: `step` runs the next event, `peek` tells its time,
+//! `run_until(t)` runs every event strictly before `t` and leaves the clock
+//! at `t`.
 //!
 //! Events less than 4096 buckets ahead (16.8 ms: in a packet simulation, nearly
 //! all of them) go to a calendar queue (R. Brown, "Calendar queues", CACM 31(10),
 //! 1988): a ring of 4096 buckets of 4.096 us, each a list of its events sorted
-//! by `(time, seq)`, with a two-level bitmap of the non-empty buckets. Scheduling
+//! by `(time, stamp)` and in order of scheduling, with a two-level bitmap of the non-empty buckets. Scheduling
 //! is an insertion in a short list, taking the next event a bit scan from the
 //! bucket of the current time; no step depends on the number of pending events,
 //! where a binary heap takes log2(n) dependent, unpredictable comparisons.
@@ -57,12 +59,16 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// A pending event in the ring: a node of its bucket's list.
+/// A pending event in the ring: a node of its bucket's list. Its place in
+/// the list keeps the order of scheduling among events of one `(time,
+/// stamp)`, so it needs no `seq`: an event in the heap at the same `(time,
+/// stamp)` was scheduled earlier (the heap takes what is `SLOTS` buckets or
+/// more ahead of the clock, so for one `time` it took those scheduled while
+/// the clock was further back).
 #[derive(Clone, Copy)]
 struct Node<E> {
     time: SimTime,
     stamp: SimTime,
-    seq: u64,
     ev: E,
     /// The next node of the bucket (or of the free list), or `NIL`.
     next: u32,
@@ -148,28 +154,24 @@ impl<E: Copy> Scheduler<E> {
         let m = self.bits[w] & !(u64::MAX << b);
         (m != 0).then(|| w * 64 + m.trailing_zeros() as usize)
     }
-    /// The next event: `Some((time, seq, bucket))`, `bucket` being `None` when
-    /// it is in the heap.
+    /// The next event: `Some((time, stamp, bucket))`, `bucket` being `None`
+    /// when it is in the heap (which goes first on a tie: see [`Node`]).
     #[inline]
-    fn head_event(&self) -> Option<(SimTime, SimTime, u64, Option<usize>)> {
+    fn head_event(&self) -> Option<(SimTime, SimTime, Option<usize>)> {
         let ring = self.first_bucket().map(|s| {
             let n = &self.nodes[self.head[s] as usize];
-            (n.time, n.stamp, n.seq, Some(s))
+            (n.time, n.stamp, Some(s))
         });
-        let far = self.far.peek().map(|e| (e.time, e.stamp, e.seq, None));
+        let far = self.far.peek().map(|e| (e.time, e.stamp, None));
         match (ring, far) {
-            (Some(r), Some(f)) => Some(if (f.0, f.1, f.2) < (r.0, r.1, r.2) {
-                f
-            } else {
-                r
-            }),
+            (Some(r), Some(f)) => Some(if (f.0, f.1) <= (r.0, r.1) { f } else { r }),
             (r, f) => r.or(f),
         }
     }
     /// The time of the next event, if any.
     #[inline]
     pub fn peek(&mut self) -> Option<SimTime> {
-        self.head_event().map(|(t, _, _, _)| t)
+        self.head_event().map(|(t, _, _)| t)
     }
     /// Number of events waiting.
     pub fn pending(&self) -> usize {
@@ -213,7 +215,6 @@ impl<E: Copy> Scheduler<E> {
         let node = Node {
             time: at,
             stamp,
-            seq,
             ev,
             next: NIL,
         };
@@ -281,14 +282,14 @@ impl<E: Copy> Scheduler<E> {
     /// Take the next event, advancing the clock to its time.
     #[inline]
     pub fn step(&mut self) -> Option<(SimTime, E)> {
-        let (t, stamp, _, bucket) = self.head_event()?;
+        let (t, stamp, bucket) = self.head_event()?;
         Some(self.take(t, stamp, bucket))
     }
     /// Take the next event if it is strictly before `until`.
     #[inline]
     pub fn step_before(&mut self, until: SimTime) -> Option<(SimTime, E)> {
         match self.head_event() {
-            Some((t, stamp, _, bucket)) if t < until => Some(self.take(t, stamp, bucket)),
+            Some((t, stamp, bucket)) if t < until => Some(self.take(t, stamp, bucket)),
             _ => None,
         }
     }
