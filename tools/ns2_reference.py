@@ -153,6 +153,7 @@ def barakat_params(doc: Mapping[str, Any], flows: list[dict[str, Any]]) -> dict[
 MASCOLO_AGENTS = {
     "SACK": "Agent/TCP/Sack1",
     "HSTCP": "Agent/TCP/Sack1 windowOption_ 8",
+    "FAST": "Agent/TCP/Fast (CUBIN module, every RTT)",
 }
 
 
@@ -418,7 +419,10 @@ def main() -> None:
         cw.write_parquet(dest, compression="zstd", compression_level=19)
     meta_path = NS2 / "runs.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {"runs": []}
-    meta["ns2"] = "ns-2.35 (paultsr/ns-allinone-2.35, built by ../shared/tools/ns2-build.sh)"
+    meta["ns2"] = (
+        "ns-2.35 (paultsr/ns-allinone-2.35, built by ../shared/tools/ns2-build.sh); "
+        "mascolo-a-fast: the same with the CUBIN FAST module (tools/ns2_fast_module.sh)"
+    )
     meta["scripts"] = {
         s.name: hashlib.sha256(s.read_bytes()).hexdigest() for s in sorted(NS2.glob("*.tcl"))
     }

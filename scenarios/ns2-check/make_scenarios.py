@@ -21,6 +21,10 @@ mascolo2006, whose profile axis is dropped, other seeds):
   STCP and Westwood+, which ns-2.35 runs on its TCP-Linux agent (another
   sender, reported apart), without FAST, whose ns-2 module is not in
   ns-2.35; 2 repetitions (1 for B: ns-2 takes 25 to 80 s per run);
+- mascolo-a-fast.toml: scenario A with FAST (alpha 100, a window update
+  every RTT: mascolo2006's point), which ns-2 runs on the CUBIN FAST module
+  (1.1.x, the module tcplab's FAST follows) built into ns-2.35 by
+  tools/ns2_fast_module.sh; 4 repetitions;
 - mascolo-quick.toml: scenario A with SACK and HSTCP at RTT 40 ms, the same
   points as mascolo-a.toml (same coordinates, hence the same seeds), for
   `--quick`.
@@ -63,6 +67,14 @@ TCPLINUX = """\
     { label = "CUBIC", cc = "cubic", recovery = "sack", sack = true },
 ]
 """
+#: FAST, as mascolo2006's point (the ns-2 module before 1.1.3: an update every RTT).
+FAST = """\
+"defaults.host" = [
+    { label = "FAST", cc = "fast", recovery = "sack", sack = true, cc_params = { alpha = 100, every_other = 0 } },
+]
+"""
+#: Repetitions of mascolo-a-fast.toml (ns-2 takes about 45 s per run).
+FAST_REPS = 4
 RTTS = """\
 "link[0]" = [
     { label = "RTT 40 ms", delay = "15ms", queue = { counts_sending = true, packets = 833 } },
@@ -137,6 +149,11 @@ def files() -> dict[str, str]:
             f"{tcplinux} seed{'s' if tcplinux > 1 else ''}, a cwnd trace every second"
         )
         out[f"mascolo-{letter}-tcplinux.toml"] = mascolo(letter, TCPLINUX + RTTS, what, tcplinux)
+    what = (
+        f"the ns2 profile only, FAST (ns-2: the CUBIN FAST module), {FAST_REPS} seeds, "
+        "a cwnd trace every second"
+    )
+    out["mascolo-a-fast.toml"] = mascolo("a", FAST + RTTS, what, FAST_REPS)
     what = "scenario A, SACK and HSTCP at RTT 40 ms (points of mascolo-a.toml)"
     out["mascolo-quick.toml"] = mascolo("a", QUICK, what, 2)
     return out

@@ -60,7 +60,12 @@ IDLE_BPS = 100e3
 
 #: The ns-2 agents the `ns2` profile claims to follow; the others (TCP-Linux)
 #: are counted apart.
-FOLLOWED = ("Agent/TCP (Tahoe)", "Agent/TCP/Sack1", "Agent/TCP/Sack1 windowOption_ 8")
+FOLLOWED = (
+    "Agent/TCP (Tahoe)",
+    "Agent/TCP/Sack1",
+    "Agent/TCP/Sack1 windowOption_ 8",
+    "Agent/TCP/Fast (CUBIN module, every RTT)",
+)
 
 BARAKAT = (
     "sec3",
@@ -74,7 +79,7 @@ BARAKAT = (
 #: mascolo2006's files: scenarios A, B, C with SACK and HSTCP (ns-2.35's
 #: Agent/TCP/Sack1; 20, 5 and 6 seeds), and the same with the variants
 #: ns-2.35 runs on its TCP-Linux agent (2, 1 and 2 seeds).
-MASCOLO = ("a", "b", "c", "a-tcplinux", "b-tcplinux", "c-tcplinux")
+MASCOLO = ("a", "b", "c", "a-tcplinux", "b-tcplinux", "c-tcplinux", "a-fast")
 #: Twin flows: one flow twice, the same hosts' settings and path length,
 #: started at the same instant in every run (mascolo2006's reverse flows C
 #: and D, both at 333 s; the seed moves neither). Which of the two leads is
@@ -124,7 +129,7 @@ def reference_cwnd() -> pl.DataFrame:
 
 def point_label(file: str, coords: str) -> str:
     """A readable name for a point: "sec7-droptail, B = 15", "A, SACK, RTT 40 ms"."""
-    stem = file.removesuffix(".toml").removesuffix("-tcplinux")
+    stem = file.removesuffix(".toml").removesuffix("-tcplinux").removesuffix("-fast")
     fam = (
         stem.removeprefix("barakat-").removeprefix("mascolo-").upper()
         if "mascolo" in stem
@@ -677,7 +682,9 @@ _FAMILIES = (
         "mascolo2006: high-speed variants with reverse traffic",
         "ns-2.35's Agent/TCP/Sack1 for SACK and HSTCP (windowOption_ 8, RFC 3649's "
         "formulas), with the 2.28 defaults the paper ran (mascolo.tcl); TCP-Linux for "
-        "the others. FAST is left out: its ns-2 module is not in ns-2.35.",
+        "the others; FAST (scenario A) on the CUBIN FAST module, which ns-2.35 does not "
+        "ship, built into it by tools/ns2_fast_module.sh (the window updated every RTT, "
+        "as before the module's 1.1.3).",
     ),
 )
 
@@ -770,6 +777,7 @@ def claim_runs(df: pl.DataFrame) -> pl.DataFrame:
         pl.col("file")
         .str.strip_suffix(".toml")
         .str.strip_suffix("-tcplinux")
+        .str.strip_suffix("-fast")
         .str.strip_prefix("barakat-")
         .str.strip_prefix("mascolo-")
         .alias("part"),
@@ -804,8 +812,8 @@ def _papers(rep: Report, ref_runs: pl.DataFrame, sim_runs: pl.DataFrame) -> None
         "`ns2` profile (the runs made here). Where ns-2.35 misses a result as tcplab does, "
         "the difference from the paper lies in the paper's ns-2 version, patches or "
         "unstated settings, not in the profile. mascolo2006's BIC, CUBIC, H-TCP, STCP "
-        "and Westwood+ run on ns-2.35's TCP-Linux agent (a different sender); FAST is not "
-        "in ns-2.35.",
+        "and Westwood+ run on ns-2.35's TCP-Linux agent (a different sender); FAST on the "
+        "CUBIN FAST module built into ns-2.35, in scenario A only.",
     )
     for side in ("ns-2.35", "tcplab ns2"):
         counts = table[f"{side} verdict"].value_counts(sort=True)

@@ -6,7 +6,7 @@
 # PARAMS.tcl (written by tools/ns2_reference.py) sets the global array P:
 #   P(duration)       seconds
 #   P(phases)         phase boundaries in seconds, 0 and the duration included
-#   P(variant)        SACK HSTCP BIC CUBIC H-TCP STCP Westwood+ (the bulk flows;
+#   P(variant)        SACK HSTCP BIC CUBIC H-TCP STCP Westwood+ FAST (the bulk flows;
 #                     also linux:NAME for any TCP-Linux module, e.g. linux:reno,
 #                     and STCP-binomial: the paper's STCP law on Agent/TCP/Sack1,
 #                     see below; not in the stored runs, a check of M13)
@@ -268,6 +268,24 @@ proc flatten_class_vars {cl} {
 flatten_class_vars Agent/TCP/Sack1
 flatten_class_vars Agent/TCPSink/Sack1
 
+# FAST: the University of Melbourne CUBIN FAST TCP module (tcp/tcp-fast.cc,
+# version 1.1.x), which ns-2.35 does not ship: tools/ns2_fast_module.sh builds
+# it into an ns-2.35 tree from the public hbatmit/ns2.35 (the module's files
+# and the defaults it adds to ns-default.tcl), with the window updated every
+# RTT as before 1.1.3 (mascolo2006 predates it). Agent/TCP/Fast derives from
+# Agent/TCP (its own SACK recovery on a scoreboard) and takes the sink of the
+# module's test scripts, Agent/TCPSink/Sack1; every Agent/TCP setting above
+# applies to it; max_ssthresh_ does not (the module never calls opencwnd():
+# below mi_threshold_ of queueing delay it adds a segment per ACK). Kept from
+# the module's defaults: cwnd_update_period_ 0.01, mi_threshold_ 0.00075,
+# high_accuracy_cwnd_ 2.
+if {$P(variant) eq "FAST"} {
+    flatten_class_vars Agent/TCP/Fast
+    Agent/TCP/Fast set alpha_ 100 ;       # [100] packets queued per flow (mascolo2006)
+    Agent/TCP/Fast set beta_ 100 ;        # [100] alpha_ = beta_: one target
+    Agent/TCP/Fast set gamma_ 0.5 ;       # [0.5] w <- (1-g) w + g (w baseRTT/avgRTT + alpha)
+}
+
 # The variants of the bulk flows.
 set linux_ca {BIC bic CUBIC cubic H-TCP htcp STCP scalable Westwood+ westwood}
 switch -glob -- $P(variant) {
@@ -288,9 +306,14 @@ switch -glob -- $P(variant) {
         set agent_class Agent/TCP/Sack1; set wopt 6; set ca ""
     }
     linux:* { set agent_class Agent/TCP/Linux; set wopt 1; set ca [string range $P(variant) 6 end] }
+    FAST {
+        # windowOption_ 1: the module's growth never reads it, but
+        # TcpAgent::slowdown() (its fast retransmit and timeout) does: 1 halves.
+        set agent_class Agent/TCP/Fast; set wopt 1; set ca ""
+    }
     default {
         if {![dict exists $linux_ca $P(variant)]} {
-            die "unknown variant $P(variant) (SACK HSTCP BIC CUBIC H-TCP STCP Westwood+)"
+            die "unknown variant $P(variant) (SACK HSTCP BIC CUBIC H-TCP STCP Westwood+ FAST)"
         }
         # Westwood+: the paper ran ns-2's WestwoodNR agent (NewReno, no SACK);
         # ns-2.35 has no Westwood agent, and TCP-Linux needs SACK (its
