@@ -465,7 +465,11 @@ def _summary(allc: pl.DataFrame, perturbed: str = "") -> str:
 
     lines = []
     for name, sel in (
-        ("the agents the ns2 profile follows (Agent/TCP, Agent/TCP/Sack1)", pl.col("followed")),
+        (
+            "the agents the ns2 profile follows (Agent/TCP, Agent/TCP/Sack1, "
+            "the CUBIN FAST module)",
+            pl.col("followed"),
+        ),
         ("ns-2.35's TCP-Linux agent (a different sender)", ~pl.col("followed")),
     ):
         d = allc.filter(sel)
