@@ -87,3 +87,11 @@ def test_cli_lists_the_studies_and_rejects_unknown_ones(capsys: pytest.CaptureFi
         main(["reproduce", "nosuch"])
     assert e.value.code == 2
     assert "no study 'nosuch'" in capsys.readouterr().err
+
+
+def test_a_statistic_over_one_run_is_not_called_a_confidence_interval() -> None:
+    from tcplab.reproduce import over_runs
+
+    assert over_runs(1) == "one run (no interval)"
+    assert over_runs(5) == "mean and 95 % CI over the 5 repetitions"
+    assert over_runs(2, "runs") == "mean and 95 % CI over the 2 runs"

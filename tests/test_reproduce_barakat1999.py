@@ -132,3 +132,10 @@ def test_each_runs_facts_agree_with_the_model_and_the_flows_table(quick: Path) -
             assert not r["second slow start done"]
         assert 0 < r["goodput Mb/s"] < 1.5 * 472 / 512
         assert math.isfinite(r["throughput (model) Mb/s"])
+
+
+def test_the_quick_reports_single_runs_claim_no_confidence_interval(quick: Path) -> None:
+    # --quick runs each point once: the captions say so instead of "95 % CI".
+    html = (quick / "report.html").read_text(encoding="utf-8")
+    assert "one run (no interval)" in html
+    assert "95 % CI over" not in html

@@ -49,6 +49,14 @@ def start_report(study: Study, quick: bool, about: str) -> Report:
     return rep
 
 
+def over_runs(n: int, runs: str = "repetitions") -> str:
+    """How a caption states a statistic over ``n`` runs: "mean and 95 % CI
+    over the 5 repetitions", or, for one run, "one run (no interval)"."""
+    if n <= 1:
+        return "one run (no interval)"
+    return f"mean and 95 % CI over the {n} {runs}"
+
+
 def finish_report(rep: Report, out: Path) -> Path:
     """Put the paper table first (the study's published results judged on its
     runs, :func:`tcplab.studies.claims.add_paper_table`; the study and its

@@ -222,6 +222,13 @@ def run_facts(out: Path) -> pl.DataFrame:
     return flows.select(["run", *coords]).join(facts, on="run")
 
 
+def _over(facts: pl.DataFrame) -> str:
+    """ "mean and 95 % CI over the 5 repetitions" (or "one run")."""
+    from tcplab.reproduce import over_runs
+
+    return over_runs(facts["rep"].n_unique() if "rep" in facts.columns else 1)
+
+
 def _mean_by(df: pl.DataFrame, keys: Sequence[str], cols: Sequence[str]) -> pl.DataFrame:
     from tcplab.analysis import describe
 
@@ -340,7 +347,7 @@ def _section3(rep: Report, out: Path) -> None:
                 + (" The first 60 s." if first else " The whole run."),
             )
     stats = _mean_by(facts, [MU1], ["goodput Mb/s", "goodput after 60 s Mb/s"])
-    rep.add_table(stats, "Section 3: goodput per mu_1, mean and 95 % CI over the repetitions.")
+    rep.add_table(stats, f"Section 3: goodput per mu_1, {_over(facts)}.")
     rep.add_table(_facts_table(facts, [MU1]), "Section 3: model against simulation, per run.")
     rep.add_text(_disagreement(facts, "Section 3"))
 
@@ -406,7 +413,7 @@ def _section5(rep: Report, out: Path) -> None:
         "Section 5: goodput of one Tahoe connection through n nodes with "
         "mu_i = 2 mu - i mu/(n+1), B_i = 17, then the bottleneck (1.5 Mb/s, B = 20), "
         "through the two-node equivalent (mu' = mu_n, B' from S' = min S_i), and "
-        "through the bottleneck alone; mean and 95 % CI over the repetitions, after "
+        f"through the bottleneck alone; {_over(facts)}, after "
         "the first 60 s; the dashed line is the model's throughput for the chain.",
     )
     rep.add_table(
@@ -448,8 +455,8 @@ def _section6(rep: Report, out: Path) -> None:
     rep.add_figure(
         fig,
         "The paper's Figure 7: one Tahoe connection through a node (mu', B') and the "
-        "bottleneck (1.5 Mb/s, B = 20), T = 560 ms; goodput after the first 60 s, mean "
-        "and 95 % CI over the repetitions, against the model's section-6 throughput "
+        "bottleneck (1.5 Mb/s, B = 20), T = 560 ms; goodput after the first 60 s, "
+        f"{_over(facts)}, against the model's section-6 throughput "
         "(dashed, one per B'). B = 20 gives a double slow start at mu' = 2 mu, as the "
         "paper chose; its smallest B' is not recorded (10 here).",
     )
@@ -500,8 +507,8 @@ def _section7(rep: Report, out: Path) -> None:
         rep.add_figure(
             fig,
             "The paper's Figure 11 (throughput against B): mu = 1.5 Mb/s, mu' = 2.2 Mb/s "
-            f"with B' = 15, access 2.7 Mb/s; goodput over the {what}, mean and 95 % CI "
-            "over the repetitions (seeds: the ns-2 tick phase and Random Drop's draws); "
+            f"with B' = 15, access 2.7 Mb/s; goodput over the {what}, "
+            f"{_over(facts)} (seeds: the ns-2 tick phase and Random Drop's draws); "
             "dashed: the model's throughput.",
         )
     tr_parts = []

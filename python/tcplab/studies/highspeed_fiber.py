@@ -235,12 +235,20 @@ def _throughput_figures(rep: Report, df: pl.DataFrame, path: str, what: str) -> 
         )
         rep.add_figure(
             fig,
-            f"{what}: throughput (goodput over the measurement window, mean and 95 % CI "
-            f"over the repetitions) against the socket buffer, hosts costing {cost:g} us "
+            f"{what}: throughput (goodput over the measurement window, "
+            f"{_over(stats)}) against the socket buffer, hosts costing {cost:g} us "
             "per packet. Dashed: B/RTT (a buffer taken as a window byte for byte), the "
             "window Linux 2.2 advertises for B over the RTT (half the buffer in whole "
             "segments), the host's bound, and the bandwidth-delay product.",
         )
+
+
+def _over(stats: pl.DataFrame) -> str:
+    """ "mean and 95 % CI over the 2 repetitions" (or "one run"), from
+    per-point statistics with their count ``n``."""
+    from tcplab.reproduce import over_runs
+
+    return over_runs(int(stats["n"].max()) if "n" in stats.columns else 1)  # type: ignore[arg-type]
 
 
 def _point_table(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:

@@ -287,8 +287,8 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
                         ylabel="goodput (Mb/s)",
                         title=f"Scenario {scen}, {rtt}, flow {flow}, {profile} profile",
                         caption=f"{_paper(f'Figure {figs[0]}', profile)}: goodput of {flow} in "
-                        f"each phase, scenario {scen}, {rtt}; mean and 95 % CI over "
-                        f"{int(d['n'].max())} runs.",  # type: ignore[arg-type]
+                        f"each phase, scenario {scen}, {rtt}; "
+                        f"{_over(d)}.",
                     )
         for rtt in RTTS:
             d = r.filter((pl.col("profile") == profile) & (pl.col("rtt") == rtt))
@@ -302,7 +302,7 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
                     title=f"Scenario {scen}, {rtt}, {profile} profile",
                     caption=f"{_paper(f'Figure {figs[1]}', profile)}: retransmission "
                     "probability of A and B together (segments retransmitted / segments "
-                    f"sent in the phase), scenario {scen}, {rtt}; mean and 95 % CI over the runs.",
+                    f"sent in the phase), scenario {scen}, {rtt}; {_over(d)}.",
                     scale=100.0,
                 )
     rep.add_table(
@@ -408,7 +408,7 @@ def _c_section(rep: Report, out: Path) -> None:
                     title=f"Scenario C, {span}, {profile} profile",
                     caption=f"{_paper(f'Figure {fig_no}', profile)}: goodput of "
                     f"{', '.join(flows)} in {span}; A, B (and C, D) have an RTT of 80 ms, "
-                    "E and F of 40 ms; mean and 95 % CI over the runs.",
+                    f"E and F of 40 ms; {_over(d)}.",
                 )
     fair = _ordered(fairness(df), "variant", VARIANTS)
     cols = [c[: -len("_mean")] for c in fair.columns if c.endswith("_mean")]
@@ -439,6 +439,14 @@ def _c_section(rep: Report, out: Path) -> None:
         "Goodput (Mb/s, mean ± 95 % CI) of every forward flow per phase of scenario C, "
         "ns2 and linux side by side (a flow that has not started or has stopped shows 0).",
     )
+
+
+def _over(d: pl.DataFrame) -> str:
+    """ "mean and 95 % CI over the 5 runs" (or "one run"), from a frame of
+    per-point statistics with their count ``n``."""
+    from tcplab.reproduce import over_runs
+
+    return over_runs(int(d["n"].max()) if "n" in d.columns else 1, "runs")  # type: ignore[arg-type]
 
 
 def _report(out: Path, quick: bool) -> Path:
