@@ -30,7 +30,10 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_report_has_every_figure_and_table_the_paper_lists(quick: Path) -> None:
     html = (quick / "report.html").read_text(encoding="utf-8")
     profiles, rtts, variants = 2, 2, 8
-    per_ab = profiles * rtts * 2 + profiles * rtts  # goodput of A and B, retransmissions
+    # utilisation by A and B, goodput of A and of B, retransmissions
+    per_ab = profiles * rtts + profiles * rtts * 2 + profiles * rtts
+    assert "utilisation of the 250 Mb/s link by A and B" in html
+    assert "logarithmic axis" in html
     cwnd_b = variants * profiles * rtts  # Figures 6-12 (and CUBIC)
     cwnd_c = variants * profiles  # Figure 13
     fairness = 3 * profiles  # Figures 14-16

@@ -222,11 +222,14 @@ def grouped_bars(
     xlabel: str | None = None,
     ylabel: str | None = None,
     title: str | None = None,
+    logy: bool = False,
 ) -> Figure:
     """Bars of ``value`` (times ``scale``), one group per distinct value of the
     ``group`` column(s) (labels joined with " / "), one bar per ``series``
     value inside each group (one bar per group when ``series`` is None), with
     error bars of half-length ``err`` (times ``scale``) where it is finite.
+    ``logy``: a logarithmic value axis (for values spanning decades; zero
+    bars are then not drawn).
 
     Groups and series keep their order of first appearance. A missing
     (group, series) pair leaves a gap; two rows for one pair are an error.
@@ -291,6 +294,8 @@ def grouped_bars(
                 t.set_horizontalalignment("right")
         ax.grid(False, axis="x")
         ax.set_xlim(-0.6, len(group_keys) - 0.4)
+        if logy:
+            ax.set_yscale("log", nonpositive="mask")
         _decorate(ax, xlabel if xlabel is not None else " / ".join(groups), ylabel, title)
         _legend(ax, series)
     return fig

@@ -226,6 +226,7 @@ def _variant_bars(
     title: str,
     caption: str,
     scale: float = 1.0,
+    logy: bool = False,
 ) -> None:
     """Bars of ``value``_mean ± ``value``_ci95 per variant and ``series``."""
     from tcplab import figures
@@ -240,6 +241,7 @@ def _variant_bars(
         xlabel="variant",
         ylabel=ylabel,
         title=title,
+        logy=logy,
     )
     rep.add_figure(fig, caption)
 
@@ -270,6 +272,34 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
     pooled = _pooled(df, ("A", "B"), ("variant", "rtt", "profile"))
     r = phase_means(pooled, ("variant", "rtt", "profile", "phase"), "retrans_prob")
     r = _ordered(r.with_columns(_phase_label(names)), "variant", VARIANTS)
+    # The paper's headline: the link's use by A and B on the wire.
+    wire = (
+        df.filter(pl.col("flow").is_in(["A", "B"]))
+        .group_by("variant", "rtt", "profile", "rep", "phase", maintain_order=True)
+        .agg((pl.col("goodput_mbps").sum() * 1e6 * WIRE_FACTOR / LINK_BPS * 100).alias("util_pct"))
+    )
+    u = phase_means(wire, ("variant", "rtt", "profile", "phase"), "util_pct")
+    u = _ordered(u.with_columns(_phase_label(names)), "variant", VARIANTS)
+    rep.add_text(
+        "Phase 1 holds A and B's start (slow start, then the first losses) as well as "
+        "their steady state, as the paper's first phase does."
+    )
+    for profile in PROFILES:
+        for rtt in RTTS:
+            d = u.filter((pl.col("profile") == profile) & (pl.col("rtt") == rtt))
+            if d.height > 0:
+                _variant_bars(
+                    rep,
+                    d,
+                    series="phase_name",
+                    value="util_pct",
+                    ylabel="utilisation by A and B (%)",
+                    title=f"Scenario {scen}, {rtt}, {profile} profile",
+                    caption=f"{_paper(f'Figure {figs[0]}', profile)}: utilisation of the "
+                    "250 Mb/s link by A and B together on the wire (1500-byte packets for "
+                    f"1460 bytes of payload), per phase, scenario {scen}, {rtt}; "
+                    f"{_over(d)}. The paper's headline metric.",
+                )
     for profile in PROFILES:
         for rtt in RTTS:
             for flow in ("A", "B"):
@@ -302,8 +332,10 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
                     title=f"Scenario {scen}, {rtt}, {profile} profile",
                     caption=f"{_paper(f'Figure {figs[1]}', profile)}: retransmission "
                     "probability of A and B together (segments retransmitted / segments "
-                    f"sent in the phase), scenario {scen}, {rtt}; {_over(d)}.",
+                    f"sent in the phase), scenario {scen}, {rtt}; {_over(d)}; "
+                    "logarithmic axis: the variants differ by decades.",
                     scale=100.0,
+                    logy=True,
                 )
     rep.add_table(
         _ordered(timeouts_table(df, names), "variant", VARIANTS),
