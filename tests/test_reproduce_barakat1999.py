@@ -139,3 +139,10 @@ def test_the_quick_reports_single_runs_claim_no_confidence_interval(quick: Path)
     html = (quick / "report.html").read_text(encoding="utf-8")
     assert "one run (no interval)" in html
     assert "95 % CI over" not in html
+
+
+def test_the_quick_report_says_what_goodput_counts(quick: Path) -> None:
+    # The payload (472 of 512 bytes), with ns-2's whole-packet count beside it.
+    html = (quick / "report.html").read_text(encoding="utf-8")
+    assert "472 bytes" in html
+    assert "after 60 s in 512-byte packets Mb/s" in html
