@@ -1060,3 +1060,32 @@ def test_nesting_too_deep_for_the_core_but_not_for_python_is_refused_when_parsed
     with pytest.raises(sweep.SweepError, match="recursion limit exceeded") as e:
         load(p)
     assert str(e.value).startswith(str(p)), str(e.value)
+
+
+def test_provenance_names_shipped_scenarios_by_package_path() -> None:
+    # A study file inside the package is recorded as tcplab/..., whatever the
+    # install directory; any other path as given.
+    from tcplab.studies import scenario_text
+
+    _, path = scenario_text("braud2016", "exp1.toml")
+    assert sweep.shown_path(path) == "tcplab/studies/data/braud2016/exp1.toml"
+    assert sweep.shown_path("/somewhere/else/mine.toml") == "/somewhere/else/mine.toml"
+
+
+def test_outside_a_checkout_the_revision_is_the_one_built_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # git fails (an installed wheel): the extension's build-time revision,
+    # marked as such.
+    import subprocess
+
+    def no_git(*a: object, **k: object) -> None:
+        raise OSError("no git")
+
+    monkeypatch.setattr(sweep, "_GIT", None)
+    monkeypatch.setattr(subprocess, "run", no_git)
+    monkeypatch.setattr(sweep._core, "__git_revision__", "abc123def456")
+    assert sweep.git_revision() == "abc123def456 (built)"
+    monkeypatch.setattr(sweep, "_GIT", None)
+    monkeypatch.setattr(sweep._core, "__git_revision__", "")
+    assert sweep.git_revision() == ""

@@ -137,6 +137,10 @@ def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_p
     assert re.findall(r"<h2[^>]*>([^<]*)</h2>", html)[0] == "The paper&#39;s published results"
     for k in range(1, 10):
         assert f"K{k}" in printed
+    # Provenance from a wheel: the commit it was built from, and the study's
+    # files by their place in the package, not the install directory.
+    assert "(built)" in html
+    assert "tcplab/studies/data/barakat1999/" in html
     counts = re.search(r"tcplab: (.*) \(of (\d+)\)", printed)
     assert counts is not None, printed
     assert counts.group(2) == "9", printed

@@ -12,6 +12,7 @@ import numpy.typing as npt
 __all__ = [
     "BackendError",
     "ScenarioError",
+    "__git_revision__",
     "__version__",
     "catalog",
     "check_linux",
@@ -23,6 +24,8 @@ __all__ = [
 ]
 
 __version__: str
+#: The source tree's git revision when the extension was built ("" if not a checkout).
+__git_revision__: str
 
 # The TypedDicts below describe the dicts the functions return; they exist
 # only for type checkers (see stubtest-allowlist.txt).

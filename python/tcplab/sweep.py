@@ -807,7 +807,9 @@ _GIT: str | None = None
 
 
 def git_revision() -> str:
-    """The source tree's git revision (with ``-dirty``), or "" outside a checkout."""
+    """The source tree's git revision (with ``-dirty``); outside a checkout
+    (an installed wheel) the one the extension was built from, marked
+    "(built)"; "" if neither is known."""
     global _GIT  # noqa: PLW0603 - computed once per process
     if _GIT is None:
         here = Path(__file__).resolve().parent
@@ -821,8 +823,21 @@ def git_revision() -> str:
             ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             rev = ""
+        if not rev and _core.__git_revision__:
+            rev = f"{_core.__git_revision__} (built)"
         _GIT = rev
     return _GIT
+
+
+def shown_path(path: str) -> str:
+    """A scenario's path as provenance records it: a file shipped in the
+    package (a study's) as ``tcplab/...``, so that no install directory is
+    recorded; any other as given."""
+    pkg = Path(__file__).resolve().parent
+    try:
+        return "tcplab/" + Path(path).resolve().relative_to(pkg).as_posix()
+    except (ValueError, OSError):
+        return path
 
 
 def _provenance(sw: Sweep, task: RunTask, wall_s: float) -> dict[str, Any]:
@@ -832,7 +847,7 @@ def _provenance(sw: Sweep, task: RunTask, wall_s: float) -> dict[str, Any]:
         "coords": task.coords,
         "rep": task.rep,
         "seed": task.seed,
-        "scenario": sw.path,
+        "scenario": shown_path(sw.path),
         "scenario_sha256": sw.scenario_hash,
         "tcplab_version": _core.__version__,
         "git_revision": git_revision(),
@@ -1132,7 +1147,7 @@ def run_sweep(  # noqa: PLR0912, PLR0915 - one loop: submit, collect, repeat unt
     from tcplab.results import _write_atomic
 
     info = {
-        "scenario": sw.path,
+        "scenario": shown_path(sw.path),
         "scenario_sha256": sw.scenario_hash,
         "scenario_text": sw.text,
         "overrides": sw.overrides,

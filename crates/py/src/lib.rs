@@ -621,6 +621,7 @@ fn memory_to_py<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", tcplab_model::VERSION)?;
+    m.add("__git_revision__", env!("TCPLAB_BUILD_GIT_REVISION"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add("BackendError", m.py().get_type::<BackendError>())?;
