@@ -432,3 +432,18 @@ def test_log_axis_minor_and_major_labels_share_a_line() -> None:
     assert any("times" in t for t in texts), texts
     assert any("times" not in t for t in texts), texts
     assert len(tops) == 1, labels
+
+
+def test_curves_break_the_line_across_an_unsampled_stretch() -> None:
+    # Buffers 1, 2 and 1000: with gap 20 the line stops between 2 and 1000
+    # (a factor of 500), but every point keeps its marker.
+    df = pl.DataFrame({"B": [1.0, 2.0, 1000.0], "y": [1.0, 2.0, 3.0]})
+    fig = figures.curves(df, "B", "y", logx=True, gap=20.0)
+    (line,) = fig.axes[0].get_lines()
+    xs = list(line.get_xdata())
+    assert xs[:2] == [1.0, 2.0]
+    assert math.isnan(xs[2])
+    assert xs[3] == 1000.0
+    fig = figures.curves(df, "B", "y", logx=True)
+    (line,) = fig.axes[0].get_lines()
+    assert list(line.get_xdata()) == [1.0, 2.0, 1000.0]

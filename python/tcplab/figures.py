@@ -340,6 +340,7 @@ def curves(
     xlabel: str | None = None,
     ylabel: str | None = None,
     title: str | None = None,
+    gap: float | None = None,
 ) -> Figure:
     """``y`` (times ``scale``) against a numeric ``x``: one line with markers
     per value of ``series`` (in order of first appearance, sorted by ``x``),
@@ -347,7 +348,10 @@ def curves(
     and each ``overlay`` curve, label -> (xs, ys) in the units of the plot
     (``y`` already scaled), drawn as a thin black line in its own dash
     pattern: a model's prediction beside the simulated points. ``lines``
-    False draws the points alone (a scatter: one point per run).
+    False draws the points alone (a scatter: one point per run). ``gap``:
+    no line between two neighbouring points whose ``x`` differ by more than
+    this factor (an unsampled stretch of a logarithmic axis is not drawn as
+    if it had been measured).
     """
     import polars as pl
 
@@ -362,9 +366,19 @@ def curves(
             part = part.sort(x, maintain_order=True)
             xs = [_float(v) for v in part[x].to_list()]
             ys = [_float(v) * scale for v in part[y].to_list()]
+            lx, ly = xs, ys
+            if gap is not None and len(xs) > 1:
+                # A NaN between two points breaks the line there.
+                lx, ly = [xs[0]], [ys[0]]
+                for a, b, yb in zip(xs, xs[1:], ys[1:]):
+                    if a > 0 and b / a > gap:
+                        lx.append(math.nan)
+                        ly.append(math.nan)
+                    lx.append(b)
+                    ly.append(yb)
             ax.plot(
-                xs,
-                ys,
+                lx,
+                ly,
                 color=_colour(j),
                 linestyle=_linestyle(j) if lines else "none",
                 marker="o",

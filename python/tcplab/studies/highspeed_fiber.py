@@ -195,18 +195,21 @@ def _lines(path: str, buffers: Sequence[int], cost_us: float) -> dict[str, Any]:
     """The limits drawn beside a curve: B/RTT, Linux 2.2's window over the RTT,
     the BDP, and the host's bound (for timestamps on), in Mb/s."""
     rtt = RTT[path]
-    xs = sorted(buffers)
+    lo, hi = min(buffers), max(buffers)
+    # The limits are curves of B: drawn at 200 points over the axis, not only
+    # at the sampled buffers, and capped at the wire rate (no path carries more).
+    xs = [lo * (hi / lo) ** (i / 199) for i in range(200)] if hi > lo else [lo]
+    wire = WIRE_BPS / 1e6
     bound = host_bound_bps(cost_us * 1e-6, True) / 1e6
-    top = max(bound, WIRE_BPS / 1e6) * 1.1
     bdp = WIRE_BPS * rtt / 8
     return {
-        "B / RTT": (xs, [min(b * 8 / rtt / 1e6, top) for b in xs]),
+        "B / RTT": (xs, [min(b * 8 / rtt / 1e6, wire) for b in xs]),
         "Linux 2.2 window (about B/2) / RTT": (
             xs,
-            [min(linux22_window(b, 1448) * 8 / rtt / 1e6, top) for b in xs],
+            [min(linux22_window(int(b), 1448) * 8 / rtt / 1e6, wire) for b in xs],
         ),
         f"host bound ({cost_us:g} us per packet)": ([xs[0], xs[-1]], [bound, bound]),
-        f"BDP ({bdp / 1e6:.3g} MB)": ([bdp, bdp], [0.0, top]),
+        f"BDP ({bdp / 1e6:.3g} MB)": ([bdp, bdp], [0.0, wire]),
     }
 
 
@@ -229,6 +232,7 @@ def _throughput_figures(rep: Report, df: pl.DataFrame, path: str, what: str) -> 
             "goodput Mb/s_ci95",
             overlay=_lines(path, part["B bytes"].unique().to_list(), cost),
             logx=True,
+            gap=20.0,
             xlabel="socket buffer B (bytes, log scale)",
             ylabel="throughput (Mb/s)",
             title=f"{what}, {cost:g} us per packet",
@@ -239,7 +243,9 @@ def _throughput_figures(rep: Report, df: pl.DataFrame, path: str, what: str) -> 
             f"{_over(stats)}) against the socket buffer, hosts costing {cost:g} us "
             "per packet. Dashed: B/RTT (a buffer taken as a window byte for byte), the "
             "window Linux 2.2 advertises for B over the RTT (half the buffer in whole "
-            "segments), the host's bound, and the bandwidth-delay product.",
+            "segments), both capped at the wire rate, the host's bound, and the "
+            "bandwidth-delay product. No line joins two buffers more than a factor of 20 "
+            "apart: the axis is not sampled between them.",
         )
 
 
