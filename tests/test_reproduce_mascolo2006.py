@@ -5,6 +5,7 @@ not against earlier output)."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -102,3 +103,28 @@ def test_the_traced_runs_are_the_first_repetitions_of_their_points(quick: Path) 
     t = sweep.read_table(quick / "B-traces", "flows").select(cols)
     assert b.sort(["point", "name"]).equals(t.sort(["point", "name"]))
     assert sweep.read_table(quick / "B-traces", "cwnd").height > 0
+
+
+def test_flows_stop_where_the_scenario_stops_them(tmp_path: Path) -> None:
+    # The cwnd figures end each flow's trace at its stop: read from the
+    # scenario the sweep ran (C and D stop at 666 s, B at 750 s; A never).
+    text = """
+duration = "1000s"
+[[flow]]
+name = "A"
+from = "a"
+to = "b"
+[[flow]]
+name = "B"
+from = "a"
+to = "b"
+stop = "750s"
+[[flow]]
+name = "C"
+from = "b"
+to = "a"
+start = "333s"
+stop = "666000ms"
+"""
+    (tmp_path / "sweep.json").write_text(json.dumps({"scenario_text": text}))
+    assert m.flow_stops(tmp_path) == {"B": 750.0, "C": 666.0}

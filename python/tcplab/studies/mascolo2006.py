@@ -15,6 +15,9 @@ traces, and scenario C's goodputs with their fairness ratios.
 
 from __future__ import annotations
 
+import json
+import math
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -363,6 +366,24 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
     )
 
 
+def flow_stops(out: Path) -> dict[str, float]:
+    """Each ``[[flow]]``'s stop time (s) in the scenario a sweep ran
+    (``out/sweep.json``), for the flows that stop."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.9/3.10 only
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+    from tcplab import _core
+
+    text = json.loads((out / "sweep.json").read_text(encoding="utf-8"))["scenario_text"]
+    return {
+        f["name"]: _core.parse_duration(f["stop"])
+        for f in tomllib.loads(text).get("flow", [])
+        if "name" in f and "stop" in f
+    }
+
+
 def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by_rtt: bool) -> None:
     import polars as pl
 
@@ -381,6 +402,13 @@ def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by
             for k, v in {VARIANT: "variant", PROFILE: "profile", RTT: "rtt"}.items()
             if k in tr.columns
         }
+    )
+    # A flow's trace ends at its stop: the sender's state afterwards is no
+    # window in use, and drawing it flat to the end would look like one.
+    stops = flow_stops(out)
+    tr = tr.filter(
+        pl.col("time_s")
+        <= pl.col("flow_name").replace_strict(stops, default=math.inf, return_dtype=pl.Float64)
     )
     # The legend says "flow": the trace's flow_name, not its index.
     tr = (
