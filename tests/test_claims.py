@@ -181,7 +181,7 @@ def _braud(util: Mapping[tuple[int, str, str, str], float]) -> Any:
         }
         for (b, d, u, di), v in util.items()
     ]
-    return braud2016.BraudTables(pl.DataFrame(rows), pl.DataFrame(), pl.DataFrame(), {})
+    return braud2016.BraudTables(pl.DataFrame(rows), pl.DataFrame(), {})
 
 
 def test_b3_is_the_uploads_mean_loss_opposite_cubic_against_new_reno() -> None:

@@ -25,7 +25,6 @@ __all__ = [
     "CLAIMS",
     "STUDY",
     "BraudTables",
-    "braud_queues",
     "braud_responses",
     "braud_rtt",
     "braud_utilisation",
@@ -44,7 +43,9 @@ VARIANTS = ("newreno", "cubic", "vegas", "compound")
 
 def braud_utilisation(out: Path) -> pl.DataFrame:
     """Experiment 1: utilisation of each direction per (download variant,
-    upload variant, uplink buffer): mean, std and n over the repetitions."""
+    upload variant, uplink buffer): mean, std and n over the repetitions;
+    and the mean queue of that direction's bottleneck (packets, mean over
+    the repetitions)."""
     import polars as pl
 
     from tcplab.sweep import read_table
@@ -60,6 +61,7 @@ def braud_utilisation(out: Path) -> pl.DataFrame:
         .group_by([BUFFER, SERVER, CLIENT, "direction"], maintain_order=True)
         .agg(
             (pl.col("utilisation").mean() * 100).alias("utilisation_pct_mean"),
+            pl.col("mean_queue_pkts").mean(),
             (pl.col("utilisation").std() * 100).alias("utilisation_pct_std"),
             pl.len().alias("n"),
         )
@@ -267,34 +269,12 @@ NOT_VEGAS = ("newreno", "cubic", "compound")
 
 @dataclass(frozen=True)
 class BraudTables:
-    """What braud2016's claims judge: experiment 1's utilisation grid, RTT
-    table and mean queue per direction, experiment 2's response times."""
+    """What braud2016's claims judge: experiment 1's utilisation grid (with
+    each direction's mean queue) and RTT table, experiment 2's response times."""
 
     util: pl.DataFrame
     rtt: pl.DataFrame
-    queue: pl.DataFrame
     resp: dict[tuple[Any, ...], pl.DataFrame]
-
-
-def braud_queues(out: Path) -> pl.DataFrame:
-    """Experiment 1: mean queue (packets) of each direction's bottleneck per
-    configuration, mean over the repetitions."""
-    import polars as pl
-
-    from tcplab.sweep import read_table
-
-    links = read_table(out, "links").filter(pl.col("name").is_in([DOWN, UP]))
-    return (
-        links.with_columns(
-            pl.when(pl.col("name") == DOWN)
-            .then(pl.lit("download"))
-            .otherwise(pl.lit("upload"))
-            .alias("direction")
-        )
-        .group_by([BUFFER, SERVER, CLIENT, "direction"], maintain_order=True)
-        .agg(pl.col("mean_queue_pkts").mean().alias("mean_queue_pkts"))
-        .rename({SERVER: "download_variant", CLIENT: "upload_variant", BUFFER: "uplink_buffer"})
-    )
 
 
 def claim_input(out: Path, quick: bool) -> BraudTables:
@@ -303,7 +283,6 @@ def claim_input(out: Path, quick: bool) -> BraudTables:
     return BraudTables(
         braud_utilisation(out / "exp1"),
         braud_rtt(out / "exp1"),
-        braud_queues(out / "exp1"),
         braud_responses(out / "exp2"),
     )
 
@@ -413,7 +392,7 @@ def _b6(t: BraudTables) -> tuple[str, bool | None]:
 
 def _b7(t: BraudTables) -> tuple[str, bool | None]:
     qs = [
-        _cell(t.queue, "mean_queue_pkts", buf, "vegas", "vegas", direction=d)
+        _cell(t.util, "mean_queue_pkts", buf, "vegas", "vegas", direction=d)
         for buf in (40, 250)
         for d in ("download", "upload")
     ]

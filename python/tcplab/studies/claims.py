@@ -40,7 +40,6 @@ __all__ = [
     "VERDICTS",
     "Claim",
     "add_paper_table",
-    "claims_note",
     "claims_of",
     "coord",
     "coords_key",
@@ -142,11 +141,15 @@ def phase_rows(d: Path) -> pl.DataFrame:
     return pl.concat(frames, how="diagonal_relaxed")
 
 
+def _module(study: Study) -> Any:
+    """The study's module (highspeed-fiber: ``highspeed_fiber``)."""
+    return importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
+
+
 def claims_of(study: Study) -> tuple[Claim, ...]:
     """The published results a study judges itself by: its module's
     ``CLAIMS`` (none for a study that reproduces no paper)."""
-    mod = importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
-    return tuple(getattr(mod, "CLAIMS", ()))
+    return tuple(getattr(_module(study), "CLAIMS", ()))
 
 
 def study_runs(study: Study, out: Path, quick: bool) -> pl.DataFrame:
@@ -183,31 +186,29 @@ def paper_table(study: Study, out: Path, quick: bool) -> pl.DataFrame | None:
     judges take the study's phase rows (:func:`study_runs`), or what its
     module's ``claim_input(out, quick)`` returns when it has one (the tables
     a study's results are read from, e.g. braud2016's utilisation grid)."""
+    judged = _judged(study, out, quick)
+    return judged[0] if judged is not None else None
+
+
+def _judged(study: Study, out: Path, quick: bool) -> tuple[pl.DataFrame, str] | None:
+    """The paper table and the study's note on it (its module's
+    ``claims_note(input)``: e.g. which parameter the paper leaves open was
+    calibrated, on which result, to which value; "" if none or if the runs
+    cannot give it), from one reading of the runs."""
     claims = claims_of(study)
     if not claims:
         return None
-    return judge(claims, {SIDE: _claim_input(study, out, quick)})
-
-
-def _claim_input(study: Study, out: Path, quick: bool) -> Any:
-    """What the study's claims judge (see :func:`paper_table`)."""
-    mod = importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
+    mod = _module(study)
     make = getattr(mod, "claim_input", None)
-    return make(out, quick) if make is not None else study_runs(study, out, quick)
-
-
-def claims_note(study: Study, out: Path, quick: bool) -> str:
-    """The study's own note on its paper table (its module's
-    ``claims_note(input)``: e.g. which parameter the paper leaves open was
-    calibrated, on which result, to which value), or ""."""
-    mod = importlib.import_module(f"tcplab.studies.{study.name.replace('-', '_')}")
-    note = getattr(mod, "claims_note", None)
-    if note is None:
-        return ""
-    try:
-        return str(note(_claim_input(study, out, quick)))
-    except (KeyError, ValueError):
-        return ""
+    inp = make(out, quick) if make is not None else study_runs(study, out, quick)
+    note_of = getattr(mod, "claims_note", None)
+    note = ""
+    if note_of is not None:
+        try:
+            note = str(note_of(inp))
+        except (KeyError, ValueError):
+            note = ""
+    return judge(claims, {SIDE: inp}), note
 
 
 def verdict_counts(table: pl.DataFrame, side: str = SIDE) -> str:
@@ -223,9 +224,10 @@ def add_paper_table(rep: Report, study: Study, out: Path, quick: bool) -> pl.Dat
     """Add the paper table to ``rep`` (a section: the count of verdicts, then
     the table) and write it to ``out``/:data:`PAPER_TABLE_FILE`; nothing for a
     study with no published results."""
-    table = paper_table(study, out, quick)
-    if table is None:
+    judged = _judged(study, out, quick)
+    if judged is None:
         return None
+    table, note = judged
     from tcplab.results import _write_atomic
 
     rep.add_section(
@@ -242,7 +244,6 @@ def add_paper_table(rep: Report, study: Study, out: Path, quick: bool) -> pl.Dat
         ),
     )
     rep.add_text(f"tcplab: {verdict_counts(table)}.")
-    note = claims_note(study, out, quick)
     if note:
         rep.add_text(note)
     rep.add_table(table, "Published results and tcplab's.", max_rows=200)
