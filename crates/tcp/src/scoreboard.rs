@@ -47,6 +47,9 @@ pub struct TxSnap {
     pub first_time: SimTime,
     /// Sent while application-limited.
     pub app_limited: bool,
+    /// The controller's stamp when sent (`CcState::tx_mark`: ns-2 FAST's
+    /// `cwnd_array_`).
+    pub cc_mark: u32,
 }
 
 /// Accumulates, over the segments one ACK delivers, what the rate sample needs
@@ -116,6 +119,9 @@ pub struct Acked {
     /// ever retransmitted, if no removed segment was ever retransmitted
     /// (Linux 6.x `first_ackt` under `FLAG_RETRANS_DATA_ACKED`).
     pub first_unsacked_sent: Option<SimTime>,
+    /// The newest segment removed (ns-2's `tcph->seqno()` packet), whatever
+    /// its history.
+    pub last: Option<Seg>,
 }
 
 /// The scoreboard.
@@ -234,6 +240,7 @@ impl Scoreboard {
                 }
             }
             a.newest_sent = Some(s.sent);
+            a.last = Some(s);
         }
         if a.any_retrans {
             a.karn_sent = None;

@@ -59,12 +59,12 @@
 
 use crate::cc::{
     ns2_limited_slow_start, ns2_lss_increment, rfc3742_k, AckSample, CaState, CcState,
-    CongestionControl, CwndEvent, RateSample,
+    CongestionControl, CwndEvent, RateSample, SentSeg,
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
 use crate::rtt::{RtoEstimator, RttEstimator, RttSampling};
-use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, LOST, RETRANS, SACKED};
+use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
 
 use tcplab_engine::SimTime;
 use tcplab_net::Ecn;
@@ -1232,6 +1232,11 @@ impl Sender {
                 pkts_acked: delivered,
                 rtt: cc_rtt,
                 in_flight: prior_in_flight,
+                newest: acked.last.map(|g| SentSeg {
+                    sent: g.sent,
+                    retransmitted: g.has(EVER_RETRANS),
+                    mark: g.tx.cc_mark,
+                }),
             };
             self.cc.pkts_acked(&mut self.tp, &s);
             if rack {
@@ -1424,6 +1429,7 @@ impl Sender {
                     pkts_acked: newly_sacked,
                     rtt: rate.newest_clean.map(|t| now - t),
                     in_flight: prior_in_flight,
+                    newest: None,
                 };
                 self.cc.pkts_acked(&mut self.tp, &s);
             }
@@ -2143,6 +2149,7 @@ impl Sender {
             delivered_time: self.delivered_time,
             first_time: self.first_tx_time,
             app_limited: self.tp.app_limited != 0,
+            cc_mark: self.tp.tx_mark,
         }
     }
 

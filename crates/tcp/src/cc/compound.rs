@@ -672,6 +672,7 @@ mod tests {
             pkts_acked: 1,
             rtt: Some(ms(150)),
             in_flight: 1,
+            ..Default::default()
         };
         c.pkts_acked(&mut tp, &s);
         assert_eq!(c.base_rtt, ms(150).0);
@@ -685,6 +686,7 @@ mod tests {
             pkts_acked: 1,
             rtt: Some(ms(60)),
             in_flight: 100,
+            ..Default::default()
         };
         for st in [CaState::Recovery, CaState::Loss] {
             tp.ca_state = st;

@@ -70,6 +70,7 @@ impl Harness {
             pkts_acked: n,
             rtt: Some(rtt),
             in_flight: prior,
+            ..Default::default()
         };
         self.cc.pkts_acked(&mut self.tp, &s);
         if self.cc.has_cong_control() {

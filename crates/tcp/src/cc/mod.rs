@@ -112,6 +112,10 @@ pub struct CcState {
     /// The host runs ns-2's one-way agents (the `ns2` profile): a controller
     /// with an ns-2 agent of its own may follow that agent instead of Linux.
     pub ns2_agent: bool,
+    /// A value the controller stamps on every segment as it is (re)sent,
+    /// returned with the ACK that acknowledges it (`AckSample::newest`): ns-2
+    /// FAST's `cwnd_array_`.
+    pub tx_mark: u32,
 }
 
 impl CcState {
@@ -140,6 +144,7 @@ impl CcState {
             max_ssthresh: 0,
             ss_ack_limit: 0,
             ns2_agent: false,
+            tx_mark: 0,
         }
     }
     /// Linux `tcp_in_slow_start`.
@@ -158,6 +163,20 @@ pub struct AckSample {
     pub rtt: Option<SimTime>,
     /// Segments in flight before this ACK.
     pub in_flight: u32,
+    /// The newest segment this ACK acknowledged cumulatively (ns-2's
+    /// `tcph->seqno()` packet); `None` when it acknowledged none (SACK only).
+    pub newest: Option<SentSeg>,
+}
+
+/// A segment as its latest transmission left it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SentSeg {
+    /// Time of its latest (re)transmission.
+    pub sent: SimTime,
+    /// Whether it was ever retransmitted.
+    pub retransmitted: bool,
+    /// `CcState::tx_mark` at its latest transmission.
+    pub mark: u32,
 }
 
 /// A delivery-rate sample (Linux `struct rate_sample`, net/ipv4/tcp_rate.c),

@@ -346,6 +346,7 @@ mod tests {
                 pkts_acked: n,
                 rtt: rtt_ms.map(SimTime::from_millis),
                 in_flight: self.tp.cwnd,
+                ..Default::default()
             };
             self.w.pkts_acked(&mut self.tp, &s);
             self.w.cong_avoid(&mut self.tp, n);
