@@ -25,6 +25,8 @@ mascolo2006, whose profile axis is dropped, other seeds):
   every RTT: mascolo2006's point), which ns-2 runs on the CUBIN FAST module
   (1.1.x, the module tcplab's FAST follows) built into ns-2.35 by
   tools/ns2_fast_module.sh; 4 repetitions;
+- mascolo-b-fast.toml: scenario B with FAST likewise (M14 needs A and B),
+  2 repetitions;
 - mascolo-quick.toml: scenario A with SACK and HSTCP at RTT 40 ms, the same
   points as mascolo-a.toml (same coordinates, hence the same seeds), for
   `--quick`.
@@ -75,6 +77,8 @@ FAST = """\
 """
 #: Repetitions of mascolo-a-fast.toml (ns-2 takes about 45 s per run).
 FAST_REPS = 4
+#: Repetitions of mascolo-b-fast.toml (M14's scenario B; ns-2 takes 2-6 minutes per run).
+FAST_B_REPS = 2
 RTTS = """\
 "link[0]" = [
     { label = "RTT 40 ms", delay = "15ms", queue = { counts_sending = true, packets = 833 } },
@@ -154,6 +158,8 @@ def files() -> dict[str, str]:
         "a cwnd trace every second"
     )
     out["mascolo-a-fast.toml"] = mascolo("a", FAST + RTTS, what, FAST_REPS)
+    what = what.replace(f"{FAST_REPS} seeds", f"{FAST_B_REPS} seeds")
+    out["mascolo-b-fast.toml"] = mascolo("b", FAST + RTTS, what, FAST_B_REPS)
     what = "scenario A, SACK and HSTCP at RTT 40 ms (points of mascolo-a.toml)"
     out["mascolo-quick.toml"] = mascolo("a", QUICK, what, 2)
     return out

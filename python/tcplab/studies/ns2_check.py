@@ -79,7 +79,7 @@ BARAKAT = (
 #: mascolo2006's files: scenarios A, B, C with SACK and HSTCP (ns-2.35's
 #: Agent/TCP/Sack1; 20, 5 and 6 seeds), and the same with the variants
 #: ns-2.35 runs on its TCP-Linux agent (2, 1 and 2 seeds).
-MASCOLO = ("a", "b", "c", "a-tcplinux", "b-tcplinux", "c-tcplinux", "a-fast")
+MASCOLO = ("a", "b", "c", "a-tcplinux", "b-tcplinux", "c-tcplinux", "a-fast", "b-fast")
 #: Twin flows: one flow twice, the same hosts' settings and path length,
 #: started at the same instant in every run (mascolo2006's reverse flows C
 #: and D, both at 333 s; the seed moves neither). Which of the two leads is
@@ -817,7 +817,7 @@ def _papers(rep: Report, ref_runs: pl.DataFrame, sim_runs: pl.DataFrame) -> None
         "the difference from the paper lies in the paper's ns-2 version, patches or "
         "unstated settings, not in the profile. mascolo2006's BIC, CUBIC, H-TCP, STCP "
         "and Westwood+ run on ns-2.35's TCP-Linux agent (a different sender); FAST on the "
-        "CUBIN FAST module built into ns-2.35, in scenario A only.",
+        "CUBIN FAST module built into ns-2.35, in scenarios A and B.",
     )
     for side in ("ns-2.35", "tcplab ns2"):
         counts = table[f"{side} verdict"].value_counts(sort=True)
