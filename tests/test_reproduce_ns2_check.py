@@ -377,3 +377,27 @@ def test_twins_are_judged_by_their_sum_where_they_start_together() -> None:
         ("mascolo-b", "C"): (False, None),
         ("mascolo-b", "D"): (False, None),
     }
+
+
+def test_every_miss_is_tallied_by_what_explains_it() -> None:
+    # Six cells by hand: two agree; of the four misses one is within ns-2's
+    # tie spread (even if the seeds would also explain it: ties are tested
+    # first), one within the seeds' interval, one a twin whose sum agrees,
+    # and one nothing explains.
+    d = pl.DataFrame(
+        {
+            "ok": [True, True, False, False, False, False],
+            "ok_ties": [True, False, True, False, False, False],
+            "seed_noise": [None, None, True, True, False, None],
+            "twins_ok": [None, None, None, None, True, None],
+        }
+    )
+    assert ns2_check.miss_tally(d) == {"misses": 4, "ties": 1, "seeds": 1, "twins": 1, "none": 1}
+    # Without the seed and twin columns (too few seeds), only ties explain.
+    assert ns2_check.miss_tally(d.select("ok", "ok_ties")) == {
+        "misses": 4,
+        "ties": 1,
+        "seeds": 0,
+        "twins": 0,
+        "none": 3,
+    }
