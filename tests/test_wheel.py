@@ -99,9 +99,23 @@ def test_the_wheel_carries_its_studies_and_reproduces_braud2016(
     html = report.read_text(encoding="utf-8")
     assert "Braud" in html
     assert html.count("<figure") > 0
+    _opens_with_the_paper_table(html, r.stdout, "B", 14)
     # Nothing points into a checkout or a paper file that no user has.
     assert "shared/papers" not in html
     assert str(ROOT) not in html
+
+
+def _opens_with_the_paper_table(html: str, printed: str, letter: str, n: int) -> None:
+    """The report's first section is the paper table, and the command prints
+    it: every one of the paper's ``n`` published results (``letter``1 to
+    ``letter``n), and the count of verdicts over all of them."""
+    assert re.findall(r"<h2[^>]*>([^<]*)</h2>", html)[0] == "The paper&#39;s published results"
+    for k in range(1, n + 1):
+        assert re.search(rf"\b{letter}{k}\b", printed), f"{letter}{k} not printed"
+        assert re.search(rf"\b{letter}{k}\b", html), f"{letter}{k} not in the report"
+    counts = re.search(r"tcplab: (.*) \(of (\d+)\)", printed)
+    assert counts is not None, printed
+    assert counts.group(2) == str(n), printed
 
 
 def _quick_report(installed: Path, tmp_path: Path, study: str) -> str:
@@ -134,24 +148,28 @@ def test_the_wheel_reproduces_barakat1999_with_its_models(installed: Path, tmp_p
     assert html.count("<figure") == 7
     # The report opens with the paper table, which the command prints too:
     # each of the paper's 9 published results with a verdict, and the count.
-    assert re.findall(r"<h2[^>]*>([^<]*)</h2>", html)[0] == "The paper&#39;s published results"
-    for k in range(1, 10):
-        assert f"K{k}" in printed
+    _opens_with_the_paper_table(html, printed, "K", 9)
     # Provenance from a wheel: the commit it was built from, and the study's
     # files by their place in the package, not the install directory.
     assert "(built)" in html
     assert "tcplab/studies/data/barakat1999/" in html
-    counts = re.search(r"tcplab: (.*) \(of (\d+)\)", printed)
-    assert counts is not None, printed
-    assert counts.group(2) == "9", printed
 
 
 def test_the_wheel_reproduces_highspeed_fiber(installed: Path, tmp_path: Path) -> None:
     # A study whose name is not a module name (highspeed-fiber, module
     # highspeed_fiber) finds its files in the wheel.
-    html = _quick_report(installed, tmp_path, "highspeed-fiber")
+    html, printed = _quick_run(installed, tmp_path, "highspeed-fiber")
     assert "Linux 2.2" in html
     assert html.count("<figure") >= 7
+    _opens_with_the_paper_table(html, printed, "F", 14)
+
+
+def test_the_wheel_reproduces_mascolo2006_with_its_paper_table(
+    installed: Path, tmp_path: Path
+) -> None:
+    html, printed = _quick_run(installed, tmp_path, "mascolo2006")
+    assert "PFLDnet" in html
+    _opens_with_the_paper_table(html, printed, "M", 14)
 
 
 def test_the_wheel_checks_the_ns2_profile_against_its_stored_ns2_runs(
