@@ -86,3 +86,15 @@ def test_quick_report_and_the_limits_that_bind(quick: Path) -> None:
     assert set(ep["kind"].to_list()) <= {"fast_retransmit", "timeout"}
     assert "Loss episodes of the traced runs" in html
     assert "Host stages of the traced runs" in html
+
+
+def test_the_repetition_spread_is_the_largest_over_the_points() -> None:
+    # Point 1: 100 and 101 Mb/s (1 %); point 2: 200 and 203 (1.5 %); point 3
+    # has one run and says nothing.
+    flows = pl.DataFrame(
+        {"point": [1, 1, 2, 2, 3], "goodput_bps": [100e6, 101e6, 203e6, 200e6, 50e6]}
+    )
+    spread = h.repetition_spread(flows)
+    assert spread is not None
+    assert abs(spread - 0.015) < 1e-12
+    assert h.repetition_spread(flows.filter(pl.col("point") == 3)) is None
