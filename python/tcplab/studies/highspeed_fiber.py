@@ -616,7 +616,7 @@ def repetition_spread(flows: pl.DataFrame) -> float | None:
     )
     if g.height == 0:
         return None
-    return float((g["hi"] / g["lo"] - 1).max())  # type: ignore[arg-type]
+    return float((g["hi"] / g["lo"] - 1).max())
 
 
 def _repetitions_note(out: Path) -> str:
