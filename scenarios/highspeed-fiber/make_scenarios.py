@@ -32,6 +32,13 @@ Files:
   - vthd-trace.toml: one run per option set at B = 1 GB, packet_cost 10 us,
     with the cwnd trace, for the mechanism sections.
 
+Gigabit Ethernet (the p2p fibre, the VTHD access links) charges each packet
+38 bytes of framing on the wire (overhead = 38): the Ethernet header (14)
+and FCS (4), the preamble and start delimiter (8) and the inter-frame gap
+(12), IEEE 802.3: a 1500-byte packet takes 12.3 us at 1 Gb/s and TCP's
+payload is at most 1448/1538 of the rate (941.5 Mb/s with timestamps). The
+2.5 Gb/s WDM hops' framing is not given (none charged; they never limit).
+
 Repetitions (2) differ in the seed: the flow starts uniformly in the first
 10 ms and the sender's jiffy clock has its own phase.
 
@@ -108,11 +115,14 @@ name = "s"
 [[host]]
 name = "r"
 
-# The fibre between the two NICs: 1 Gb/s; the paper's RTT of about 250 us,
-# 125 us each way (everything the hosts add beyond their stage folded in).
+# The fibre between the two NICs: Gigabit Ethernet, 1 Gb/s with 38 bytes of
+# framing per packet (header, FCS, preamble, inter-frame gap); the paper's RTT
+# of about 250 us, 125 us each way (everything the hosts add beyond their
+# stage folded in).
 [[link]]
 between = ["s", "r"]
 rate = "1Gbps"
+overhead = 38
 delay = "125us"
 queue = { packets = 100 }
 """
@@ -125,12 +135,13 @@ queue = { packets = 100 }
 
 
 VTHD_PATH = """
+# Gigabit Ethernet access: 38 bytes of framing per packet, as the p2p fibre.
 [[host]]
 name = "s"
-access = { router = "sophia", rate = "1Gbps", delay = "0.5ms", queue = { packets = 100 } }
+access = { router = "sophia", rate = "1Gbps", overhead = 38, delay = "0.5ms", queue = { packets = 100 } }
 [[host]]
 name = "r"
-access = { router = "paris", rate = "1Gbps", delay = "0.5ms", queue = { packets = 500 } }
+access = { router = "paris", rate = "1Gbps", overhead = 38, delay = "0.5ms", queue = { packets = 500 } }
 
 [[router]]
 name = "sophia"

@@ -1631,7 +1631,7 @@ fn resolve_direction(
         return Err(cx.err(
             &field("overhead", d.overhead.is_some()),
             overhead,
-            format!("framing bytes added to each packet: 0 to {OVERHEAD_MAX} (Ethernet's is 18)"),
+            format!("framing bytes added to each packet: 0 to {OVERHEAD_MAX} (Ethernet: 18, 38 with preamble and inter-frame gap)"),
         ));
     }
     Ok(LinkSpec {

@@ -68,6 +68,12 @@ FLOW = "nttcp"
 RTT = {"p2p": 250e-6, "vthd": 15e-3}
 #: The NIC and access rate, b/s.
 WIRE_BPS = 1e9
+#: Gigabit Ethernet's framing per packet on the wire, bytes: header 14, FCS 4,
+#: preamble and start delimiter 8, inter-frame gap 12 (IEEE 802.3); the
+#: files' `overhead` on the Gigabit Ethernet links.
+ETHERNET_FRAMING = 38
+#: An IP packet of a full segment, bytes.
+PACKET = 1500
 #: The hosts' PCI bus, b/s (132 MB/s).
 BUS_BPS = 1.056e9
 #: Linux 2.2's receiver ACKs every second full segment.
@@ -109,16 +115,22 @@ def linux22_window(rcvbuf: int, mss: int) -> int:
     return free // mss * mss
 
 
+def wire_payload_bps(timestamps: bool) -> float:
+    """TCP payload rate Gigabit Ethernet carries: a full segment per 1500-byte
+    packet plus its framing at 1 Gb/s (941.5 Mb/s with timestamps)."""
+    return mss_of(timestamps) * 8 / ((PACKET + ETHERNET_FRAMING) * 8 / WIRE_BPS)
+
+
 def host_bound_bps(packet_cost_s: float, timestamps: bool) -> float:
     """Payload rate a host's stage allows: each data segment (a 1500-byte
     packet) costs the stage its per-packet cost and its bytes on the bus, and
-    so does every second segment's ACK (on both hosts alike)."""
+    so does every second segment's ACK (on both hosts alike); never above
+    what the wire carries."""
     mss = mss_of(timestamps)
-    data = packet_cost_s + 1500 * 8 / BUS_BPS
+    data = packet_cost_s + PACKET * 8 / BUS_BPS
     ack = packet_cost_s + ACK_BYTES[timestamps] * 8 / BUS_BPS
     per_segment = data + ack / ACK_EVERY
-    wire = 1500 * 8 / WIRE_BPS
-    return mss * 8 / max(per_segment, wire)
+    return min(mss * 8 / per_segment, wire_payload_bps(timestamps))
 
 
 def _options_label(sack: bool, ts: bool) -> str:
@@ -197,9 +209,10 @@ def _lines(path: str, buffers: Sequence[int], cost_us: float) -> dict[str, Any]:
     rtt = RTT[path]
     lo, hi = min(buffers), max(buffers)
     # The limits are curves of B: drawn at 200 points over the axis, not only
-    # at the sampled buffers, and capped at the wire rate (no path carries more).
+    # at the sampled buffers, and capped at the payload rate the wire carries
+    # (Gigabit Ethernet with its framing: no path carries more).
     xs = [lo * (hi / lo) ** (i / 199) for i in range(200)] if hi > lo else [lo]
-    wire = WIRE_BPS / 1e6
+    wire = wire_payload_bps(True) / 1e6
     bound = host_bound_bps(cost_us * 1e-6, True) / 1e6
     bdp = WIRE_BPS * rtt / 8
     return {
