@@ -63,6 +63,7 @@ def test_quick_report_and_the_limits_that_bind(quick: Path) -> None:
         "Host bound",
         "SACK off, timestamps off",
         "Router buffer overflow.",
+        "NTTCP&#39;s default transfer, timed whole",
     ):
         assert section in html, section
     p2p = h._flows(quick / "p2p")
@@ -101,3 +102,17 @@ def test_the_repetition_spread_is_the_largest_over_the_points() -> None:
     assert spread is not None
     assert abs(spread - 0.015) < 1e-12
     assert h.repetition_spread(flows.filter(pl.col("point") == 3)) is None
+
+
+def test_a_transfer_is_timed_whole_as_nttcp_reports_it() -> None:
+    # 8 MiB (8,388,608 B = 67,108,864 bits) in 0.5 s: 134.2 Mb/s; in 4 s:
+    # 16.8 Mb/s; an unfinished transfer is left out.
+    flows = pl.DataFrame(
+        {
+            "completed": [True, True, False],
+            "fct_s": [0.5, 4.0, None],
+            "bytes_delivered": [8_388_608, 8_388_608, 1_000_000],
+        }
+    )
+    got = h.transfer_throughput(flows)["transfer Mb/s"].to_list()
+    assert got == pytest.approx([134.217728, 16.777216])

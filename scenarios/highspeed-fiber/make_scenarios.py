@@ -6,8 +6,12 @@ Hosts (every value from a source or swept; see docs/reproduce.md):
   - profile linux22: Linux 2.2.16 as its sources say (docs/tcp.md);
   - sndbuf = rcvbuf = B, swept: the buffer the paper sets through rmem_max /
     wmem_max, read as the kernel's sk->sndbuf / sk->rcvbuf (what a socket
-    gets from the sysctl default; SO_RCVBUF = B would give 2B): the window
-    is then about B/2 (half the free buffer, __tcp_select_window);
+    gets from the sysctl default): the window is then about B/2 (half the
+    free buffer, __tcp_select_window). NTTCP 1.47 makes no setsockopt call
+    by default, and its -w (KiB, below 10000: not 512 MB or 1 GB) comes after
+    connect()/accept(), when the window scale and clamp are already fixed
+    from the default (tcp_make_synack): no reading the 2.2.16 sources allow
+    gives NTTCP a window above about B/2;
   - bus_rate 1056 Mb/s: the 32-bit, 33 MHz PCI bus, 132 MB/s (the paper);
   - packet_cost swept over 0, 10 and 20 us: the CPU's work per packet on a
     Pentium III 933 MHz, for which no source gives a figure;
@@ -31,6 +35,10 @@ Files:
     swept over 50, 500 and 5000 packets (the paper gives none).
   - vthd-trace.toml: one run per option set at B = 1 GB, packet_cost 10 us,
     with the cwnd trace, for the mechanism sections.
+  - vthd-nttcp.toml: VTHD at packet_cost 10 us with NTTCP 1.47's default
+    transfer (-l 4096 -n 2048: 8 MiB), timed whole, slow start included, as
+    NTTCP times it (the paper gives neither -l nor -n): another reading of
+    the measurement, beside the steady state of vthd.toml.
 
 Gigabit Ethernet (the p2p fibre, the VTHD access links) charges each packet
 38 bytes of framing on the wire (overhead = 38): the Ethernet header (14)
@@ -234,6 +242,19 @@ def vthd_trace() -> str:
     )
 
 
+def vthd_nttcp() -> str:
+    return (
+        _vthd_head("highspeed-fiber VTHD, NTTCP's default transfer", 2)
+        + HOSTS
+        + VTHD_PATH
+        + FLOW.format(extra='size = "8MiB"                    # NTTCP 1.47: 2048 writes of 4096 bytes\n')
+        + "\n[sweep]\n"
+        + _buffers(BUFFERS_VTHD)
+        + _costs(["10us"])
+        + OPTIONS
+    )
+
+
 def files() -> dict[str, str]:
     """Every study file by name."""
     return {
@@ -241,6 +262,7 @@ def files() -> dict[str, str]:
         "vthd.toml": vthd(),
         "vthd-routers.toml": vthd_routers(),
         "vthd-trace.toml": vthd_trace(),
+        "vthd-nttcp.toml": vthd_nttcp(),
     }
 
 

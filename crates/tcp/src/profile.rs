@@ -635,7 +635,9 @@ pub fn profiles() -> Vec<Profile> {
                       160 rounded to 16 (tcp_sendmsg, sock_wmalloc), out-of-order queue dropped \
                       whole past rcvbuf (prune_queue); sysctl rmem_default = wmem_default = 65535 \
                       (SK_RMEM_MAX with CONFIG_SKB_LARGE): sndbuf and rcvbuf here are the \
-                      kernel's sk->sndbuf/sk->rcvbuf (SO_SNDBUF/SO_RCVBUF = B gives 2B)",
+                      kernel's sk->sndbuf/sk->rcvbuf (SO_SNDBUF/SO_RCVBUF = B gives 2B, sock_setsockopt, but the \
+                      window scale and clamp are fixed at the SYN from the listener's buffer: \
+                      tcp_make_synack)",
             notes: "With SACK 2.2 runs FACK (recovery at 3 dupacks or fackets_out > 3, holes \
                     retransmitted up to the forward-most SACK, pipe = packets_out - fackets_out + \
                     retrans_out, no inflation); RFC 6675 recovery stands in. Not modelled: the \
