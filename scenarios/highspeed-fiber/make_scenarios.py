@@ -201,17 +201,22 @@ def _vthd_head(name: str, reps: int) -> str:
 BUFFERS_VTHD = ["64KB", "128KB", "512KB", "1MB", "512MB", "1GB"]
 
 
-def vthd() -> str:
+def _vthd_sweep(name: str, flow_extra: str, costs: list[str]) -> str:
+    """VTHD swept over the buffers, the costs given and the option sets."""
     return (
-        _vthd_head("highspeed-fiber VTHD", 2)
+        _vthd_head(name, 2)
         + HOSTS
         + VTHD_PATH
-        + FLOW.format(extra="")
+        + FLOW.format(extra=flow_extra)
         + "\n[sweep]\n"
         + _buffers(BUFFERS_VTHD)
-        + _costs(["0us", "10us", "20us"])
+        + _costs(costs)
         + OPTIONS
     )
+
+
+def vthd() -> str:
+    return _vthd_sweep("highspeed-fiber VTHD", "", ["0us", "10us", "20us"])
 
 
 def vthd_routers() -> str:
@@ -243,15 +248,10 @@ def vthd_trace() -> str:
 
 
 def vthd_nttcp() -> str:
-    return (
-        _vthd_head("highspeed-fiber VTHD, NTTCP's default transfer", 2)
-        + HOSTS
-        + VTHD_PATH
-        + FLOW.format(extra='size = "8MiB"                    # NTTCP 1.47: 2048 writes of 4096 bytes\n')
-        + "\n[sweep]\n"
-        + _buffers(BUFFERS_VTHD)
-        + _costs(["10us"])
-        + OPTIONS
+    return _vthd_sweep(
+        "highspeed-fiber VTHD, NTTCP's default transfer",
+        'size = "8MiB"                    # NTTCP 1.47: 2048 writes of 4096 bytes\n',
+        ["10us"],
     )
 
 

@@ -226,29 +226,54 @@ def _lines(path: str, buffers: Sequence[int], cost_us: float) -> dict[str, Any]:
     }
 
 
+def _buffer_figure(
+    stats: pl.DataFrame,
+    series: str,
+    title: str,
+    ylabel: str = "throughput (Mb/s)",
+    overlay: dict[str, Any] | None = None,
+) -> Any:
+    """Mean throughput with its interval against the socket buffer (log axis),
+    one curve per ``series``, no line across an unsampled stretch (a factor of
+    20) of the buffer axis."""
+    from tcplab import figures
+
+    return figures.curves(
+        stats,
+        "B bytes",
+        "goodput Mb/s_mean",
+        series,
+        "goodput Mb/s_ci95",
+        overlay=overlay,
+        logx=True,
+        gap=20.0,
+        xlabel="socket buffer B (bytes, log scale)",
+        ylabel=ylabel,
+        title=title,
+    )
+
+
+def _by_options(df: pl.DataFrame) -> pl.DataFrame:
+    """Per-point statistics of (options, B), the option sets in their order."""
+    import polars as pl
+
+    return _by_point(df, ["options", "B bytes"]).sort(
+        pl.col("options").replace_strict(OPTION_ORDER, list(range(4)), default=9),
+        maintain_order=True,
+    )
+
+
 def _throughput_figures(rep: Report, df: pl.DataFrame, path: str, what: str) -> None:
     import polars as pl
 
-    from tcplab import figures
-
     for cost in sorted(df["cost us"].unique().to_list()):
         part = df.filter(pl.col("cost us") == cost)
-        stats = _by_point(part, ["options", "B bytes"]).sort(
-            pl.col("options").replace_strict(OPTION_ORDER, list(range(4)), default=9),
-            maintain_order=True,
-        )
-        fig = figures.curves(
+        stats = _by_options(part)
+        fig = _buffer_figure(
             stats,
-            "B bytes",
-            "goodput Mb/s_mean",
             "options",
-            "goodput Mb/s_ci95",
+            f"{what}, {cost:g} us per packet",
             overlay=_lines(path, part["B bytes"].unique().to_list(), cost),
-            logx=True,
-            gap=20.0,
-            xlabel="socket buffer B (bytes, log scale)",
-            ylabel="throughput (Mb/s)",
-            title=f"{what}, {cost:g} us per packet",
         )
         rep.add_figure(
             fig,
@@ -358,8 +383,6 @@ def _path_section(rep: Report, out: Path, path: str) -> pl.DataFrame:
 def _routers(rep: Report, out: Path) -> pl.DataFrame:
     import polars as pl
 
-    from tcplab import figures
-
     rep.add_section(
         "VTHD: router buffers",
         "The paper gives no router buffer sizes: every router queue (the three "
@@ -376,17 +399,11 @@ def _routers(rep: Report, out: Path) -> pl.DataFrame:
         stats = _by_point(part, [ROUTERS, "B bytes"]).with_columns(
             ("router queues " + pl.col(ROUTERS).cast(pl.Utf8)).alias("routers")
         )
-        fig = figures.curves(
+        fig = _buffer_figure(
             stats,
-            "B bytes",
-            "goodput Mb/s_mean",
             "routers",
-            "goodput Mb/s_ci95",
+            f"VTHD, router buffers, {opt}",
             overlay=_lines("vthd", part["B bytes"].unique().to_list(), 10.0),
-            logx=True,
-            xlabel="socket buffer B (bytes, log scale)",
-            ylabel="throughput (Mb/s)",
-            title=f"VTHD, router buffers, {opt}",
         )
         rep.add_figure(fig, f"VTHD with {opt}: throughput per router buffer size.")
     drops = _drops_by_link(out / "vthd-routers", [ROUTERS, BUFFER, SACK, TS])
@@ -628,8 +645,6 @@ def _nttcp(rep: Report, out: Path) -> None:
     """VTHD with NTTCP 1.47's default transfer (8 MiB), timed whole."""
     import polars as pl
 
-    from tcplab import figures
-
     df = _flows(out / "vthd-nttcp")
     if df.height == 0:
         return
@@ -643,22 +658,16 @@ def _nttcp(rep: Report, out: Path) -> None:
         "measurement, beside the steady state of the sections above; the paper table "
         "still judges the steady state.",
     )
-    stats = _by_point(
+    stats = _by_options(
         df.rename({"goodput Mb/s": "steady"}).with_columns(
             pl.col("transfer Mb/s").alias("goodput Mb/s")
-        ),
-        ["options", "B bytes"],
+        )
     )
-    fig = figures.curves(
+    fig = _buffer_figure(
         stats,
-        "B bytes",
-        "goodput Mb/s_mean",
         "options",
-        "goodput Mb/s_ci95",
-        logx=True,
-        xlabel="socket buffer B (bytes, log scale)",
+        "VTHD, 8 MiB transfers timed whole (10 us per packet)",
         ylabel="throughput of the whole 8 MiB transfer (Mb/s)",
-        title="VTHD, 8 MiB transfers timed whole (10 us per packet)",
     )
     rep.add_figure(
         fig, "VTHD: throughput of NTTCP's default transfer against the buffer, per option set."
