@@ -23,7 +23,7 @@ BASE = HERE / "long-newreno.toml"
 VARIANTS = {
     "newreno": ("freebsd", "newreno"),
     "cubic": ("freebsd", "cubic-freebsd"),  # FreeBSD 9.2 cc_cubic
-    "vegas": ("freebsd", "vegas"),
+    "vegas": ("freebsd", "vegas-freebsd"),  # FreeBSD 9.2 cc_vegas + h_ertt
     "compound": ("windows", "compound"),
 }
 

@@ -260,7 +260,7 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
             (
                 s("undo"),
                 s(c.undo.name()),
-                s("undo spurious reductions: none, rto, all"),
+                s("undo spurious reductions: none, rto, all, badrxtwin"),
             ),
             (
                 s("handshake"),

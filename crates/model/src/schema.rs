@@ -2141,8 +2141,13 @@ fn resolve_host(
         c.ss_ack_limit = v;
     }
     if let Some(u) = &h.undo {
-        c.undo = Undo::parse(u)
-            .ok_or_else(|| cx.err(&f("undo"), format!("{u:?}"), "allowed: none, rto, all"))?;
+        c.undo = Undo::parse(u).ok_or_else(|| {
+            cx.err(
+                &f("undo"),
+                format!("{u:?}"),
+                "allowed: none, rto, all, badrxtwin",
+            )
+        })?;
     }
     if let Some(v) = &h.handshake {
         c.handshake = Handshake::parse(v).ok_or_else(|| {

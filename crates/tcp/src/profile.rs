@@ -356,6 +356,12 @@ pub enum Undo {
     Rto,
     /// Undo spurious timeouts and fast recoveries.
     All,
+    /// Undo a first timeout when the first ACK of new data after it comes
+    /// within half a smoothed RTT (FreeBSD's bad-retransmit window:
+    /// `t_badrxtwin` = ticks + srtt/2, set by `tcp_timer_rexmt` when
+    /// `t_rxtshift` is 1, tested by `tcp_input` before the ACK's RTT sample:
+    /// `CC_RTO_ERR`), with no timestamp test.
+    BadRxtWin,
 }
 
 impl Undo {
@@ -365,6 +371,7 @@ impl Undo {
             Undo::None => "none",
             Undo::Rto => "rto",
             Undo::All => "all",
+            Undo::BadRxtWin => "badrxtwin",
         }
     }
     /// Parse a scenario name.
@@ -373,6 +380,7 @@ impl Undo {
             "none" => Undo::None,
             "rto" => Undo::Rto,
             "all" => Undo::All,
+            "badrxtwin" => Undo::BadRxtWin,
             _ => return None,
         })
     }
@@ -527,7 +535,8 @@ pub fn profiles() -> Vec<Profile> {
                 max_rto: SimTime(64_000 * MS),
                 delack_timeout: SimTime(100 * MS),
                 ss_ack_limit: 2,
-                undo: Undo::Rto,
+                undo: Undo::BadRxtWin,
+                rto_clears_sack: true,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 rtt_sampling: RttSampling::Timed,
@@ -538,17 +547,18 @@ pub fn profiles() -> Vec<Profile> {
                       (TCPT_RANGESET, TCPTV_CPU_VAR); TCPTV_REXMTMAX 64 s (sys/netinet/tcp_timer.h); \
                       net.inet.tcp.delacktime 100 ms; net.inet.tcp.sack.enable=1, rfc1323=1; \
                       net.inet.tcp.cc.algorithm newreno; ABC with net.inet.tcp.abc_l_var = 2 \
-                      (newreno_ack_received); bad-retransmit undo of \
-                      timeouts (tcp_input.c CC_RTO_ERR); tcp_newreno_partial_ack stops the \
+                      (newreno_ack_received); bad-retransmit undo of a \
+                      first timeout whose first new ACK comes within srtt/2 (tcp_timer.c \
+                      t_badrxtwin, tcp_input.c CC_RTO_ERR: undo badrxtwin); a timeout forgets \
+                      the SACK scoreboard (tcp_timer_rexmt: tcp_free_sackholes: \
+                      rto_clears_sack); tcp_newreno_partial_ack stops the \
                       retransmission timer and tcp_output restarts it on every partial ACK \
                       (newreno_rto slow-but-steady), with partial window deflation; without \
                       timestamps the RTO is fed one timed segment per round trip (tcp_input.c \
                       t_rtttime/t_rtseq: rtt_sampling timed)",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
                     controllers see the RTT of every ACK (FreeBSD's ERTT module, which \
-                    cc_vegas reads) even while the RTO times one segment per round trip; \
-                    bad-retransmit detection by timestamps (Eifel) rather than FreeBSD's \
-                    time window",
+                    cc_vegas reads) even while the RTO times one segment per round trip",
         },
         Profile {
             name: "windows",

@@ -232,6 +232,9 @@ pub struct Sender {
     rule3_from: u64,
     prior_ssthresh: u32,
     retrans_stamp: Option<SimTime>,
+    /// `undo = "badrxtwin"`: until when the first new ACK after a first
+    /// timeout undoes it (FreeBSD `t_badrxtwin`).
+    badrxt_until: Option<SimTime>,
     last_rtt: Option<SimTime>,
     /// ECN negotiated (Linux `TCP_ECN_OK`).
     ecn_ok: bool,
@@ -370,6 +373,7 @@ impl Sender {
             rule3_from: 0,
             prior_ssthresh: 0,
             retrans_stamp: None,
+            badrxt_until: None,
             last_rtt: None,
             ecn_ok: false,
             cwr_pending: false,
@@ -739,6 +743,9 @@ impl Sender {
             }
         }
         self.stats.segs_sent += 1;
+        if seg.payload > 0 {
+            self.cc.on_transmit(&self.tp, now, seg.start, seg.payload);
+        }
         if self.prr.active() {
             self.prr.on_sent(1);
         }
@@ -1682,6 +1689,16 @@ impl Sender {
             CaState::Recovery => self.cfg.undo == Undo::All && h.ack >= self.recover,
             _ => false,
         };
+        // FreeBSD: the first ACK of new data after a first timeout, within
+        // srtt/2 of it (tested once: its RTT sample then ends the backoff).
+        if self.cfg.undo == Undo::BadRxtWin {
+            let early = self.badrxt_until.take().is_some_and(|t| self.tp.now < t);
+            if !(allowed && self.undo_marker && early) {
+                return false;
+            }
+            self.undo_loss();
+            return true;
+        }
         // Linux tcp_may_undo: the timestamp echo, or D-SACKs for every
         // retransmission.
         let delayed = self.ts_ok
@@ -2368,6 +2385,11 @@ impl Sender {
             CaState::Open | CaState::Disorder | CaState::Cwr
         );
         let (cwnd_before, ss_before) = (self.tp.cwnd, self.tp.in_slow_start());
+        // FreeBSD tcp_timer_rexmt: t_badrxtwin = ticks + (t_srtt >> (TCP_RTT_SHIFT
+        // + 1)) on the first timeout (t_rxtshift 1), in whole ms ticks; none on a
+        // later one (TF_PREVVALID cleared).
+        self.badrxt_until = (self.cfg.undo == Undo::BadRxtWin && self.rtt.backoffs() == 0)
+            .then(|| now + SimTime::from_millis(self.tp.srtt.0 / 2 / 1_000_000));
         // RFC 5681 (4) on the first timeout of a segment; held on later backoffs.
         // ns-2 halves window() on every timeout (cwnd is 1 on the second: ssthresh 2).
         if self.one_way() {

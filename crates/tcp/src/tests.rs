@@ -970,6 +970,41 @@ fn a_spurious_timeout_is_undone_when_the_profile_allows_it() {
 }
 
 #[test]
+fn freebsd_undoes_a_first_timeout_whose_first_new_ack_comes_within_half_an_srtt() {
+    // FreeBSD's bad-retransmit window (tcp_timer_rexmt: t_badrxtwin = ticks +
+    // srtt/2 on the first timeout; tcp_input: CC_RTO_ERR on the next ACK of new
+    // data before it). The SYN's RTT is 100 ms (srtt 100 ms); 10 segments leave
+    // at 100 ms; the RTO fires at 1.1 s (cwnd 1, ssthresh 5); the window closes
+    // at 1.1 s + 50 ms. No timestamp echo is looked at.
+    for (at, expect_undo) in [(1149, true), (1150, false)] {
+        let mut c = cfg();
+        c.initial_window = 10;
+        c.undo = crate::profile::Undo::BadRxtWin;
+        let (mut s, _, _) = established(&c, "newreno");
+        assert_eq!(s.tp.srtt, ms(100));
+        let mut out = vec![];
+        s.on_timer(ms(1100), &mut out);
+        assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 5));
+        s.on_segment(ms(at), &ack(seg_start(1), &[], false, 0), &mut out);
+        if expect_undo {
+            // cwnd = max(cwnd, prior_cwnd) = 10, ssthresh back; this ACK's
+            // segment then grows it in slow start: 11.
+            assert_eq!(s.stats.undos, 1);
+            assert_eq!((s.tp.cwnd, s.tp.ssthresh), (11, u32::MAX));
+            assert_eq!(s.ca_state(), CaState::Open);
+        } else {
+            assert_eq!(s.stats.undos, 0);
+            assert_eq!(s.tp.ssthresh, 5);
+            assert_eq!(s.ca_state(), CaState::Loss);
+        }
+        // Only the first new ACK is tested: a later one never undoes.
+        s.on_segment(ms(at + 1), &ack(seg_start(2), &[], false, 0), &mut out);
+        assert_eq!(s.stats.undos, expect_undo as u64);
+        s.check_invariants();
+    }
+}
+
+#[test]
 fn a_spurious_fast_recovery_is_undone_only_with_undo_all() {
     // Reordering, not loss: SACKs for 1..3 make 0 look lost; the retransmission of
     // 0 leaves at 200 ms; the original 0 then arrives, and the full ACK echoes its

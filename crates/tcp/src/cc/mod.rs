@@ -22,6 +22,7 @@ mod reno;
 mod scalable;
 mod tahoe;
 mod vegas;
+mod vegas_freebsd;
 mod westwood;
 
 pub use helpers::{
@@ -228,6 +229,9 @@ pub trait CongestionControl {
     fn ack_event(&mut self, _tp: &mut CcState, _advanced: u64) {}
     /// Every ACK that acknowledges data, with its RTT sample.
     fn pkts_acked(&mut self, _tp: &mut CcState, _s: &AckSample) {}
+    /// A segment with `len` bytes of data from `seq` leaves at `now`, new or
+    /// retransmitted (FreeBSD's `HHOOK_TCP_EST_OUT`, where h_ertt records it).
+    fn on_transmit(&mut self, _tp: &CcState, _now: SimTime, _seq: u64, _len: u32) {}
     /// The congestion-avoidance state changes.
     fn set_state(&mut self, _tp: &mut CcState, _new: CaState) {}
     /// Events of the window.
@@ -315,6 +319,7 @@ pub fn registry() -> &'static [CcInfo] {
         reno::INFO,
         newreno::INFO,
         vegas::INFO,
+        vegas_freebsd::INFO,
         cubic::INFO,
         cubic::INFO_FREEBSD,
         compound::INFO,
