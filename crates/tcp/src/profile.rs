@@ -537,6 +537,7 @@ pub fn profiles() -> Vec<Profile> {
                 ss_ack_limit: 2,
                 undo: Undo::BadRxtWin,
                 rto_clears_sack: true,
+                ssthresh_from_cwnd: true,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 rtt_sampling: RttSampling::Timed,
@@ -549,7 +550,10 @@ pub fn profiles() -> Vec<Profile> {
                       net.inet.tcp.cc.algorithm newreno; ABC with net.inet.tcp.abc_l_var = 2 \
                       (newreno_ack_received); bad-retransmit undo of a \
                       first timeout whose first new ACK comes within srtt/2 (tcp_timer.c \
-                      t_badrxtwin, tcp_input.c CC_RTO_ERR: undo badrxtwin); a timeout forgets \
+                      t_badrxtwin, tcp_input.c CC_RTO_ERR: undo badrxtwin); ssthresh on a loss = \
+                      max(cwnd/2, 2) segments (cc_newreno.c newreno_cong_signal; \
+                      tcp_input.c CC_RTO: min(snd_wnd, cwnd)/2: ssthresh_from_cwnd); a \
+                      timeout forgets \
                       the SACK scoreboard (tcp_timer_rexmt: tcp_free_sackholes: \
                       rto_clears_sack); tcp_newreno_partial_ack stops the \
                       retransmission timer and tcp_output restarts it on every partial ACK \
