@@ -329,6 +329,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("every timeout forgets the SACK marks (else only on reneging)"),
             ),
             (
+                s("rcvbuf_auto"),
+                c.rcvbuf_auto.to_string(),
+                s("FreeBSD receive-buffer autosizing from rcvbuf: +16 KiB per bulk round trip up to 2 MiB, with timestamps"),
+            ),
+            (
                 s("prr"),
                 c.prr.to_string(),
                 s("Proportional Rate Reduction (RFC 6937, Linux tcp_cwnd_reduction) in SACK recovery and CWR"),

@@ -157,6 +157,7 @@ host_settings! {
     count_acks: bool,
     buffer_accounting: String,
     rto_clears_sack: bool,
+    rcvbuf_auto: bool,
     prr: bool,
     rack: bool,
     tlp: bool,
@@ -2218,6 +2219,9 @@ fn resolve_host(
     }
     if let Some(v) = h.rto_clears_sack {
         c.rto_clears_sack = v;
+    }
+    if let Some(v) = h.rcvbuf_auto {
+        c.rcvbuf_auto = v;
     }
     if let Some(v) = h.prr {
         c.prr = v;

@@ -178,6 +178,12 @@ pub struct TcpConfig {
     /// A timeout forgets every SACK (Linux 2.2 tcp_retransmit_timer, RFC
     /// 2018's reneging caution) instead of only when reneging shows.
     pub rto_clears_sack: bool,
+    /// FreeBSD's receive-buffer autosizing (tcp_input.c, `tcp_do_autorcvbuf`):
+    /// `rcvbuf` is the starting size, grown by 16 KiB
+    /// (`tcp_autorcvbuf_inc`) up to 2 MiB (`tcp_autorcvbuf_max`) when the
+    /// in-order data received over one round trip, timed by the timestamp
+    /// echo, passes 7/8 of it; without timestamps it never grows.
+    pub rcvbuf_auto: bool,
     /// Proportional Rate Reduction (RFC 6937, Linux `tcp_cwnd_reduction`) in
     /// SACK recovery and ECN's CWR: cwnd comes down to ssthresh over the
     /// recovery round trip instead of at once.
@@ -433,6 +439,7 @@ fn base() -> TcpConfig {
         count_acks: false,
         buffer_accounting: BufferAccounting::Plain,
         rto_clears_sack: false,
+        rcvbuf_auto: false,
         prr: false,
         rack: false,
         tlp: false,
@@ -562,7 +569,10 @@ pub fn profiles() -> Vec<Profile> {
                       t_rtttime/t_rtseq: rtt_sampling timed)",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
                     controllers see the RTT of every ACK (FreeBSD's ERTT module, which \
-                    cc_vegas reads) even while the RTO times one segment per round trip",
+                    cc_vegas reads) even while the RTO times one segment per round trip; \
+                    receive-buffer autosizing (64 KiB grown only with timestamps: host field \
+                    rcvbuf_auto) is off: with it a FreeBSD host receiving from Windows 7 (no \
+                    timestamps) stays at 64 KiB, which braud2016's B1 contradicts",
         },
         Profile {
             name: "windows",

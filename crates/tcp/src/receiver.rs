@@ -39,6 +39,17 @@ use crate::sender::wscale_for;
 use tcplab_engine::SimTime;
 use tcplab_net::Ecn;
 
+/// FreeBSD 9.2 `net.inet.tcp.recvbuf_inc`: 16 KiB a step.
+const AUTORCVBUF_INC: u64 = 16 << 10;
+/// FreeBSD 9.2 `net.inet.tcp.recvbuf_max`: 2 MiB.
+const AUTORCVBUF_MAX: u64 = 2 << 20;
+
+/// FreeBSD's `tcp_ts_getticks()` from a timestamp of the simulator's clock
+/// (ns): ms.
+fn ts_ticks(ts: u64) -> u64 {
+    ts / 1_000_000
+}
+
 /// Counters of one receiver.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReceiverStats {
@@ -80,6 +91,12 @@ pub struct Receiver {
     ts_ok: bool,
     rcv_wscale: u8,
     ts_recent: u64,
+    /// The receive buffer now (`rcvbuf`, grown by FreeBSD's autosizing).
+    hiwat: u64,
+    /// FreeBSD's autosizing: when the measurement started (ms ticks of our
+    /// timestamp clock) and the in-order bytes counted since.
+    rfbuf_ts: Option<u64>,
+    rfbuf_cnt: u64,
     last_ack_sent: u64,
     pending: u32,
     delack_deadline: Option<SimTime>,
@@ -110,6 +127,7 @@ pub struct Receiver {
 impl Receiver {
     /// A listening receiver.
     pub fn new(cfg: TcpConfig) -> Self {
+        let hiwat = cfg.rcvbuf;
         Receiver {
             lack: crate::delack::LinuxAck::new(cfg.delack_timeout),
             mss: cfg.mss,
@@ -126,6 +144,9 @@ impl Receiver {
             ts_ok: false,
             rcv_wscale: 0,
             ts_recent: 0,
+            hiwat,
+            rfbuf_ts: None,
+            rfbuf_cnt: 0,
             last_ack_sent: 0,
             pending: 0,
             delack_deadline: None,
@@ -204,7 +225,7 @@ impl Receiver {
     /// The window to advertise, bytes from rcv_nxt.
     fn window(&mut self) -> u64 {
         match self.cfg.buffer_accounting {
-            BufferAccounting::Plain => self.cfg.rcvbuf,
+            BufferAccounting::Plain => self.hiwat,
             BufferAccounting::Linux22 => {
                 // __tcp_select_window: free = (rcvbuf - rmem_alloc) / 2, at most
                 // window_clamp, in whole segments; tcp_select_window never
@@ -216,6 +237,39 @@ impl Receiver {
                 self.right_edge = right;
                 right - self.rcv_nxt
             }
+        }
+    }
+
+    /// FreeBSD 9.2's receive-buffer autosizing (tcp_input.c, the header
+    /// prediction path for in-order data, `tcp_do_autorcvbuf`): on a data
+    /// segment at `rcv_nxt` with nothing out of order, carrying a timestamp
+    /// echo, either the echo comes after the measurement started and within
+    /// a second of it, ending a round trip (grow the buffer by 16 KiB, up to
+    /// 2 MiB, if more than 7/8 of it arrived in that round trip; start over),
+    /// or the bytes are counted. Any other segment ends the measurement
+    /// ("not in bulk receive mode").
+    fn autosize(&mut self, h: &TcpHeader, start: u64, end: u64) {
+        let fast = start == self.rcv_nxt && self.ooo.is_empty() && !h.has(FIN);
+        if !fast {
+            self.rfbuf_ts = None;
+            self.rfbuf_cnt = 0;
+            return;
+        }
+        if !(self.ts_ok && h.has_ts && h.tsecr != 0) {
+            return;
+        }
+        // No measurement running (FreeBSD's rfbuf_ts 0, against a clock far
+        // past its first second): the bytes are counted.
+        let tsecr = ts_ticks(h.tsecr);
+        let ended = self.rfbuf_ts.is_some_and(|t| tsecr > t && tsecr - t < 1000);
+        if ended {
+            if self.rfbuf_cnt > self.hiwat / 8 * 7 && self.hiwat < AUTORCVBUF_MAX {
+                self.hiwat = (self.hiwat + AUTORCVBUF_INC).min(AUTORCVBUF_MAX);
+            }
+            self.rfbuf_ts = None;
+            self.rfbuf_cnt = 0;
+        } else {
+            self.rfbuf_cnt += end - start;
         }
     }
 
@@ -280,7 +334,7 @@ impl Receiver {
             self.send_ack(now, out);
             return;
         }
-        if start >= self.rcv_nxt + self.cfg.rcvbuf {
+        if start >= self.rcv_nxt + self.hiwat {
             self.send_ack(now, out); // beyond the window
             return;
         }
@@ -291,6 +345,9 @@ impl Receiver {
         if start < self.rcv_nxt {
             // Partly old (Linux tcp_data_queue: "partial packet").
             self.note_dsack(start, self.rcv_nxt);
+        }
+        if self.cfg.rcvbuf_auto {
+            self.autosize(h, start, end);
         }
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
@@ -357,7 +414,12 @@ impl Receiver {
             self.ts_ok = self.cfg.timestamps && h.has_ts;
             let ws = self.cfg.window_scaling && h.wscale.is_some();
             // Linux 2.2 tcp_select_initial_window scales from rcvbuf / 2.
+            // FreeBSD scales for the largest buffer autosizing may reach
+            // (tcp_syncache: sb_max).
             let space = match self.cfg.buffer_accounting {
+                BufferAccounting::Plain if self.cfg.rcvbuf_auto => {
+                    self.cfg.rcvbuf.max(AUTORCVBUF_MAX)
+                }
                 BufferAccounting::Plain => self.cfg.rcvbuf,
                 BufferAccounting::Linux22 => self.cfg.rcvbuf / 2,
             };
@@ -493,6 +555,11 @@ impl Receiver {
     }
 
     fn send_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        // FreeBSD tcp_output: a segment with a timestamp starts the
+        // autosizing measurement if none runs.
+        if self.cfg.rcvbuf_auto && self.ts_ok && self.rfbuf_ts.is_none() {
+            self.rfbuf_ts = Some(ts_ticks(now.0));
+        }
         let mut h = TcpHeader {
             flags: ACK,
             seq: 1,

@@ -800,6 +800,53 @@ fn receiver_delays_acks_to_every_second_segment_or_the_timer() {
 }
 
 #[test]
+fn freebsd_receive_buffer_grows_by_16_kib_after_a_round_trip_of_more_than_7_8_of_it() {
+    // FreeBSD 9.2 autosizing from 64 KiB (tcp_input.c, recvbuf_auto): the
+    // first ACK the receiver sends with a timestamp (at 151 ms, the 2nd
+    // segment) starts the measurement; in-order segments are counted until
+    // one echoes a timestamp later than that (a round trip), and if more than
+    // 7/8 of 65536 = 57344 bytes came meanwhile the buffer grows by 16384.
+    // 40 segments of 1448 bytes echoing the SYN-ACK's 50 ms and one echoing
+    // 151 ms (not later: counted) make 59368; the next, echoing 152 ms, ends
+    // the round trip: the window offered goes from 65536 to 81920 bytes.
+    for timestamps in [true, false] {
+        let mut c = cfg();
+        c.rcvbuf = 64 << 10;
+        c.rcvbuf_auto = true;
+        c.timestamps = timestamps;
+        let (_, mut r, data) = established(&c, "newreno");
+        let mut out = vec![];
+        let mut seq = seg_start(0);
+        let mut feed = |r: &mut Receiver, at: u64, tsecr_ms: u64, out: &mut Vec<TcpHeader>| {
+            let h = TcpHeader {
+                seq,
+                tsecr: tsecr_ms * 1_000_000,
+                ..data[0]
+            };
+            seq += h.payload as u64;
+            r.on_segment(ms(at), &h, out);
+        };
+        for k in 0..40 {
+            feed(&mut r, 150 + k, 50, &mut out);
+        }
+        // The ACK of segment 40 offers the 64 KiB (65536 >> 6 with the scale
+        // chosen for 2 MiB).
+        let before = out.last().unwrap().wnd;
+        assert_eq!(before, 65536 >> 6);
+        feed(&mut r, 190, 151, &mut out);
+        out.clear();
+        feed(&mut r, 191, 152, &mut out); // the 2nd segment since that ACK: an ACK
+        let after = out.last().unwrap().wnd;
+        if timestamps {
+            assert_eq!(after, 81920 >> 6);
+        } else {
+            // Without timestamps FreeBSD never grows the buffer.
+            assert_eq!(after, before);
+        }
+    }
+}
+
+#[test]
 fn receiver_acks_out_of_order_data_at_once_with_rfc2018_sack_blocks() {
     let c = cfg();
     let (_, mut r, data) = established(&c, "newreno");
