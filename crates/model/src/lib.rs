@@ -334,6 +334,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("FreeBSD receive-buffer autosizing from rcvbuf: +16 KiB per bulk round trip up to 2 MiB, with timestamps"),
             ),
             (
+                s("ssthresh_every_rto"),
+                c.ssthresh_every_rto.to_string(),
+                s("every timeout halves ssthresh from cwnd (FreeBSD), not only the first"),
+            ),
+            (
                 s("prr"),
                 c.prr.to_string(),
                 s("Proportional Rate Reduction (RFC 6937, Linux tcp_cwnd_reduction) in SACK recovery and CWR"),

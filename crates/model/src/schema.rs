@@ -158,6 +158,7 @@ host_settings! {
     buffer_accounting: String,
     rto_clears_sack: bool,
     rcvbuf_auto: bool,
+    ssthresh_every_rto: bool,
     prr: bool,
     rack: bool,
     tlp: bool,
@@ -2222,6 +2223,9 @@ fn resolve_host(
     }
     if let Some(v) = h.rcvbuf_auto {
         c.rcvbuf_auto = v;
+    }
+    if let Some(v) = h.ssthresh_every_rto {
+        c.ssthresh_every_rto = v;
     }
     if let Some(v) = h.prr {
         c.prr = v;

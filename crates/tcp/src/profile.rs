@@ -184,6 +184,11 @@ pub struct TcpConfig {
     /// in-order data received over one round trip, timed by the timestamp
     /// echo, passes 7/8 of it; without timestamps it never grows.
     pub rcvbuf_auto: bool,
+    /// Every timeout, not only the first of a backoff series, sets ssthresh
+    /// = max(cwnd/2, 2) segments (FreeBSD tcp_input.c `cc_cong_signal`,
+    /// `CC_RTO`: 2 after the second timeout, cwnd being 1); off: held on
+    /// later backoffs (RFC 5681 (4)).
+    pub ssthresh_every_rto: bool,
     /// Proportional Rate Reduction (RFC 6937, Linux `tcp_cwnd_reduction`) in
     /// SACK recovery and ECN's CWR: cwnd comes down to ssthresh over the
     /// recovery round trip instead of at once.
@@ -440,6 +445,7 @@ fn base() -> TcpConfig {
         buffer_accounting: BufferAccounting::Plain,
         rto_clears_sack: false,
         rcvbuf_auto: false,
+        ssthresh_every_rto: false,
         prr: false,
         rack: false,
         tlp: false,
@@ -545,6 +551,7 @@ pub fn profiles() -> Vec<Profile> {
                 undo: Undo::BadRxtWin,
                 rto_clears_sack: true,
                 ssthresh_from_cwnd: true,
+                ssthresh_every_rto: true,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 rtt_sampling: RttSampling::Timed,
@@ -559,7 +566,8 @@ pub fn profiles() -> Vec<Profile> {
                       first timeout whose first new ACK comes within srtt/2 (tcp_timer.c \
                       t_badrxtwin, tcp_input.c CC_RTO_ERR: undo badrxtwin); ssthresh on a loss = \
                       max(cwnd/2, 2) segments (cc_newreno.c newreno_cong_signal; \
-                      tcp_input.c CC_RTO: min(snd_wnd, cwnd)/2: ssthresh_from_cwnd); a \
+                      tcp_input.c CC_RTO: min(snd_wnd, cwnd)/2: ssthresh_from_cwnd), at every \
+                      timeout (ssthresh_every_rto); a \
                       timeout forgets \
                       the SACK scoreboard (tcp_timer_rexmt: tcp_free_sackholes: \
                       rto_clears_sack); tcp_newreno_partial_ack stops the \

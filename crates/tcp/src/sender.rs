@@ -2406,6 +2406,10 @@ impl Sender {
             };
             self.mark_undo();
             self.tp.ssthresh = self.loss_ssthresh(true);
+        } else if self.cfg.ssthresh_every_rto {
+            // FreeBSD CC_RTO on a later backoff: max(2, min(snd_wnd, cwnd)/2)
+            // segments from the window the timeout found (1 after the first).
+            self.tp.ssthresh = (self.loss_basis() / 2).max(2);
         }
         // ns-2 timeout(): last_cwnd_action_ = CWND_ACTION_TIMEOUT (set before
         // slowdown, which clears first_decrease_).

@@ -1052,6 +1052,28 @@ fn freebsd_undoes_a_first_timeout_whose_first_new_ack_comes_within_half_an_srtt(
 }
 
 #[test]
+fn freebsd_sets_ssthresh_from_cwnd_at_every_timeout() {
+    // tcp_input.c cc_cong_signal(CC_RTO): ssthresh = max(2, cwnd/2) segments
+    // at every timeout. 10 segments in flight, cwnd 10: the first timeout
+    // gives 5 (cwnd 1); the second, with cwnd still 1, gives max(0, 2) = 2.
+    // RFC 5681 holds 5 on the later backoff.
+    for (every, expect) in [(true, 2), (false, 5)] {
+        let mut c = cfg();
+        c.initial_window = 10;
+        c.ssthresh_from_cwnd = true;
+        c.ssthresh_every_rto = every;
+        let (mut s, _, _) = established(&c, "newreno");
+        let mut out = vec![];
+        s.on_timer(ms(1100), &mut out);
+        assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, 5));
+        let second = s.rto_deadline().expect("the timer runs again");
+        s.on_timer(second, &mut out);
+        assert_eq!((s.tp.cwnd, s.tp.ssthresh), (1, expect));
+        s.check_invariants();
+    }
+}
+
+#[test]
 fn a_spurious_fast_recovery_is_undone_only_with_undo_all() {
     // Reordering, not loss: SACKs for 1..3 make 0 look lost; the retransmission of
     // 0 leaves at 200 ms; the original 0 then arrives, and the full ACK echoes its
