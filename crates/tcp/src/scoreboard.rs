@@ -112,9 +112,6 @@ pub struct Acked {
     pub karn_sent: Option<SimTime>,
     /// Whether any removed segment had been retransmitted.
     pub any_retrans: bool,
-    /// Send time of the newest removed segment, if no removed segment was
-    /// ever retransmitted (Linux 2.2's `seq_rtt`, the last skb freed).
-    pub newest_sent: Option<SimTime>,
     /// Send time of the earliest removed segment neither SACKed before nor
     /// ever retransmitted, if no removed segment was ever retransmitted
     /// (Linux 6.x `first_ackt` under `FLAG_RETRANS_DATA_ACKED`).
@@ -122,6 +119,14 @@ pub struct Acked {
     /// The newest segment removed (ns-2's `tcph->seqno()` packet), whatever
     /// its history.
     pub last: Option<Seg>,
+}
+
+impl Acked {
+    /// Send time of the newest removed segment, if no removed segment was
+    /// ever retransmitted (Linux 2.2's `seq_rtt`, the last skb freed).
+    pub fn newest_sent(&self) -> Option<SimTime> {
+        self.last.filter(|_| !self.any_retrans).map(|s| s.sent)
+    }
 }
 
 /// The scoreboard.
@@ -239,12 +244,10 @@ impl Scoreboard {
                     a.first_unsacked_sent = Some(s.sent);
                 }
             }
-            a.newest_sent = Some(s.sent);
             a.last = Some(s);
         }
         if a.any_retrans {
             a.karn_sent = None;
-            a.newest_sent = None;
             a.first_unsacked_sent = None;
         }
         a

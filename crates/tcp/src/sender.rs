@@ -1189,7 +1189,7 @@ impl Sender {
                 // Linux 2.2 tcp_ack: the newest freed segment, and no sample
                 // while a timeout's retransmissions are outstanding.
                 acked
-                    .newest_sent
+                    .newest_sent()
                     .filter(|_| self.tp.ca_state != CaState::Loss)
             } else {
                 acked.karn_sent
