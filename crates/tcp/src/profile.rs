@@ -594,6 +594,7 @@ pub fn profiles() -> Vec<Profile> {
                 timestamps: false,
                 ss_ack_limit: 0,
                 undo: Undo::Rto,
+                frto: true,
                 default_cc: "compound",
                 ..base()
             },
@@ -602,11 +603,15 @@ pub fn profiles() -> Vec<Profile> {
                       global/supplemental); TcpDelAckTicks 2 = 200 ms; SACK on, timestamps off \
                       by default (Tcp1323Opts = 0 for timestamps), receive-window auto-tuning \
                       with scaling; congestionprovider=ctcp as the study configured it; \
-                      F-RTO (RFC 5682) undoes spurious timeouts",
+                      F-RTO (RFC 4138, listed among the loss-recovery features of the \
+                      Windows Vista / Server 2008 stack that Windows 7 kept) detects and \
+                      undoes spurious timeouts without timestamps",
             notes: "Windows 7 clients ship with congestionprovider=none (NewReno); Compound is \
-                    its default on servers and what braud2016 enabled; F-RTO modelled as \
-                    Eifel undo of timeouts (Windows sends no timestamps by default, so it \
-                    rarely applies); no source found for a slow-start limit per ACK, so \
+                    its default on servers and what braud2016 enabled; F-RTO runs as tcplab's \
+                    SACK-enhanced F-RTO (RFC 5682, Linux tcp_process_loss), with Linux's \
+                    undo as the response (Windows' response is not documented); the Eifel \
+                    undo (undo = rto) stays but needs timestamps, which Windows does not \
+                    send by default; no source found for a slow-start limit per ACK, so \
                     every acknowledged segment counts, as in Linux",
         },
         Profile {

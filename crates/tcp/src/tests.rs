@@ -2822,6 +2822,36 @@ fn frto_keeps_the_timeout_when_the_new_data_is_sacked_first() {
     assert_eq!(s.tp.cwnd, 2);
 }
 
+/// RFC 5682 section 2 on the `windows` profile (Windows Vista/7 list F-RTO
+/// among their loss-recovery features; no timestamps, so Eifel never
+/// applies): IW 2, P1 and P2 out, the RTO fires and P1 is resent (step 1).
+/// ACK A, the late ACK of the original P1, advances the window: new data,
+/// not P2 (step 2b). ACK B acknowledges P2, sent before the timeout and never
+/// resent: the timeout was spurious (step 3b) and is undone.
+#[test]
+fn windows_detects_a_spurious_timeout_without_timestamps_by_frto() {
+    let c = profile("windows").unwrap().config;
+    assert!(!c.timestamps && c.sack && c.frto);
+    let (mut s, _, first) = established(&c, "compound");
+    let p: Vec<TcpHeader> = first.into_iter().filter(|h| h.payload > 0).collect();
+    assert_eq!(p.len(), 2, "initial window of 2 segments");
+    let t_rto = s.next_deadline().unwrap();
+    let mut out = vec![];
+    s.on_timer(t_rto, &mut out);
+    assert_eq!(data_seqs_of(&out), vec![p[0].seq], "step 1: P1 resent");
+    out.clear();
+    let end = |h: &TcpHeader| h.seq + h.payload as u64;
+    s.on_segment(t_rto + ms(1), &ack(end(&p[0]), &[], false, 0), &mut out);
+    let sent = data_seqs_of(&out);
+    assert!(!sent.is_empty() && sent[0] == end(&p[1]), "step 2b: new data, not P2: {sent:?}");
+    assert_eq!(s.ca_state(), CaState::Loss);
+    out.clear();
+    s.on_segment(t_rto + ms(2), &ack(end(&p[1]), &[], false, 0), &mut out);
+    assert_eq!(s.stats.spurious_rtos, 1, "step 3b: spurious");
+    assert_eq!(s.ca_state(), CaState::Open);
+    s.check_invariants();
+}
+
 #[test]
 fn dsacks_of_every_retransmission_undo_the_recovery() {
     // prr-frto-undo.md 3.5 without timestamps: P1 only reordered; recovery
