@@ -2843,7 +2843,10 @@ fn windows_detects_a_spurious_timeout_without_timestamps_by_frto() {
     let end = |h: &TcpHeader| h.seq + h.payload as u64;
     s.on_segment(t_rto + ms(1), &ack(end(&p[0]), &[], false, 0), &mut out);
     let sent = data_seqs_of(&out);
-    assert!(!sent.is_empty() && sent[0] == end(&p[1]), "step 2b: new data, not P2: {sent:?}");
+    assert!(
+        !sent.is_empty() && sent[0] == end(&p[1]),
+        "step 2b: new data, not P2: {sent:?}"
+    );
     assert_eq!(s.ca_state(), CaState::Loss);
     out.clear();
     s.on_segment(t_rto + ms(2), &ack(end(&p[1]), &[], false, 0), &mut out);
