@@ -223,6 +223,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("slow start adds at most this many segments per ACK (0 = no limit)"),
             ),
             (
+                s("ca_ack_limit"),
+                c.ca_ack_limit.to_string(),
+                s("congestion avoidance credits at most this many segments per ACK (0 = no limit)"),
+            ),
+            (
                 s("max_ssthresh"),
                 c.max_ssthresh.to_string(),
                 s("RFC 3742 limited slow start above this window (0 = off)"),

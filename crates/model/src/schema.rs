@@ -145,6 +145,7 @@ host_settings! {
     newreno_rto: String,
     partial_window_deflation: bool,
     ss_ack_limit: u32,
+    ca_ack_limit: u32,
     undo: String,
     handshake: String,
     rto_estimator: String,
@@ -2141,6 +2142,9 @@ fn resolve_host(
     }
     if let Some(v) = h.ss_ack_limit {
         c.ss_ack_limit = v;
+    }
+    if let Some(v) = h.ca_ack_limit {
+        c.ca_ack_limit = v;
     }
     if let Some(u) = &h.undo {
         c.undo = Undo::parse(u).ok_or_else(|| {

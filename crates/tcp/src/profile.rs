@@ -251,6 +251,11 @@ pub struct TcpConfig {
     /// acknowledges (RFC 5681 §3.1: 1; RFC 3465 ABC: L = 2; 0 = no limit, as
     /// Linux's `tcp_slow_start`).
     pub ss_ack_limit: u32,
+    /// Congestion avoidance credits at most this many segments per ACK
+    /// towards the window's worth that adds one segment (RFC 3465 ABC as
+    /// FreeBSD's `cc_ack_received`: `t_bytes_acked += min(bytes_this_ack,
+    /// abc_l_var * maxseg)`); 0 = every acknowledged segment, as Linux.
+    pub ca_ack_limit: u32,
     /// Which spurious reductions are undone (Eifel detection with timestamps).
     pub undo: Undo,
     /// Congestion controller used when the scenario names none.
@@ -459,6 +464,7 @@ fn base() -> TcpConfig {
         ns2_decrease: false,
         ns2_sack1: false,
         ss_ack_limit: 1,
+        ca_ack_limit: 0,
         undo: Undo::None,
         default_cc: "newreno",
         handshake: Handshake::Tcp,
@@ -548,6 +554,7 @@ pub fn profiles() -> Vec<Profile> {
                 max_rto: SimTime(64_000 * MS),
                 delack_timeout: SimTime(100 * MS),
                 ss_ack_limit: 2,
+                ca_ack_limit: 2,
                 undo: Undo::BadRxtWin,
                 rto_clears_sack: true,
                 ssthresh_from_cwnd: true,

@@ -313,6 +313,7 @@ impl Sender {
                 let mut tp = CcState::new(cfg.initial_window, mss);
                 tp.max_ssthresh = cfg.max_ssthresh;
                 tp.ss_ack_limit = cfg.ss_ack_limit;
+                tp.ca_ack_limit = cfg.ca_ack_limit;
                 if cfg.window > 0 {
                     // ns-2 reset(): ssthresh_ = window_.
                     tp.ssthresh = cfg.window;

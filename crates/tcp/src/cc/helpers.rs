@@ -46,12 +46,16 @@ pub fn slow_start(tp: &mut CcState, acked: u32) -> u32 {
 /// The prologue every Linux `cong_avoid` shares: nothing when cwnd is not the
 /// limit (`tcp_is_cwnd_limited`), slow start below ssthresh; returns the
 /// acknowledged segments left for congestion avoidance, `None` when none are.
+/// An ACK in congestion avoidance counts at most `tp.ca_ack_limit` segments
+/// when that is set (FreeBSD's ABC credit, `cc_ack_received`).
 pub fn ca_acked(tp: &mut CcState, acked: u32) -> Option<u32> {
     if !tp.is_cwnd_limited {
         return None;
     }
     let acked = if tp.in_slow_start() {
         slow_start(tp, acked)
+    } else if tp.ca_ack_limit > 0 {
+        acked.min(tp.ca_ack_limit)
     } else {
         acked
     };
@@ -142,6 +146,27 @@ mod tests {
         tp.ssthresh = 12;
         assert_eq!(slow_start(&mut tp, 5), 3);
         assert_eq!(tp.cwnd, 12);
+    }
+
+    #[test]
+    fn abc_credits_at_most_l_segments_per_ack_in_congestion_avoidance() {
+        // FreeBSD cc_ack_received with abc_l_var 2, cwnd 10 above ssthresh:
+        // five stretch ACKs of 6 segments credit 5 x 2 = 10 segments, one
+        // window: +1 segment. Without the limit they credit 30: 6, 12 -> 11
+        // (2 left), 8, 14 -> 12 (3 left), 9.
+        let mut tp = CcState::new(10, 1448);
+        tp.ssthresh = 5;
+        tp.ca_ack_limit = 2;
+        for _ in 0..5 {
+            reno_cong_avoid(&mut tp, 6);
+        }
+        assert_eq!((tp.cwnd, tp.cwnd_cnt), (11, 0));
+        let mut free = CcState::new(10, 1448);
+        free.ssthresh = 5;
+        for _ in 0..5 {
+            reno_cong_avoid(&mut free, 6);
+        }
+        assert_eq!((free.cwnd, free.cwnd_cnt), (12, 9));
     }
 
     #[test]

@@ -110,6 +110,9 @@ pub struct CcState {
     /// Slow start adds at most this many segments per ACK (RFC 5681: 1,
     /// RFC 3465: 2); 0 = every acknowledged segment, as Linux.
     pub ss_ack_limit: u32,
+    /// Congestion avoidance credits at most this many segments per ACK
+    /// (RFC 3465 ABC as FreeBSD); 0 = every acknowledged segment.
+    pub ca_ack_limit: u32,
     /// The host runs ns-2's one-way agents (the `ns2` profile): a controller
     /// with an ns-2 agent of its own may follow that agent instead of Linux.
     pub ns2_agent: bool,
@@ -144,6 +147,7 @@ impl CcState {
             lsndtime: SimTime::ZERO,
             max_ssthresh: 0,
             ss_ack_limit: 0,
+            ca_ack_limit: 0,
             ns2_agent: false,
             tx_mark: 0,
         }
