@@ -228,6 +228,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("congestion avoidance credits at most this many segments per ACK (0 = no limit)"),
             ),
             (
+                s("sack_needs_timestamps"),
+                c.sack_needs_timestamps.to_string(),
+                s("the sender reads SACK blocks only with timestamps (Linux 2.2.16)"),
+            ),
+            (
                 s("max_ssthresh"),
                 c.max_ssthresh.to_string(),
                 s("RFC 3742 limited slow start above this window (0 = off)"),

@@ -146,6 +146,7 @@ host_settings! {
     partial_window_deflation: bool,
     ss_ack_limit: u32,
     ca_ack_limit: u32,
+    sack_needs_timestamps: bool,
     undo: String,
     handshake: String,
     rto_estimator: String,
@@ -2145,6 +2146,9 @@ fn resolve_host(
     }
     if let Some(v) = h.ca_ack_limit {
         c.ca_ack_limit = v;
+    }
+    if let Some(v) = h.sack_needs_timestamps {
+        c.sack_needs_timestamps = v;
     }
     if let Some(u) = &h.undo {
         c.undo = Undo::parse(u).ok_or_else(|| {

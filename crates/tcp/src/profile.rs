@@ -256,6 +256,13 @@ pub struct TcpConfig {
     /// FreeBSD's `cc_ack_received`: `t_bytes_acked += min(bytes_this_ack,
     /// abc_l_var * maxseg)`); 0 = every acknowledged segment, as Linux.
     pub ca_ack_limit: u32,
+    /// The sender reads SACK blocks only on connections with timestamps:
+    /// Linux 2.2.16's `tcp_fast_parse_options` returns before parsing any
+    /// option when `tcp_header_len` is the bare 20 bytes (timestamps off), so
+    /// `tcp_sacktag_write_queue` never runs and recovery is NewReno's
+    /// (removed in 2.2.17pre9). SACK is still negotiated and the receiver
+    /// still sends its blocks.
+    pub sack_needs_timestamps: bool,
     /// Which spurious reductions are undone (Eifel detection with timestamps).
     pub undo: Undo,
     /// Congestion controller used when the scenario names none.
@@ -465,6 +472,7 @@ fn base() -> TcpConfig {
         ns2_sack1: false,
         ss_ack_limit: 1,
         ca_ack_limit: 0,
+        sack_needs_timestamps: false,
         undo: Undo::None,
         default_cc: "newreno",
         handshake: Handshake::Tcp,
@@ -648,6 +656,7 @@ pub fn profiles() -> Vec<Profile> {
                 default_cc: "newreno",
                 buffer_accounting: BufferAccounting::Linux22,
                 rto_clears_sack: true,
+                sack_needs_timestamps: true,
                 sndbuf: 65535,
                 rcvbuf: 65535,
                 ..base()
@@ -681,7 +690,9 @@ pub fn profiles() -> Vec<Profile> {
                       (SK_RMEM_MAX with CONFIG_SKB_LARGE): sndbuf and rcvbuf here are the \
                       kernel's sk->sndbuf/sk->rcvbuf (SO_SNDBUF/SO_RCVBUF = B gives 2B, sock_setsockopt, but the \
                       window scale and clamp are fixed at the SYN from the listener's buffer: \
-                      tcp_make_synack)",
+                      tcp_make_synack); SACK blocks read only with timestamps \
+                      (tcp_fast_parse_options returns before any option when tcp_header_len is \
+                      20 bytes: sack_needs_timestamps; removed in 2.2.17pre9)",
             notes: "With SACK 2.2 runs FACK (recovery at 3 dupacks or fackets_out > 3, holes \
                     retransmitted up to the forward-most SACK, pipe = packets_out - fackets_out + \
                     retrans_out, no inflation); RFC 6675 recovery stands in. Not modelled: the \

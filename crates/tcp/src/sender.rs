@@ -513,7 +513,11 @@ impl Sender {
 
     fn effective_recovery(&self) -> Recovery {
         match self.recovery_kind {
-            Recovery::Sack | Recovery::Sack1Ns2 if !self.sack_ok => Recovery::NewReno,
+            Recovery::Sack | Recovery::Sack1Ns2
+                if !self.sack_ok || self.cfg.sack_needs_timestamps && !self.ts_ok =>
+            {
+                Recovery::NewReno
+            }
             r => r,
         }
     }

@@ -584,6 +584,55 @@ fn sack_recovery_of_four_holes(c: &TcpConfig, ccname: &str) {
     s.check_invariants();
 }
 
+/// Linux 2.2.16's `tcp_fast_parse_options` parses no option at all when the
+/// connection has no timestamps (`tcp_header_len` = 20 bytes), so SACK blocks
+/// never reach `tcp_sacktag_write_queue`: with `sack_needs_timestamps` the
+/// four holes of `sack_recovery_of_four_holes`, reported by ACKs without
+/// timestamps, get NewReno's recovery (the first hole only, until a partial
+/// ACK), where a sender reading the blocks resends all four.
+#[test]
+fn sack_blocks_are_ignored_without_timestamps_when_the_profile_says_so() {
+    let run = |needs: bool| {
+        let mut c = cfg();
+        c.timestamps = false;
+        c.mss = MSS as u32; // 1448-byte segments without the option
+        c.sack_needs_timestamps = needs;
+        let (mut s, _, _) = established(&c, "newreno");
+        assert!(s.sack_ok(), "SACK is negotiated either way");
+        s.tp.cwnd = 20;
+        let mut out = vec![];
+        s.on_segment(ms(150), &ack(1, &[], false, 0), &mut out);
+        assert_eq!(s.snd_max, seg_start(20));
+        out.clear();
+        let b = |a: u64, z: u64| (seg_start(a), seg_start(z));
+        let mut t = 200;
+        let mut feed = |s: &mut Sender, blocks: &[(u64, u64)], out: &mut Vec<TcpHeader>| {
+            s.on_segment(ms(t), &ack(seg_start(2), blocks, false, 0), out);
+            t += 1;
+        };
+        feed(&mut s, &[], &mut out);
+        feed(&mut s, &[b(3, 4)], &mut out);
+        feed(&mut s, &[b(3, 5)], &mut out);
+        feed(&mut s, &[b(7, 8), b(3, 5)], &mut out);
+        for z in 9..=11 {
+            feed(&mut s, &[b(7, z), b(3, 5)], &mut out);
+        }
+        for z in 13..=20 {
+            feed(&mut s, &[b(12, z), b(7, 11), b(3, 5)], &mut out);
+        }
+        let mut rexmits: Vec<u64> = out
+            .iter()
+            .filter(|h| h.seq < seg_start(20) && h.payload > 0)
+            .map(|h| (h.seq - 1) / MSS)
+            .collect();
+        rexmits.sort();
+        assert_eq!(s.stats.fast_retransmits, 1);
+        rexmits
+    };
+    assert_eq!(run(false), vec![2, 5, 6, 11]);
+    assert_eq!(run(true), vec![2]);
+}
+
 #[test]
 fn prr_brings_cwnd_down_over_the_recovery_round_trip_as_linux() {
     // Linux's worked case (docs/dev/linux-tcp/prr-frto-undo.md 2.2): 20
