@@ -540,32 +540,36 @@ fn without_cc_recovery_reno_is_only_a_window_rule_and_sack_recovery_applies() {
     assert_eq!(s.recovery(), Recovery::Reno);
 }
 
-fn sack_recovery_of_four_holes(c: &TcpConfig, ccname: &str) {
-    // 20 segments outstanding (0..19), holes at 2, 5, 6 and 11.
-    let (mut s, _, _) = established(c, ccname);
+/// Twenty segments out (0..19), holes at 2, 5, 6 and 11: a window update
+/// releases them, then the duplicate ACKs that report the holes arrive (with
+/// timestamps or without), one per ms from 200 to 214 ms, the state checked on
+/// the way. Returns the segments retransmitted, by number.
+fn ack_four_holes(s: &mut Sender, ts: bool) -> Vec<u64> {
     s.tp.cwnd = 20;
     let mut out = vec![];
-    s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out); // window update: release 20
+    s.on_segment(ms(150), &ack(1, &[], ts, ts as u64), &mut out); // window update: release 20
     assert_eq!(s.snd_max, seg_start(20));
     out.clear();
     let b = |a: u64, z: u64| (seg_start(a), seg_start(z));
+    let tsecr = if ts { 100_000_000 } else { 0 };
     let mut t = 200;
-    let mut feed = |s: &mut Sender, cum: u64, blocks: &[(u64, u64)], out: &mut Vec<TcpHeader>| {
-        s.on_segment(ms(t), &ack(seg_start(cum), blocks, true, 100_000_000), out);
+    let mut feed = |s: &mut Sender, blocks: &[(u64, u64)], out: &mut Vec<TcpHeader>| {
+        s.on_segment(ms(t), &ack(seg_start(2), blocks, ts, tsecr), out);
         t += 1;
     };
-    feed(&mut s, 2, &[], &mut out); // 0, 1 arrive
-    feed(&mut s, 2, &[b(3, 4)], &mut out);
-    feed(&mut s, 2, &[b(3, 5)], &mut out);
+    feed(s, &[], &mut out); // 0, 1 arrive
+    feed(s, &[b(3, 4)], &mut out);
+    feed(s, &[b(3, 5)], &mut out);
     assert_eq!(s.ca_state(), CaState::Disorder);
-    feed(&mut s, 2, &[b(7, 8), b(3, 5)], &mut out);
-    // Three SACKed segments above 2: lost, recovery starts, 2 is retransmitted.
+    feed(s, &[b(7, 8), b(3, 5)], &mut out);
+    // Three SACKed segments above 2, or three duplicate ACKs: recovery
+    // starts, 2 is retransmitted.
     assert_eq!(s.ca_state(), CaState::Recovery);
     for z in 9..=11 {
-        feed(&mut s, 2, &[b(7, z), b(3, 5)], &mut out);
+        feed(s, &[b(7, z), b(3, 5)], &mut out);
     }
     for z in 13..=20 {
-        feed(&mut s, 2, &[b(12, z), b(7, 11), b(3, 5)], &mut out);
+        feed(s, &[b(12, z), b(7, 11), b(3, 5)], &mut out);
     }
     let mut rexmits: Vec<u64> = out
         .iter()
@@ -573,12 +577,23 @@ fn sack_recovery_of_four_holes(c: &TcpConfig, ccname: &str) {
         .map(|h| (h.seq - 1) / MSS)
         .collect();
     rexmits.sort();
-    assert_eq!(rexmits, vec![2, 5, 6, 11], "each hole retransmitted once");
     assert_eq!(s.stats.fast_retransmits, 1);
+    rexmits
+}
+
+fn sack_recovery_of_four_holes(c: &TcpConfig, ccname: &str) {
+    let (mut s, _, _) = established(c, ccname);
+    let rexmits = ack_four_holes(&mut s, true);
+    assert_eq!(rexmits, vec![2, 5, 6, 11], "each hole retransmitted once");
     // The holes arrive: ACK everything, recovery ends with cwnd = ssthresh.
     let ssthresh = s.tp.ssthresh;
     let all = (s.snd_max - 1) / MSS;
-    feed(&mut s, all, &[], &mut out);
+    let mut out = vec![];
+    s.on_segment(
+        ms(215),
+        &ack(seg_start(all), &[], true, 100_000_000),
+        &mut out,
+    );
     assert_eq!(s.ca_state(), CaState::Open);
     assert_eq!(s.tp.cwnd, ssthresh);
     s.check_invariants();
@@ -587,9 +602,9 @@ fn sack_recovery_of_four_holes(c: &TcpConfig, ccname: &str) {
 /// Linux 2.2.16's `tcp_fast_parse_options` parses no option at all when the
 /// connection has no timestamps (`tcp_header_len` = 20 bytes), so SACK blocks
 /// never reach `tcp_sacktag_write_queue`: with `sack_needs_timestamps` the
-/// four holes of `sack_recovery_of_four_holes`, reported by ACKs without
-/// timestamps, get NewReno's recovery (the first hole only, until a partial
-/// ACK), where a sender reading the blocks resends all four.
+/// four holes of `ack_four_holes`, reported by ACKs without timestamps, get
+/// NewReno's recovery (the first hole only, until a partial ACK), where a
+/// sender reading the blocks resends all four.
 #[test]
 fn sack_blocks_are_ignored_without_timestamps_when_the_profile_says_so() {
     let run = |needs: bool| {
@@ -599,35 +614,7 @@ fn sack_blocks_are_ignored_without_timestamps_when_the_profile_says_so() {
         c.sack_needs_timestamps = needs;
         let (mut s, _, _) = established(&c, "newreno");
         assert!(s.sack_ok(), "SACK is negotiated either way");
-        s.tp.cwnd = 20;
-        let mut out = vec![];
-        s.on_segment(ms(150), &ack(1, &[], false, 0), &mut out);
-        assert_eq!(s.snd_max, seg_start(20));
-        out.clear();
-        let b = |a: u64, z: u64| (seg_start(a), seg_start(z));
-        let mut t = 200;
-        let mut feed = |s: &mut Sender, blocks: &[(u64, u64)], out: &mut Vec<TcpHeader>| {
-            s.on_segment(ms(t), &ack(seg_start(2), blocks, false, 0), out);
-            t += 1;
-        };
-        feed(&mut s, &[], &mut out);
-        feed(&mut s, &[b(3, 4)], &mut out);
-        feed(&mut s, &[b(3, 5)], &mut out);
-        feed(&mut s, &[b(7, 8), b(3, 5)], &mut out);
-        for z in 9..=11 {
-            feed(&mut s, &[b(7, z), b(3, 5)], &mut out);
-        }
-        for z in 13..=20 {
-            feed(&mut s, &[b(12, z), b(7, 11), b(3, 5)], &mut out);
-        }
-        let mut rexmits: Vec<u64> = out
-            .iter()
-            .filter(|h| h.seq < seg_start(20) && h.payload > 0)
-            .map(|h| (h.seq - 1) / MSS)
-            .collect();
-        rexmits.sort();
-        assert_eq!(s.stats.fast_retransmits, 1);
-        rexmits
+        ack_four_holes(&mut s, false)
     };
     assert_eq!(run(false), vec![2, 5, 6, 11]);
     assert_eq!(run(true), vec![2]);
