@@ -344,6 +344,16 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("FreeBSD receive-buffer autosizing from rcvbuf: +16 KiB per bulk round trip up to 2 MiB, with timestamps"),
             ),
             (
+                s("host_cache"),
+                c.host_cache.to_string(),
+                s("FreeBSD host cache: a connection closing after a loss leaves ssthresh for the next one to the same peer"),
+            ),
+            (
+                s("answer_timestamps"),
+                c.answer_timestamps.to_string(),
+                s("timestamps off, but answered when the opener's SYN offers them (Windows 7)"),
+            ),
+            (
                 s("ssthresh_every_rto"),
                 c.ssthresh_every_rto.to_string(),
                 s("every timeout halves ssthresh from cwnd (FreeBSD), not only the first"),

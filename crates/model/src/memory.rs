@@ -342,7 +342,7 @@ pub fn estimate(sc: &Scenario, text_len: usize) -> MemoryEstimate {
             per_ack: rcv.delack_segments.max(1) as f64,
             // Without timestamps, "timed" sampling takes one segment per RTT.
             per_sample: if tcp.rtt_sampling == tcplab_tcp::rtt::RttSampling::Timed
-                && !(tcp.timestamps && rcv.timestamps)
+                && !(tcp.timestamps && (rcv.timestamps || rcv.answer_timestamps))
             {
                 window
             } else {

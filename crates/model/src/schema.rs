@@ -160,6 +160,8 @@ host_settings! {
     buffer_accounting: String,
     rto_clears_sack: bool,
     rcvbuf_auto: bool,
+    host_cache: bool,
+    answer_timestamps: bool,
     ssthresh_every_rto: bool,
     prr: bool,
     rack: bool,
@@ -534,7 +536,7 @@ impl GeneratorSpec {
                     // ns-2: packetSize_ is the payload, timestamps or not.
                     return a.mss as u64;
                 }
-                let ts = a.timestamps && b.timestamps;
+                let ts = a.timestamps && (b.timestamps || b.answer_timestamps);
                 (a.mss.min(b.mss) - if ts { 12 } else { 0 }) as u64
             }
         }
@@ -2231,6 +2233,12 @@ fn resolve_host(
     }
     if let Some(v) = h.rcvbuf_auto {
         c.rcvbuf_auto = v;
+    }
+    if let Some(v) = h.host_cache {
+        c.host_cache = v;
+    }
+    if let Some(v) = h.answer_timestamps {
+        c.answer_timestamps = v;
     }
     if let Some(v) = h.ssthresh_every_rto {
         c.ssthresh_every_rto = v;

@@ -9,6 +9,7 @@ use tcplab_net::qdisc::{
     RedParams,
 };
 use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind, Packet};
+use tcplab_tcp::hostcache::HostCacheEntry;
 use tcplab_tcp::{cc, Receiver, Sender, TcpHeader};
 
 /// Events of the world.
@@ -221,6 +222,8 @@ struct FlowState {
     snaps: Vec<(u64, tcplab_tcp::SenderStats)>,
     /// Drops of its data segments (static flows).
     drops: DropFacts,
+    /// Its metrics went to the host cache (when it finished).
+    cached: bool,
 }
 
 /// What the network dropped of a flow's data segments (whole run).
@@ -344,6 +347,10 @@ struct World {
     seed: u64,
     /// Packet captures of the links `[trace] pcap` names: (link, capture).
     captures: Vec<(u32, crate::pcap::Capture)>,
+    /// Each host's TCP host cache, by (host, peer): `src * nodes + dst`
+    /// (used by hosts with `host_cache`).
+    host_cache: Vec<HostCacheEntry>,
+    nodes: usize,
 }
 
 impl World {
@@ -528,6 +535,8 @@ impl World {
         f.conn = conn;
         set_tick_phase(sc, f, self.seed);
         f.started = true;
+        f.sender
+            .use_host_cache(self.host_cache[src as usize * self.nodes + dst as usize]);
         f.sender.start(now, &mut self.out);
         self.flush(2 * slot);
     }
@@ -535,8 +544,19 @@ impl World {
     /// Retire a generated connection whose FIN has been acknowledged: record it and
     /// free its slot.
     fn maybe_retire(&mut self, sc: &Scenario, slot: usize) {
+        let f = &mut self.flows[slot];
+        if f.sender.state() != tcplab_tcp::SenderState::Done {
+            return;
+        }
+        if !f.cached {
+            // FreeBSD tcp_discardcb: the closing connection's metrics.
+            f.cached = true;
+            if let Some(ssthresh) = f.sender.host_cache_metrics() {
+                self.host_cache[f.src as usize * self.nodes + f.dst as usize].update(ssthresh);
+            }
+        }
         let f = &self.flows[slot];
-        if f.origin == Origin::Static || f.sender.state() != tcplab_tcp::SenderState::Done {
+        if f.origin == Origin::Static {
             return;
         }
         self.transfers.push(transfer_row(sc, f));
@@ -785,6 +805,8 @@ pub fn run_with_progress(
             .iter()
             .map(|&l| (l, crate::pcap::Capture::new()))
             .collect(),
+        host_cache: vec![HostCacheEntry::default(); sc.nodes.len() * sc.nodes.len()],
+        nodes: sc.nodes.len(),
         seed,
     };
     // Phase boundaries first: at an instant shared with other events (a flow
@@ -863,6 +885,8 @@ pub fn run_with_progress(
             Ev::FlowStart(i) => {
                 let f = &mut w.flows[i as usize];
                 f.started = true;
+                f.sender
+                    .use_host_cache(w.host_cache[f.src as usize * w.nodes + f.dst as usize]);
                 f.sender.start(now, &mut w.out);
                 w.flush(2 * i);
             }
@@ -1274,6 +1298,7 @@ fn new_flow(
         rtt_n: 0,
         snaps: Vec::new(),
         drops: DropFacts::default(),
+        cached: false,
     }
 }
 
@@ -1333,10 +1358,15 @@ fn offered_loads_on(sc: &Scenario, routing: &tcplab_net::Routing) -> Vec<Generat
         .map(|g| {
             // Hosts by what their unit depends on: (count, a representative).
             let group = |hosts: &[u32], sender: bool| -> Vec<(u64, u32)> {
-                let mut m: BTreeMap<(bool, u32, bool), (u64, u32)> = BTreeMap::new();
+                let mut m: BTreeMap<(bool, u32, bool, bool), (u64, u32)> = BTreeMap::new();
                 for &h in hosts {
                     let t = &sc.hosts[h as usize].tcp;
-                    let key = (sender && t.handshake.one_way(), t.mss, t.timestamps);
+                    let key = (
+                        sender && t.handshake.one_way(),
+                        t.mss,
+                        t.timestamps,
+                        t.answer_timestamps,
+                    );
                     m.entry(key).or_insert((0, h)).0 += 1;
                 }
                 m.into_values().collect()

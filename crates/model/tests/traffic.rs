@@ -339,3 +339,86 @@ fn traces_cover_scenario_flows_only() {
     assert!(!cwnd.flow.is_empty() && !rtt.flow.is_empty());
     assert!(cwnd.flow.iter().chain(&rtt.flow).all(|&f| f == 0));
 }
+
+/// Three 1 MB transfers from a to b one after another, each slow-starting into
+/// a 20-packet queue and losing: the ssthresh each one starts from is what
+/// the one before it left in a's host cache (FreeBSD `tcp_discardcb`,
+/// `tcp_hc_update`, `cc_conn_init`; crates/tcp/src/hostcache.rs), computed
+/// here from the ssthresh the earlier flows ended with.
+fn host_cache_run(cache: bool) -> RunResult {
+    sim(&format!(
+        r#"
+duration = "60s"
+[trace]
+cwnd = true
+interval = "10ms"
+[defaults.host]
+profile = "freebsd"
+host_cache = {cache}
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ packets = 20 }}
+[[flow]]
+from = "a"
+to = "b"
+size = "1MB"
+start = "0s"
+[[flow]]
+from = "a"
+to = "b"
+size = "1MB"
+start = "20s"
+[[flow]]
+from = "a"
+to = "b"
+size = "1MB"
+start = "40s"
+"#
+    ))
+}
+
+/// Flow `flow`'s ssthresh at the first trace sample at or after `t` seconds.
+fn ssthresh_at(r: &RunResult, flow: u32, t: f64) -> u32 {
+    let tr = r.traces.cwnd.as_ref().expect("cwnd trace");
+    (0..tr.time_s.len())
+        .find(|&i| tr.flow[i] == flow && tr.time_s[i] >= t - 1e-9)
+        .map(|i| tr.ssthresh[i])
+        .expect("a sample")
+}
+
+#[test]
+fn a_transfer_starts_from_the_ssthresh_the_last_one_left_in_the_host_cache() {
+    let r = host_cache_run(true);
+    for f in &r.flows {
+        assert!(f.completed, "{f:?}");
+        assert!(f.fct_s < 15.0, "{f:?}");
+    }
+    let mss = r.flows[0].mss as u64;
+    assert_eq!(mss, 1448);
+    // Each flow's ssthresh when it has finished (before the next starts),
+    // set by its losses: below half the 4 MiB send buffer.
+    let end: Vec<u64> = (0..3)
+        .map(|f| ssthresh_at(&r, f, 19.9 + 20.0 * f as f64) as u64)
+        .collect();
+    assert!(end.iter().all(|&s| s >= 2 && s * mss < 2 << 20), "{end:?}");
+    // Saved as packets x (MSS + 40); merged by (old + new) / 2.
+    let saved = |s: u64| s.max(2) * (mss + 40);
+    let after1 = saved(end[0]);
+    let after2 = (after1 + saved(end[1])) / 2;
+    // Used as max(2 MSS, cached) bytes, in whole segments: from the first
+    // sample after the handshake (one round trip is 40 ms).
+    assert_eq!(ssthresh_at(&r, 0, 0.1), u32::MAX);
+    assert_eq!(ssthresh_at(&r, 1, 20.1) as u64, after1.max(2 * mss) / mss);
+    assert_eq!(ssthresh_at(&r, 2, 40.1) as u64, after2.max(2 * mss) / mss);
+    // Without the cache every transfer starts with no ssthresh.
+    let r = host_cache_run(false);
+    for f in 0..3 {
+        assert_eq!(ssthresh_at(&r, f, 0.1 + 20.0 * f as f64), u32::MAX);
+    }
+}

@@ -7,6 +7,7 @@
 pub mod cc;
 pub mod delack;
 pub mod header;
+pub mod hostcache;
 pub mod profile;
 pub mod receiver;
 pub mod recovery;

@@ -184,6 +184,16 @@ pub struct TcpConfig {
     /// in-order data received over one round trip, timed by the timestamp
     /// echo, passes 7/8 of it; without timestamps it never grows.
     pub rcvbuf_auto: bool,
+    /// FreeBSD's host cache (`tcp_hostcache`, see [`crate::hostcache`]): a
+    /// connection that closes after a loss leaves its ssthresh for the
+    /// next connection from this host to the same peer, which starts from it.
+    pub host_cache: bool,
+    /// With `timestamps` off: still answer a SYN that offers timestamps, so
+    /// that the connection uses them (Windows 7, whose SYN+ACKs carry the
+    /// option when the peer's SYN does: p0f 3's fingerprints). tcplab's
+    /// connections are opened by the data sender, so this is the receiving
+    /// host's answer.
+    pub answer_timestamps: bool,
     /// Every timeout, not only the first of a backoff series, sets ssthresh
     /// = max(cwnd/2, 2) segments (FreeBSD tcp_input.c `cc_cong_signal`,
     /// `CC_RTO`: 2 after the second timeout, cwnd being 1); off: held on
@@ -457,6 +467,8 @@ fn base() -> TcpConfig {
         buffer_accounting: BufferAccounting::Plain,
         rto_clears_sack: false,
         rcvbuf_auto: false,
+        host_cache: false,
+        answer_timestamps: false,
         ssthresh_every_rto: false,
         prr: false,
         rack: false,
@@ -567,6 +579,7 @@ pub fn profiles() -> Vec<Profile> {
                 rto_clears_sack: true,
                 ssthresh_from_cwnd: true,
                 ssthresh_every_rto: true,
+                host_cache: true,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 rtt_sampling: RttSampling::Timed,
@@ -589,13 +602,19 @@ pub fn profiles() -> Vec<Profile> {
                       retransmission timer and tcp_output restarts it on every partial ACK \
                       (newreno_rto slow-but-steady), with partial window deflation; without \
                       timestamps the RTO is fed one timed segment per round trip (tcp_input.c \
-                      t_rtttime/t_rtseq: rtt_sampling timed)",
+                      t_rtttime/t_rtseq: rtt_sampling timed); the host cache: a connection \
+                      closing after a loss leaves ssthresh (in packets x (MSS + 40), averaged \
+                      with the entry) for the next one to the same peer (tcp_subr.c \
+                      tcp_discardcb, tcp_hostcache.c tcp_hc_update, tcp_input.c cc_conn_init: \
+                      host_cache)",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
                     controllers see the RTT of every ACK (FreeBSD's ERTT module, which \
                     cc_vegas reads) even while the RTO times one segment per round trip; \
                     receive-buffer autosizing (64 KiB grown only with timestamps: host field \
                     rcvbuf_auto) is off: with it a FreeBSD host receiving from Windows 7 (no \
-                    timestamps) stays at 64 KiB, which braud2016's B1 contradicts",
+                    timestamps) stays at 64 KiB, which braud2016's B1 contradicts; the host cache's \
+                    srtt and rttvar (used only before a connection's first RTT sample, which \
+                    tcplab takes on the SYN) are not kept",
         },
         Profile {
             name: "windows",
@@ -607,6 +626,7 @@ pub fn profiles() -> Vec<Profile> {
                 initial_rto: SimTime(3000 * MS),
                 delack_timeout: SimTime(200 * MS),
                 timestamps: false,
+                answer_timestamps: true,
                 ss_ack_limit: 0,
                 undo: Undo::Rto,
                 frto: true,
@@ -620,13 +640,16 @@ pub fn profiles() -> Vec<Profile> {
                       with scaling; congestionprovider=ctcp as the study configured it; \
                       F-RTO (RFC 4138, listed among the loss-recovery features of the \
                       Windows Vista / Server 2008 stack that Windows 7 kept) detects and \
-                      undoes spurious timeouts without timestamps",
+                      undoes spurious timeouts without timestamps; a SYN offering timestamps \
+                      is answered with them though Windows never offers them (p0f 3's \
+                      fingerprints, p0f.fp: Windows 7/8 SYN+ACKs with the timestamp option, \
+                      SYNs without: answer_timestamps)",
             notes: "Windows 7 clients ship with congestionprovider=none (NewReno); Compound is \
                     its default on servers and what braud2016 enabled; F-RTO runs as tcplab's \
                     SACK-enhanced F-RTO (RFC 5682, Linux tcp_process_loss), with Linux's \
                     undo as the response (Windows' response is not documented); the Eifel \
-                    undo (undo = rto) stays but needs timestamps, which Windows does not \
-                    send by default; no source found for a slow-start limit per ACK, so \
+                    undo (undo = rto) stays but needs timestamps, which a Windows sender \
+                    never has (tcplab's connections are opened by the data sender); no source found for a slow-start limit per ACK, so \
                     every acknowledged segment counts, as in Linux",
         },
         Profile {

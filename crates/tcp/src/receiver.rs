@@ -411,7 +411,7 @@ impl Receiver {
             // RFC 3168 6.1.1: an ECN-setup SYN has ECE and CWR (Linux tcp_ecn_create_request).
             self.ecn_ok = self.cfg.ecn && h.has(ECE) && h.has(CWR);
             self.sack_ok = self.cfg.sack && h.sack_perm;
-            self.ts_ok = self.cfg.timestamps && h.has_ts;
+            self.ts_ok = (self.cfg.timestamps || self.cfg.answer_timestamps) && h.has_ts;
             let ws = self.cfg.window_scaling && h.wscale.is_some();
             // Linux 2.2 tcp_select_initial_window scales from rcvbuf / 2.
             // FreeBSD scales for the largest buffer autosizing may reach

@@ -225,6 +225,11 @@ pub struct Sender {
     pace_deadline: Option<SimTime>,
     syn_sent_at: SimTime,
     syn_retransmitted: bool,
+    /// RTT samples taken (FreeBSD `t_rttupdated`, which the host cache needs).
+    rtt_updates: u32,
+    /// The host cache's entry for the peer, loaded at establishment
+    /// (`host_cache`).
+    cached: Option<crate::hostcache::HostCacheEntry>,
     delivered_time: SimTime,
     first_tx_time: SimTime,
     undo_marker: bool,
@@ -367,6 +372,8 @@ impl Sender {
             pace_deadline: None,
             syn_sent_at: SimTime::ZERO,
             syn_retransmitted: false,
+            rtt_updates: 0,
+            cached: None,
             delivered_time: SimTime::ZERO,
             first_tx_time: SimTime::ZERO,
             undo_marker: false,
@@ -593,8 +600,42 @@ impl Sender {
                 _ => 1,
             };
         }
+        self.load_host_cache();
         self.cc.init(&mut self.tp);
         self.rto_deadline = None;
+    }
+
+    /// FreeBSD `cc_conn_init`: ssthresh from the host cache's entry for the
+    /// peer, at least two segments (see [`crate::hostcache`]).
+    fn load_host_cache(&mut self) {
+        if let Some(s) = self.cached.and_then(|e| e.initial_ssthresh(self.mss)) {
+            self.tp.ssthresh = s;
+        }
+    }
+
+    /// Before [`Sender::start`]: the host cache's entry for the peer, which
+    /// the connection's ssthresh starts from once established (ignored
+    /// unless the host keeps a cache, `host_cache`).
+    pub fn use_host_cache(&mut self, entry: crate::hostcache::HostCacheEntry) {
+        if self.cfg.host_cache {
+            self.cached = Some(entry);
+        }
+    }
+
+    /// What the connection leaves in its host's cache when it closes
+    /// (FreeBSD `tcp_discardcb`): `None` when the host keeps no cache or
+    /// nothing is saved (fewer than 4 RTT samples), else the ssthresh in
+    /// bytes on the wire, 0 when no loss set one.
+    pub fn host_cache_metrics(&self) -> Option<u64> {
+        if !self.cfg.host_cache {
+            return None;
+        }
+        let sndbuf = if self.cfg.sndbuf == 0 {
+            u64::MAX
+        } else {
+            self.cfg.sndbuf
+        };
+        crate::hostcache::saved_ssthresh(self.tp.ssthresh, self.mss, sndbuf, self.rtt_updates)
     }
 
     /// The application stops writing: the data already handed to TCP (everything
@@ -703,6 +744,7 @@ impl Sender {
             self.sample_rtt(now - self.syn_sent_at);
         }
         self.tp.now = now;
+        self.load_host_cache();
         self.cc.init(&mut self.tp);
         self.rto_deadline = None;
         let before = out.len();
@@ -1041,6 +1083,7 @@ impl Sender {
     }
 
     fn note_rtt(&mut self, r: SimTime) {
+        self.rtt_updates += 1;
         self.last_rtt = Some(r);
         self.tp.srtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
         self.tp.min_rtt = self.rtt.min_rtt().unwrap_or(SimTime::ZERO);

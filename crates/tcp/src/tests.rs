@@ -143,6 +143,38 @@ fn options_are_off_when_the_peer_does_not_offer_them() {
     assert_eq!(s.recovery(), Recovery::Sack); // asked for, but falls back to NewReno rules
 }
 
+/// Windows 7 (p0f 3's fingerprints): its own SYN offers no timestamps, but
+/// its SYN+ACK answers a SYN that offers them. A FreeBSD sender opening to a
+/// Windows receiver gets timestamps (1448-byte segments, echoes on the
+/// ACKs); a Windows sender opening to a FreeBSD receiver gets none (1460).
+#[test]
+fn windows_answers_timestamps_it_does_not_offer() {
+    let win = profile("windows").unwrap().config;
+    let bsd = profile("freebsd").unwrap().config;
+    assert!(!win.timestamps && win.answer_timestamps);
+    for (snd, rcv, ts) in [(&bsd, &win, true), (&win, &bsd, false), (&win, &win, false)] {
+        let mut s = sender(snd, "newreno");
+        let mut r = Receiver::new(rcv.clone());
+        let mut out = vec![];
+        s.start(SimTime::ZERO, &mut out);
+        assert_eq!(out[0].has_ts, snd.timestamps, "the opener's SYN");
+        let mut back = vec![];
+        r.on_segment(ms(1), &out[0], &mut back);
+        assert_eq!(back[0].has_ts, ts, "the SYN+ACK");
+        out.clear();
+        s.on_segment(ms(2), &back[0], &mut out);
+        assert_eq!(s.ts_ok(), ts);
+        assert_eq!(s.mss(), if ts { 1448 } else { 1460 });
+        // The first data segment, and the receiver's ACK of it, carry the option iff agreed.
+        let data = *out.iter().find(|h| h.payload > 0).expect("data");
+        assert_eq!(data.has_ts, ts);
+        let mut acks = vec![];
+        r.on_segment(ms(3), &data, &mut acks);
+        r.on_timer(ms(1000), &mut acks);
+        assert!(!acks.is_empty() && acks.iter().all(|a| a.has_ts == ts));
+    }
+}
+
 #[test]
 fn slow_start_with_an_ack_per_segment_adds_one_segment_per_ack() {
     // IW 2; 7 segments acknowledged one ACK each: cwnd = 2 + 7 = 9.
