@@ -354,6 +354,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("timestamps off, but answered when the opener's SYN offers them (Windows 7)"),
             ),
             (
+                s("freebsd_sack"),
+                c.freebsd_sack.to_string(),
+                s("FreeBSD 9.2's SACK recovery: cwnd from one segment, every hole below the highest SACK resent"),
+            ),
+            (
                 s("ssthresh_every_rto"),
                 c.ssthresh_every_rto.to_string(),
                 s("every timeout halves ssthresh from cwnd (FreeBSD), not only the first"),

@@ -162,6 +162,7 @@ host_settings! {
     rcvbuf_auto: bool,
     host_cache: bool,
     answer_timestamps: bool,
+    freebsd_sack: bool,
     ssthresh_every_rto: bool,
     prr: bool,
     rack: bool,
@@ -2239,6 +2240,9 @@ fn resolve_host(
     }
     if let Some(v) = h.answer_timestamps {
         c.answer_timestamps = v;
+    }
+    if let Some(v) = h.freebsd_sack {
+        c.freebsd_sack = v;
     }
     if let Some(v) = h.ssthresh_every_rto {
         c.ssthresh_every_rto = v;

@@ -194,6 +194,15 @@ pub struct TcpConfig {
     /// connections are opened by the data sender, so this is the receiving
     /// host's answer.
     pub answer_timestamps: bool,
+    /// FreeBSD 9.2's SACK loss recovery in place of RFC 6675 (tcp_input.c,
+    /// tcp_output.c, tcp_sack.c): every duplicate ACK counts, the third
+    /// starts it; cwnd = one segment, +1 per duplicate ACK while what is in
+    /// flight is below ssthresh; every hole below the highest SACK is resent
+    /// (below the recovery point); new data and retransmissions of the
+    /// recovery together stay within cwnd; a partial ACK sets cwnd to them
+    /// plus one or two segments; the full ACK to the flight plus one when
+    /// below ssthresh.
+    pub freebsd_sack: bool,
     /// Every timeout, not only the first of a backoff series, sets ssthresh
     /// = max(cwnd/2, 2) segments (FreeBSD tcp_input.c `cc_cong_signal`,
     /// `CC_RTO`: 2 after the second timeout, cwnd being 1); off: held on
@@ -469,6 +478,7 @@ fn base() -> TcpConfig {
         rcvbuf_auto: false,
         host_cache: false,
         answer_timestamps: false,
+        freebsd_sack: false,
         ssthresh_every_rto: false,
         prr: false,
         rack: false,
@@ -580,6 +590,7 @@ pub fn profiles() -> Vec<Profile> {
                 ssthresh_from_cwnd: true,
                 ssthresh_every_rto: true,
                 host_cache: true,
+                freebsd_sack: true,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 rtt_sampling: RttSampling::Timed,
@@ -606,7 +617,10 @@ pub fn profiles() -> Vec<Profile> {
                       closing after a loss leaves ssthresh (in packets x (MSS + 40), averaged \
                       with the entry) for the next one to the same peer (tcp_subr.c \
                       tcp_discardcb, tcp_hostcache.c tcp_hc_update, tcp_input.c cc_conn_init: \
-                      host_cache)",
+                      host_cache); SACK recovery from one segment, every hole below snd_fack \
+                      resent within a cumulative budget, tcp_sack_partialack and \
+                      newreno_post_recovery (tcp_input.c, tcp_output.c, tcp_sack.c: \
+                      freebsd_sack)",
             notes: "RTO by RFC 6298 plus FreeBSD's slop rather than its fixed-point srtt/rttvar; \
                     controllers see the RTT of every ACK (FreeBSD's ERTT module, which \
                     cc_vegas reads) even while the RTO times one segment per round trip; \

@@ -227,6 +227,9 @@ pub struct Sender {
     syn_retransmitted: bool,
     /// RTT samples taken (FreeBSD `t_rttupdated`, which the host cache needs).
     rtt_updates: u32,
+    /// FreeBSD's `sack_newdata`: snd_max when the SACK recovery started
+    /// (`freebsd_sack`).
+    fb_newdata: u64,
     /// The host cache's entry for the peer, loaded at establishment
     /// (`host_cache`).
     cached: Option<crate::hostcache::HostCacheEntry>,
@@ -373,6 +376,7 @@ impl Sender {
             syn_sent_at: SimTime::ZERO,
             syn_retransmitted: false,
             rtt_updates: 0,
+            fb_newdata: 0,
             cached: None,
             delivered_time: SimTime::ZERO,
             first_tx_time: SimTime::ZERO,
@@ -905,6 +909,7 @@ impl Sender {
         self.pace_deadline = None;
         let sack = self.uses_sack();
         let sack1_rec = self.sack1_on() && self.tp.ca_state == CaState::Recovery;
+        let fb_rec = sack && self.cfg.freebsd_sack && self.tp.ca_state == CaState::Recovery;
         let mut cwnd_limited = false;
         let mut sent_new = false;
         loop {
@@ -937,6 +942,36 @@ impl Sender {
                     continue;
                 }
                 if !wnd_room(self.sb.len()) {
+                    break;
+                }
+            } else if fb_rec {
+                // FreeBSD tcp_output in SACK recovery: a hole (below snd_recover)
+                // while the retransmissions outstanding are below min(rwnd,
+                // cwnd); then new data while the recovery's new data plus those
+                // retransmissions are below cwnd (or, none outstanding, while
+                // everything outstanding is).
+                let mss = self.mss as u64;
+                let rexmit = self.sb.retrans as u64;
+                let rwnd_segs = (self.rwnd / mss).max(1);
+                let hole = self
+                    .sb
+                    .first_lost(0)
+                    .filter(|&i| self.sb.get(i).start < self.recover);
+                if let Some(i) = hole {
+                    if rexmit < rwnd_segs.min(wnd as u64) {
+                        self.retransmit(now, i, out);
+                        continue;
+                    }
+                    cwnd_limited = true;
+                    break;
+                }
+                let room = if rexmit == 0 {
+                    self.snd_max - self.snd_una + mss <= cwnd_bytes.min(self.rwnd)
+                } else {
+                    self.snd_max.saturating_sub(self.fb_newdata) + (rexmit + 1) * mss <= cwnd_bytes
+                };
+                if !room {
+                    cwnd_limited = true;
                     break;
                 }
             } else if sack {
@@ -1134,6 +1169,7 @@ impl Sender {
         if h.has_ts && h.tsval >= self.ts_recent {
             self.ts_recent = h.tsval;
         }
+        let prior_rwnd = self.rwnd;
         if !self.one_way() {
             self.rwnd = (h.wnd as u64) << self.snd_wscale;
         }
@@ -1209,7 +1245,11 @@ impl Sender {
         // In recovery, newly SACKed data may reveal more losses (RFC 6675 IsLost),
         // marked before the controller sees this ACK (as Linux's tcp_ack does).
         let mut newly_lost = 0;
-        if sack && !rack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
+        let fb = sack && self.cfg.freebsd_sack;
+        if fb && self.tp.ca_state == CaState::Recovery {
+            // FreeBSD's scoreboard: every hole below the highest SACK.
+            newly_lost += self.mark_lost(1);
+        } else if sack && !rack && matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
             newly_lost += self.mark_lost(self.cfg.dupthresh);
         }
         let mut reo_armed = false;
@@ -1318,6 +1358,20 @@ impl Sender {
                             // it; recover_ = 0, the scoreboard cleared.
                             self.sack1_clear();
                             self.recover = 0;
+                        } else if fb && !rate_based {
+                            // FreeBSD newreno_post_recovery: what is in flight
+                            // plus one segment when that is below ssthresh
+                            // (cubic-freebsd's post_recovery follows on CompleteCwr).
+                            let mss = self.mss as u64;
+                            let flight = self.snd_max - h.ack;
+                            self.tp.cwnd =
+                                if h.ack + self.tp.ssthresh as u64 * mss > self.snd_max {
+                                    ((flight + mss) / mss) as u32
+                                } else {
+                                    self.tp.ssthresh
+                                }
+                                .max(1);
+                            self.tp.cwnd_cnt = 0;
                         } else if !rate_based {
                             self.tp.cwnd = if self.one_way()
                                 && self.effective_recovery() == Recovery::NewReno
@@ -1364,6 +1418,20 @@ impl Sender {
                                 {
                                     self.rto_deadline = Some(now + self.rtt.rto());
                                 }
+                            }
+                            Recovery::Sack if fb && !rate_based => {
+                                // FreeBSD tcp_sack_partialack: the retransmissions
+                                // and new data of the recovery, plus one segment
+                                // (two if this ACK covers two), at most ssthresh;
+                                // the timer restarts.
+                                let mss = self.mss as u64;
+                                let new_data =
+                                    self.snd_max.saturating_sub(self.fb_newdata).div_ceil(mss);
+                                let more = if acked.segs >= 2 { 2 } else { 1 };
+                                let w = self.sb.retrans as u64 + new_data + more;
+                                self.tp.cwnd = w.min(self.tp.ssthresh as u64).max(1) as u32;
+                                self.tp.cwnd_cnt = 0;
+                                self.rto_deadline = Some(now + self.rtt.rto());
                             }
                             Recovery::Sack1Ns2 => {
                                 // partial_ack_ false: --pipe_ once more, the
@@ -1490,7 +1558,9 @@ impl Sender {
             }
             if sack1 {
                 self.sack1_dupack(now, newly_sacked, out);
-            } else if !sack || newly_sacked > 0 {
+            } else if !sack || newly_sacked > 0 || fb && self.rwnd == prior_rwnd {
+                // FreeBSD counts every duplicate ACK, SACKing new data or not,
+                // that leaves the window as it was (tcp_input: tiwin == snd_wnd).
                 self.dupacks += 1;
                 match self.tp.ca_state {
                     CaState::Open | CaState::Disorder | CaState::Cwr if rack => {
@@ -1502,7 +1572,7 @@ impl Sender {
                     }
                     CaState::Open | CaState::Disorder | CaState::Cwr => {
                         let thresh = self.dupthresh();
-                        let head_lost = sack && {
+                        let head_lost = sack && !fb && {
                             newly_lost += self.mark_lost(thresh);
                             self.sb.get(0).has(LOST)
                         };
@@ -1513,7 +1583,18 @@ impl Sender {
                         }
                     }
                     CaState::Recovery => {
-                        if !sack && !rate_based {
+                        if fb && !rate_based {
+                            // FreeBSD tcp_input: one more segment while what is
+                            // in flight, (snd_nxt - snd_fack) + sack_bytes_rexmit,
+                            // is below ssthresh, up to ssthresh.
+                            let mss = self.mss as u64;
+                            let fack = self.sb.high_sacked.max(self.snd_una);
+                            let awnd =
+                                self.snd_max.saturating_sub(fack) + self.sb.retrans as u64 * mss;
+                            if awnd < self.tp.ssthresh as u64 * mss {
+                                self.tp.cwnd = (self.tp.cwnd + 1).min(self.tp.ssthresh);
+                            }
+                        } else if !sack && !rate_based {
                             // RFC 6582 (2): inflate by one segment per duplicate ACK.
                             self.tp.cwnd += 1;
                         }
@@ -1883,6 +1964,14 @@ impl Sender {
                 self.set_ca_state(CaState::Recovery);
                 self.rto_deadline = Some(now + self.rtt.rto());
                 return;
+            }
+            Recovery::Sack if self.cfg.freebsd_sack => {
+                // FreeBSD tcp_input at the third duplicate ACK: sack_newdata =
+                // snd_nxt, cwnd = one segment; every hole below the highest
+                // SACK may be resent.
+                self.fb_newdata = self.snd_max;
+                self.tp.cwnd = 1;
+                self.tp.lost += self.mark_lost(1) as u64;
             }
             Recovery::Sack => {
                 // RFC 6675 (4.2): cwnd = ssthresh, retransmit the first segment.

@@ -572,6 +572,111 @@ fn without_cc_recovery_reno_is_only_a_window_rule_and_sack_recovery_applies() {
     assert_eq!(s.recovery(), Recovery::Reno);
 }
 
+/// FreeBSD 9.2's SACK recovery (tcp_input.c, tcp_output.c, tcp_sack.c),
+/// worked by hand on the `freebsd` profile: cwnd 20, segments 0..19 out,
+/// holes at 2, 5, 6 and 11; the duplicate ACKs report them, then SACK the
+/// rest one segment at a time.
+#[test]
+fn freebsd_sack_recovery_starts_from_one_segment_and_grows_with_the_flight() {
+    let c = profile("freebsd").unwrap().config;
+    assert!(c.freebsd_sack && c.sack && c.timestamps);
+    let (mut s, _, _) = established(&c, "newreno");
+    s.tp.cwnd = 20;
+    let mut out = vec![];
+    // A window update (not a duplicate: the window changes) releases 0..19.
+    s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out);
+    assert_eq!((s.snd_max, s.dupacks()), (seg_start(20), 0));
+    out.clear();
+    let b = |a: u64, z: u64| (seg_start(a), seg_start(z));
+    let mut t = 200;
+    let mut feed = |s: &mut Sender, blocks: &[(u64, u64)], out: &mut Vec<TcpHeader>| {
+        out.clear();
+        s.on_segment(ms(t), &ack(seg_start(2), blocks, true, 100_000_000), out);
+        t += 1;
+        data_seqs(out)
+    };
+    // 0, 1 acknowledged: slow start (ABC, 2 segments) makes cwnd 22 and
+    // 2..19 are out: 20..23 go.
+    assert_eq!(feed(&mut s, &[], &mut out), vec![20, 21, 22, 23]);
+    assert_eq!(s.tp.cwnd, 22);
+    // Duplicate ACKs 1 and 2 (3, then 4 SACKed): one new segment each
+    // (limited transmit).
+    assert_eq!(feed(&mut s, &[b(3, 4)], &mut out), vec![24]);
+    assert_eq!(feed(&mut s, &[b(3, 5)], &mut out), vec![25]);
+    // The third: ssthresh = cwnd / 2 = 11, cwnd = 1, sack_newdata = snd_max
+    // (26); the holes below the highest SACK (8) are 2, 5 and 6; one segment
+    // of retransmission: 2.
+    assert_eq!(feed(&mut s, &[b(7, 8), b(3, 5)], &mut out), vec![2]);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!((s.tp.ssthresh, s.tp.cwnd), (11, 1));
+    // In flight, (snd_nxt - snd_fack) + sack_bytes_rexmit, in segments:
+    // (26 - fack) + 1. It stays at or above ssthresh up to fack = 16, so cwnd
+    // stays 1 and nothing is sent (11 becomes a hole once 12 is SACKed).
+    for z in 9..=11 {
+        assert_eq!(
+            feed(&mut s, &[b(7, z), b(3, 5)], &mut out),
+            Vec::<u64>::new()
+        );
+    }
+    for z in 13..=16 {
+        assert_eq!(
+            feed(&mut s, &[b(12, z), b(7, 11), b(3, 5)], &mut out),
+            Vec::<u64>::new()
+        );
+    }
+    assert_eq!(s.tp.cwnd, 1);
+    // fack 17: 9 + 1 = 10 < 11: cwnd 2, one more retransmission (5); then
+    // fack 18: 8 + 2 = 10: cwnd 3, 6; fack 19: 7 + 3: cwnd 4, 11.
+    assert_eq!(
+        feed(&mut s, &[b(12, 17), b(7, 11), b(3, 5)], &mut out),
+        vec![5]
+    );
+    assert_eq!(
+        feed(&mut s, &[b(12, 18), b(7, 11), b(3, 5)], &mut out),
+        vec![6]
+    );
+    assert_eq!(
+        feed(&mut s, &[b(12, 19), b(7, 11), b(3, 5)], &mut out),
+        vec![11]
+    );
+    assert_eq!(s.tp.cwnd, 4);
+    // fack 20: 6 + 4 = 10: cwnd 5; no hole left: new data while the recovery's
+    // new data plus its 4 retransmissions fit in cwnd: 0 + 4 + 1 <= 5: 26.
+    assert_eq!(
+        feed(&mut s, &[b(12, 20), b(7, 11), b(3, 5)], &mut out),
+        vec![26]
+    );
+    // fack 21: (27 - 21) + 4 = 10: cwnd 6: 1 + 4 + 1 <= 6: 27.
+    assert_eq!(
+        feed(&mut s, &[b(12, 21), b(7, 11), b(3, 5)], &mut out),
+        vec![27]
+    );
+    assert_eq!(s.tp.cwnd, 6);
+    // A partial ACK up to 5 (2, 3, 4 arrive): the retransmissions outstanding
+    // (5, 6, 11: 3) + the recovery's new data (26, 27: 2) + two segments, as
+    // it covers three: cwnd 7 (below ssthresh), which sends 28 and 29
+    // (2 + 3 + 1 <= 7, 3 + 3 + 1 <= 7).
+    out.clear();
+    s.on_segment(
+        ms(300),
+        &ack(seg_start(5), &[b(12, 21), b(7, 11)], true, 1),
+        &mut out,
+    );
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(s.tp.cwnd, 3 + 2 + 2);
+    assert_eq!(data_seqs(&out), vec![28, 29]);
+    // The full ACK (to 26, the recovery point; 26..29 outstanding, 4
+    // segments): below ssthresh, so cwnd = flight + 1 = 5
+    // (newreno_post_recovery), with no growth on this ACK (cc_ack_received
+    // runs before EXIT_RECOVERY, and newreno grows nothing in recovery).
+    out.clear();
+    s.on_segment(ms(310), &ack(seg_start(26), &[], true, 1), &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.tp.cwnd, 5);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    s.check_invariants();
+}
+
 /// Twenty segments out (0..19), holes at 2, 5, 6 and 11: a window update
 /// releases them, then the duplicate ACKs that report the holes arrive (with
 /// timestamps or without), one per ms from 200 to 214 ms, the state checked on
