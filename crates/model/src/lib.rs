@@ -359,6 +359,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("FreeBSD 9.2's SACK recovery: cwnd from one segment, every hole below the highest SACK resent"),
             ),
             (
+                s("cum_ack_growth"),
+                c.cum_ack_growth.to_string(),
+                s("growth counts what the cumulative ACK advances over (FreeBSD), not segments newly SACKed or acknowledged (Linux)"),
+            ),
+            (
                 s("ssthresh_every_rto"),
                 c.ssthresh_every_rto.to_string(),
                 s("every timeout halves ssthresh from cwnd (FreeBSD), not only the first"),

@@ -163,6 +163,7 @@ host_settings! {
     host_cache: bool,
     answer_timestamps: bool,
     freebsd_sack: bool,
+    cum_ack_growth: bool,
     ssthresh_every_rto: bool,
     prr: bool,
     rack: bool,
@@ -2243,6 +2244,9 @@ fn resolve_host(
     }
     if let Some(v) = h.freebsd_sack {
         c.freebsd_sack = v;
+    }
+    if let Some(v) = h.cum_ack_growth {
+        c.cum_ack_growth = v;
     }
     if let Some(v) = h.ssthresh_every_rto {
         c.ssthresh_every_rto = v;

@@ -203,6 +203,11 @@ pub struct TcpConfig {
     /// plus one or two segments; the full ACK to the flight plus one when
     /// below ssthresh.
     pub freebsd_sack: bool,
+    /// Window growth counts the segments the cumulative ACK advances over
+    /// (SACKed before or not: FreeBSD's `BYTES_THIS_ACK` in
+    /// `cc_ack_received`), not the segments newly delivered, SACKed or
+    /// acknowledged (Linux's `acked_sacked`).
+    pub cum_ack_growth: bool,
     /// Every timeout, not only the first of a backoff series, sets ssthresh
     /// = max(cwnd/2, 2) segments (FreeBSD tcp_input.c `cc_cong_signal`,
     /// `CC_RTO`: 2 after the second timeout, cwnd being 1); off: held on
@@ -479,6 +484,7 @@ fn base() -> TcpConfig {
         host_cache: false,
         answer_timestamps: false,
         freebsd_sack: false,
+        cum_ack_growth: false,
         ssthresh_every_rto: false,
         prr: false,
         rack: false,
@@ -591,6 +597,7 @@ pub fn profiles() -> Vec<Profile> {
                 ssthresh_every_rto: true,
                 host_cache: true,
                 freebsd_sack: true,
+                cum_ack_growth: true,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 rtt_sampling: RttSampling::Timed,

@@ -1497,6 +1497,10 @@ impl Sender {
                 } else {
                     let acked = if self.one_way() && self.cc.ns2_opencwnd() || self.cfg.count_acks {
                         delivered.min(1)
+                    } else if self.cfg.cum_ack_growth {
+                        // FreeBSD cc_ack_received: BYTES_THIS_ACK, what the
+                        // cumulative ACK advances over, SACKed before or not.
+                        acked.segs
                     } else {
                         delivered
                     };
@@ -1598,6 +1602,12 @@ impl Sender {
                             // RFC 6582 (2): inflate by one segment per duplicate ACK.
                             self.tp.cwnd += 1;
                         }
+                    }
+                    CaState::Loss if fb && self.dupacks == self.dupthresh() => {
+                        // FreeBSD: after a timeout the third duplicate ACK (the
+                        // go-back-N resending what the receiver holds) starts a
+                        // fast recovery too; its SACK branch tests no snd_recover.
+                        self.enter_recovery(now, out);
                     }
                     CaState::Loss => {}
                 }
@@ -1863,7 +1873,10 @@ impl Sender {
         // a new recovery only once data above `recover` is acknowledged.
         let held = self.snd_una < self.recover
             || (!self.uses_sack() && self.recover != 0 && self.snd_una == self.recover);
-        if matches!(kind, Recovery::NewReno | Recovery::Sack) && held {
+        // FreeBSD's SACK recovery tests no recovery point (tcp_input.c): a
+        // timeout's go-back-N may start one.
+        let fb = kind == Recovery::Sack && self.cfg.freebsd_sack;
+        if matches!(kind, Recovery::NewReno | Recovery::Sack) && held && !fb {
             return;
         }
         // ns-2 (bugfix_): a new fast retransmit only once highest_ack_ > recover_,

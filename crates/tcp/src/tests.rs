@@ -677,6 +677,61 @@ fn freebsd_sack_recovery_starts_from_one_segment_and_grows_with_the_flight() {
     s.check_invariants();
 }
 
+/// FreeBSD 9.2 after a timeout (tcp_input.c: the SACK branch of the third
+/// duplicate ACK tests no snd_recover): duplicate ACKs that the go-back-N
+/// draws from the receiver start a fast recovery, which halves the small
+/// post-timeout window again: ssthresh max(cwnd / 2, 2) = 2, cwnd 1.
+#[test]
+fn freebsd_duplicate_acks_after_a_timeout_start_a_fast_recovery() {
+    let c = profile("freebsd").unwrap().config;
+    let (mut s, _, _) = established(&c, "newreno");
+    s.tp.cwnd = 10;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out);
+    assert_eq!(s.snd_max, seg_start(10));
+    // No ACK: the timeout. ssthresh = max(10 / 2, 2) = 5, cwnd 1, 0 resent.
+    out.clear();
+    let t = s.next_deadline().unwrap();
+    s.on_timer(t, &mut out);
+    assert_eq!(s.ca_state(), CaState::Loss);
+    assert_eq!((s.tp.ssthresh, s.tp.cwnd), (5, 1));
+    assert_eq!(data_seqs(&out), vec![0]);
+    // 0 arrives (1 and 2 lost, 3..9 held): ACK 1, SACK 3..9. Slow start
+    // credits what the cumulative ACK covers, one segment (BYTES_THIS_ACK:
+    // cum_ack_growth; the seven SACKed count when acknowledged), so cwnd 2,
+    // which resends 1 and 2.
+    let b = |a: u64, z: u64| (seg_start(a), seg_start(z));
+    out.clear();
+    s.on_segment(
+        t + ms(100),
+        &ack(seg_start(1), &[b(3, 10)], true, 1),
+        &mut out,
+    );
+    assert_eq!(s.ca_state(), CaState::Loss);
+    assert_eq!(s.tp.cwnd, 2);
+    assert_eq!(data_seqs(&out), vec![1, 2]);
+    // Three duplicate ACKs (1 lost again; 2 arrives, then two duplicates the
+    // receiver answers at once): the third starts a fast recovery.
+    for k in 0..2 {
+        s.on_segment(
+            t + ms(200 + k),
+            &ack(seg_start(1), &[b(2, 10)], true, 1),
+            &mut out,
+        );
+        assert_eq!(s.ca_state(), CaState::Loss);
+    }
+    out.clear();
+    s.on_segment(
+        t + ms(202),
+        &ack(seg_start(1), &[b(2, 10)], true, 1),
+        &mut out,
+    );
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!((s.tp.ssthresh, s.tp.cwnd), (2, 1));
+    assert_eq!(s.stats.fast_retransmits, 1);
+    s.check_invariants();
+}
+
 /// Twenty segments out (0..19), holes at 2, 5, 6 and 11: a window update
 /// releases them, then the duplicate ACKs that report the holes arrive (with
 /// timestamps or without), one per ms from 200 to 214 ms, the state checked on
