@@ -364,6 +364,21 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("growth counts what the cumulative ACK advances over (FreeBSD), not segments newly SACKed or acknowledged (Linux)"),
             ),
             (
+                s("dupack_wrap"),
+                c.dupack_wrap.to_string(),
+                s("the duplicate-ACK counter wraps here, with Linux 2.2's rules around it (0: never)"),
+            ),
+            (
+                s("rto_from_head"),
+                c.rto_from_head.to_string(),
+                s("an ACK rearms the timer from the oldest outstanding segment's send time (Linux 2.2)"),
+            ),
+            (
+                s("rto_holds_new_data"),
+                c.rto_holds_new_data.to_string(),
+                s("no new data after a timeout until its data is acknowledged (Linux 2.2)"),
+            ),
+            (
                 s("ssthresh_every_rto"),
                 c.ssthresh_every_rto.to_string(),
                 s("every timeout halves ssthresh from cwnd (FreeBSD), not only the first"),

@@ -164,6 +164,9 @@ host_settings! {
     answer_timestamps: bool,
     freebsd_sack: bool,
     cum_ack_growth: bool,
+    dupack_wrap: u32,
+    rto_from_head: bool,
+    rto_holds_new_data: bool,
     ssthresh_every_rto: bool,
     prr: bool,
     rack: bool,
@@ -2247,6 +2250,15 @@ fn resolve_host(
     }
     if let Some(v) = h.cum_ack_growth {
         c.cum_ack_growth = v;
+    }
+    if let Some(v) = h.dupack_wrap {
+        c.dupack_wrap = v;
+    }
+    if let Some(v) = h.rto_from_head {
+        c.rto_from_head = v;
+    }
+    if let Some(v) = h.rto_holds_new_data {
+        c.rto_holds_new_data = v;
     }
     if let Some(v) = h.ssthresh_every_rto {
         c.ssthresh_every_rto = v;

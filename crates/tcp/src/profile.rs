@@ -208,6 +208,21 @@ pub struct TcpConfig {
     /// `cc_ack_received`), not the segments newly delivered, SACKed or
     /// acknowledged (Linux's `acked_sacked`).
     pub cum_ack_growth: bool,
+    /// The duplicate-ACK counter wraps at this value (0: never). Linux 2.2's
+    /// `__u8 dup_acks` (256), with its rules: never cleared by a partial
+    /// ACK; a partial ACK resends the next hole only if it is at least 3,
+    /// a duplicate ACK inflates cwnd only if it passes 3, the ACK ending
+    /// the recovery deflates to ssthresh only if it is above 3
+    /// (tcp_input.c `tcp_fast_retrans`, `clear_fast_retransmit`).
+    pub dupack_wrap: u32,
+    /// The retransmission timer, rearmed by an ACK of new data, runs from
+    /// the oldest outstanding segment's transmission, not from now (Linux
+    /// 2.2 `tcp_ack_packets_out`: rto - its age, at least one tick).
+    pub rto_from_head: bool,
+    /// After a timeout no new data leaves until everything outstanding at
+    /// the timeout is acknowledged (Linux 2.2 `tcp_snd_test`:
+    /// `tp->retransmits == 0`).
+    pub rto_holds_new_data: bool,
     /// Every timeout, not only the first of a backoff series, sets ssthresh
     /// = max(cwnd/2, 2) segments (FreeBSD tcp_input.c `cc_cong_signal`,
     /// `CC_RTO`: 2 after the second timeout, cwnd being 1); off: held on
@@ -485,6 +500,9 @@ fn base() -> TcpConfig {
         answer_timestamps: false,
         freebsd_sack: false,
         cum_ack_growth: false,
+        dupack_wrap: 0,
+        rto_from_head: false,
+        rto_holds_new_data: false,
         ssthresh_every_rto: false,
         prr: false,
         rack: false,
@@ -701,6 +719,8 @@ pub fn profiles() -> Vec<Profile> {
                 buffer_accounting: BufferAccounting::Linux22,
                 rto_clears_sack: true,
                 sack_needs_timestamps: true,
+                rto_from_head: true,
+                rto_holds_new_data: true,
                 sndbuf: 65535,
                 rcvbuf: 65535,
                 ..base()
@@ -736,17 +756,21 @@ pub fn profiles() -> Vec<Profile> {
                       window scale and clamp are fixed at the SYN from the listener's buffer: \
                       tcp_make_synack); SACK blocks read only with timestamps \
                       (tcp_fast_parse_options returns before any option when tcp_header_len is \
-                      20 bytes: sack_needs_timestamps; removed in 2.2.17pre9)",
+                      20 bytes: sack_needs_timestamps; removed in 2.2.17pre9); an ACK of new \
+                      data rearms the timer at rto - the head's age, at least a jiffy \
+                      (tcp_ack_packets_out: rto_from_head); after a timeout nothing new leaves \
+                      while tp->retransmits (tcp_snd_test: rto_holds_new_data)",
             notes: "With SACK 2.2 runs FACK (recovery at 3 dupacks or fackets_out > 3, holes \
                     retransmitted up to the forward-most SACK, pipe = packets_out - fackets_out + \
                     retrans_out, no inflation); RFC 6675 recovery stands in. Not modelled: the \
                     adaptive delayed-ACK timeout (ato from inter-arrival times, capped at 500 ms; \
                     here a fixed 10 ms, one jiffy, which a bulk flow's ACK-every-2 rule \
                     dominates); cwnd staying at ssthresh + 3 after a recovery of exactly 3 \
-                    dupacks; the 8-bit dupack counter's wrap past 255; congestion avoidance \
-                    adds one segment per cwnd ACKs (2.2: cwnd + 1); after a timeout 2.2 sends no \
-                    new data until the whole old window is acknowledged (here new data follows \
-                    the go-back-N as cwnd allows); local drops in the 100-packet device queue \
+                    dupacks; the 8-bit dupack counter's wrap past 255 (host field dupack_wrap = \
+                    256 follows it, left off: on highspeed-fiber it collapses the VTHD runs \
+                    without SACK or timestamps as the paper's F13 and F14, but also the point to \
+                    point ones, which the paper's F5 and F6 contradict); congestion avoidance \
+                    adds one segment per cwnd ACKs (2.2: cwnd + 1); local drops in the 100-packet device queue \
                     and the 300-packet input backlog (set a host stage and queues for those); \
                     the SYN window <= 32767. 2.2 has one controller, Reno's AIMD with the \
                     recovery above: cc newreno (whose own rules are the AIMD; cc reno would \

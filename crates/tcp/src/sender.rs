@@ -617,6 +617,18 @@ impl Sender {
         }
     }
 
+    /// Linux 2.2 `tcp_ack_packets_out`: the oldest outstanding segment's
+    /// send time plus the RTO, at least one clock tick from now.
+    fn head_rto_deadline(&self, now: SimTime) -> SimTime {
+        let tick = self.cfg.clock_granularity.max(SimTime(1));
+        let from_head = if self.sb.is_empty() {
+            now + self.rtt.rto()
+        } else {
+            self.sb.get(0).sent + self.rtt.rto()
+        };
+        from_head.max(now + tick)
+    }
+
     /// Before [`Sender::start`]: the host cache's entry for the peer, which
     /// the connection's ssthresh starts from once established (ignored
     /// unless the host keeps a cache, `host_cache`).
@@ -1008,6 +1020,10 @@ impl Sender {
                     break;
                 }
             }
+            if self.cfg.rto_holds_new_data && self.tp.ca_state == CaState::Loss {
+                // Linux 2.2 tcp_snd_test: nothing new while retransmits != 0.
+                break;
+            }
             // New data: receiver window and send buffer.
             let Some((start, len, payload, fin)) = self.next_new_segment() else {
                 // Linux tcp_rate_check_app_limited: room in cwnd, nothing lost to
@@ -1308,7 +1324,15 @@ impl Sender {
             self.sync_tp();
             delivered += acked.newly_delivered;
             self.tp.delivered += delivered as u64;
-            self.dupacks = 0;
+            // Linux 2.2 clears its counter on a new ACK outside a recovery and
+            // at the ACK that ends one (clear_fast_retransmit), not on a
+            // partial ACK.
+            if !(self.cfg.dupack_wrap > 0
+                && self.tp.ca_state == CaState::Recovery
+                && h.ack < self.recover)
+            {
+                self.dupacks = 0;
+            }
             // A controller sees the RTT of every ACK (Linux ca_rtt_us, FreeBSD's
             // ERTT module for Vegas) even when the RTO is fed one timed
             // segment per round trip (rtt_sampling "timed" on RFC 6298).
@@ -1372,6 +1396,14 @@ impl Sender {
                                 }
                                 .max(1);
                             self.tp.cwnd_cnt = 0;
+                        } else if self.cfg.dupack_wrap > 0
+                            && self.effective_recovery() == Recovery::NewReno
+                            && self.dupacks <= 3
+                        {
+                            // Linux 2.2 clear_fast_retransmit: cwnd = ssthresh only
+                            // if dup_acks > 3; a wrapped counter keeps the inflated
+                            // window.
+                            self.dupacks = 0;
                         } else if !rate_based {
                             self.tp.cwnd = if self.one_way()
                                 && self.effective_recovery() == Recovery::NewReno
@@ -1391,6 +1423,14 @@ impl Sender {
                                 self.tp.cwnd = self.tp.ssthresh.max(1);
                                 self.set_ca_state(CaState::Open);
                                 self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
+                            }
+                            Recovery::NewReno if self.cfg.dupack_wrap > 0 && self.dupacks < 3 => {
+                                // Linux 2.2's Hoe branch needs dup_acks >= 3: after a
+                                // wrap the next hole is not resent, and the timer runs
+                                // from the head's (old) transmission
+                                // (tcp_ack_packets_out).
+                                self.partial_acks += 1;
+                                self.rto_deadline = Some(self.head_rto_deadline(now));
                             }
                             Recovery::NewReno => {
                                 // RFC 6582 (4): retransmit the first unacknowledged segment,
@@ -1518,6 +1558,12 @@ impl Sender {
                 if !reo_armed && !self.schedule_loss_probe(now, true) {
                     self.rearm_rto(now);
                 }
+            } else if self.cfg.rto_from_head
+                && !matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss)
+            {
+                // Linux 2.2 tcp_ack_packets_out: the timer runs from the
+                // oldest outstanding segment's transmission.
+                self.rto_deadline = Some(self.head_rto_deadline(now));
             } else if !(self.tp.ca_state == CaState::Recovery
                 && self.effective_recovery() == Recovery::NewReno)
             {
@@ -1566,6 +1612,10 @@ impl Sender {
                 // FreeBSD counts every duplicate ACK, SACKing new data or not,
                 // that leaves the window as it was (tcp_input: tiwin == snd_wnd).
                 self.dupacks += 1;
+                if self.cfg.dupack_wrap > 0 {
+                    // Linux 2.2's __u8 dup_acks.
+                    self.dupacks %= self.cfg.dupack_wrap;
+                }
                 match self.tp.ca_state {
                     CaState::Open | CaState::Disorder | CaState::Cwr if rack => {
                         if self.sb.lost > 0 {
@@ -1598,8 +1648,12 @@ impl Sender {
                             if awnd < self.tp.ssthresh as u64 * mss {
                                 self.tp.cwnd = (self.tp.cwnd + 1).min(self.tp.ssthresh);
                             }
-                        } else if !sack && !rate_based {
-                            // RFC 6582 (2): inflate by one segment per duplicate ACK.
+                        } else if !sack
+                            && !rate_based
+                            && (self.cfg.dupack_wrap == 0 || self.dupacks > 3)
+                        {
+                            // RFC 6582 (2): inflate by one segment per duplicate ACK
+                            // (Linux 2.2: `++dup_acks > 3`, false past a wrap).
                             self.tp.cwnd += 1;
                         }
                     }

@@ -415,6 +415,91 @@ fn linux22_partial_acks_keep_the_inflated_window() {
     assert_eq!(s.rto_deadline(), Some(ms(300) + s.rtt().rto()));
 }
 
+/// Linux 2.2.16's `__u8 dup_acks` (tcp_input.c `tcp_fast_retrans`,
+/// `clear_fast_retransmit`), on the recovery of
+/// `linux22_partial_acks_keep_the_inflated_window`: 256 duplicate ACKs in
+/// all bring the counter back to 0, so the partial ACK resends nothing (the
+/// Hoe branch needs dup_acks >= 3) and the timer runs from the head's
+/// transmission (`tcp_ack_packets_out`); the ACK ending the recovery finds
+/// the counter at 3 or less and keeps the inflated window.
+#[test]
+fn linux22_duplicate_ack_counter_wraps_at_256() {
+    let run = |wrap: u32| {
+        let mut c = no_sack_cfg();
+        c.partial_keep = true;
+        c.newreno_rto = NewRenoRto::SlowButSteady;
+        c.dupack_wrap = wrap;
+        c.rto_from_head = true;
+        let mut s = newreno_at_cwnd_10(&c);
+        let mut out = vec![];
+        s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+        s.on_segment(ms(201), &ack(seg_start(3), &[], false, 0), &mut out);
+        let sent6 = ms(200); // 2..12 left with the window the ACK of 0 opened
+        for k in 0..256 {
+            s.on_segment(
+                ms(202) + SimTime::from_micros(k),
+                &ack(seg_start(3), &[], false, 0),
+                &mut out,
+            );
+        }
+        out.clear();
+        let now = ms(300);
+        s.on_segment(now, &ack(seg_start(6), &[], false, 0), &mut out);
+        (s, out, sent6, now)
+    };
+    // Entry at the 3rd duplicate: cwnd = ssthresh 5 + 3 = 8; the 4th to the
+    // 255th add one each (252); the 256th wraps the counter to 0 and adds
+    // nothing.
+    let (mut s, out, sent6, now) = run(256);
+    assert_eq!(s.dupacks(), 0);
+    assert_eq!(s.tp.cwnd, 8 + 252);
+    assert!(!data_seqs(&out).contains(&6), "6 not resent");
+    assert_eq!(s.rto_deadline(), Some(sent6 + s.rtt().rto()));
+    assert!(s.rto_deadline().unwrap() < now + s.rtt().rto());
+    // The end of the recovery (everything sent before it, to 12, acknowledged):
+    // the counter is 0, not above 3: cwnd stays inflated.
+    let mut more = vec![];
+    s.on_segment(ms(400), &ack(seg_start(13), &[], false, 0), &mut more);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert!(s.tp.cwnd >= 8 + 252, "{}", s.tp.cwnd);
+    // Without the wrap every duplicate past the third inflates (253), 6 is
+    // resent, and the end of the recovery deflates to ssthresh.
+    let (mut s, out, _, now) = run(0);
+    assert_eq!(s.tp.cwnd, 8 + 253);
+    assert_eq!(data_seqs(&out)[0], 6);
+    assert_eq!(s.rto_deadline(), Some(now + s.rtt().rto()));
+    let mut more = vec![];
+    s.on_segment(ms(400), &ack(seg_start(13), &[], false, 0), &mut more);
+    assert_eq!(s.tp.cwnd, 5);
+}
+
+/// Linux 2.2.16 `tcp_snd_test` (`tp->retransmits == 0`): after a timeout no
+/// new data leaves until everything outstanding at the timeout is
+/// acknowledged; the go-back-N resends the old window first.
+#[test]
+fn linux22_sends_nothing_new_until_the_timeout_window_is_acknowledged() {
+    let run = |hold: bool| {
+        let mut c = no_sack_cfg();
+        c.rto_holds_new_data = hold;
+        let mut s = newreno_at_cwnd_10(&c);
+        let mut out = vec![];
+        s.on_segment(ms(150), &ack(1, &[], false, 0), &mut out); // 0..9 out
+        assert_eq!(s.snd_max, seg_start(10));
+        let t = s.next_deadline().unwrap();
+        out.clear();
+        s.on_timer(t, &mut out); // 0 resent, cwnd 1
+        assert_eq!(data_seqs(&out), vec![0]);
+        // Everything to 8 arrives (the receiver held 1..8): cwnd 2, 9 resent,
+        // and the second segment the window allows is new data, or nothing.
+        out.clear();
+        s.on_segment(t + ms(50), &ack(seg_start(9), &[], false, 0), &mut out);
+        assert_eq!(s.ca_state(), CaState::Loss);
+        data_seqs(&out)
+    };
+    assert_eq!(run(false), vec![9, 10]);
+    assert_eq!(run(true), vec![9]);
+}
+
 #[test]
 fn newreno_slow_but_steady_and_without_partial_deflation() {
     // The recovery of newreno_recovery_follows_rfc6582 (3 and 6 lost of 0..12,
