@@ -173,7 +173,14 @@ def _braud_report(out: Path, quick: bool) -> Path:
         )
         rep.add_table(_pivot_util(d), f"Utilisation (%), uplink buffer {buf} packets: mean ± std.")
     rep.add_table(rtt, "Mean RTT of each connection per configuration (ms), mean over the runs.")
-    rep.add_section("Experiment 2: response times of downloads")
+    rep.add_section(
+        "Experiment 2: response times of downloads",
+        "The FreeBSD hosts keep FreeBSD 9.2's host cache (host field host_cache): each "
+        "download after one that lost packets starts from the ssthresh it left (averaged "
+        "over the downloads before), and leaves slow start there. The paper does not say "
+        "whether its hosts' caches were purged between downloads; host_cache = false on "
+        "the hosts runs this experiment without it.",
+    )
     for buf, fig_no in ((40, 3), (250, 4)):
         for load in sorted({k[1] for k in resp if k[0] == buf}, key=str):
             for down in VARIANTS:
