@@ -369,6 +369,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("the duplicate-ACK counter wraps here, with Linux 2.2's rules around it (0: never)"),
             ),
             (
+                s("ss_ack_limit_rto"),
+                c.ss_ack_limit_rto.to_string(),
+                s("slow start's per-ACK limit while a timeout's go-back-N resends (FreeBSD: 1); 0: ss_ack_limit"),
+            ),
+            (
                 s("rto_from_head"),
                 c.rto_from_head.to_string(),
                 s("an ACK rearms the timer from the oldest outstanding segment's send time (Linux 2.2)"),

@@ -165,6 +165,7 @@ host_settings! {
     freebsd_sack: bool,
     cum_ack_growth: bool,
     dupack_wrap: u32,
+    ss_ack_limit_rto: u32,
     rto_from_head: bool,
     rto_holds_new_data: bool,
     ssthresh_every_rto: bool,
@@ -2253,6 +2254,9 @@ fn resolve_host(
     }
     if let Some(v) = h.dupack_wrap {
         c.dupack_wrap = v;
+    }
+    if let Some(v) = h.ss_ack_limit_rto {
+        c.ss_ack_limit_rto = v;
     }
     if let Some(v) = h.rto_from_head {
         c.rto_from_head = v;

@@ -215,6 +215,11 @@ pub struct TcpConfig {
     /// the recovery deflates to ssthresh only if it is above 3
     /// (tcp_input.c `tcp_fast_retrans`, `clear_fast_retransmit`).
     pub dupack_wrap: u32,
+    /// Slow start's per-ACK limit while a timeout's go-back-N is still
+    /// resending (FreeBSD `newreno_ack_received`: one segment while
+    /// `snd_nxt != snd_max`, "must not use abc_l_var > 1 if slow starting
+    /// after an RTO"); 0: `ss_ack_limit` throughout.
+    pub ss_ack_limit_rto: u32,
     /// The retransmission timer, rearmed by an ACK of new data, runs from
     /// the oldest outstanding segment's transmission, not from now (Linux
     /// 2.2 `tcp_ack_packets_out`: rto - its age, at least one tick).
@@ -501,6 +506,7 @@ fn base() -> TcpConfig {
         freebsd_sack: false,
         cum_ack_growth: false,
         dupack_wrap: 0,
+        ss_ack_limit_rto: 0,
         rto_from_head: false,
         rto_holds_new_data: false,
         ssthresh_every_rto: false,
@@ -616,6 +622,7 @@ pub fn profiles() -> Vec<Profile> {
                 host_cache: true,
                 freebsd_sack: true,
                 cum_ack_growth: true,
+                ss_ack_limit_rto: 1,
                 default_cc: "newreno",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 rtt_sampling: RttSampling::Timed,

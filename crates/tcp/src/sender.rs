@@ -1535,6 +1535,17 @@ impl Sender {
                         self.ns2_opencwnd();
                     }
                 } else {
+                    if self.cfg.ss_ack_limit_rto > 0 {
+                        // FreeBSD: one segment per ACK while the timeout's
+                        // go-back-N resends (snd_nxt != snd_max).
+                        let resending = self.snd_nxt < self.snd_max
+                            || self.tp.ca_state == CaState::Loss && self.sb.lost_pending > 0;
+                        self.tp.ss_ack_limit = if resending {
+                            self.cfg.ss_ack_limit_rto
+                        } else {
+                            self.cfg.ss_ack_limit
+                        };
+                    }
                     let acked = if self.one_way() && self.cc.ns2_opencwnd() || self.cfg.count_acks {
                         delivered.min(1)
                     } else if self.cfg.cum_ack_growth {

@@ -762,6 +762,35 @@ fn freebsd_sack_recovery_starts_from_one_segment_and_grows_with_the_flight() {
     s.check_invariants();
 }
 
+/// FreeBSD 9.2 `newreno_ack_received`: while a timeout's go-back-N is still
+/// resending (`snd_nxt != snd_max`) slow start credits one segment per ACK,
+/// not ABC's two ("must not use abc_l_var > 1 if slow starting after an
+/// RTO").
+#[test]
+fn freebsd_slow_start_after_a_timeout_credits_one_segment_per_ack() {
+    let run = |limit_rto: u32, ccname: &str| {
+        let mut c = profile("freebsd").unwrap().config;
+        c.ss_ack_limit_rto = limit_rto;
+        let (mut s, _, _) = established(&c, ccname);
+        s.tp.cwnd = 10;
+        let mut out = vec![];
+        s.on_segment(ms(150), &ack(1, &[], true, 1), &mut out);
+        let t = s.next_deadline().unwrap();
+        s.on_timer(t, &mut out); // 0..9 all to resend, cwnd 1
+        assert_eq!(s.tp.cwnd, 1);
+        // 0 resent and acknowledged with 1 and 2 (held by the receiver):
+        // three segments, while 3..9 still wait to be resent.
+        out.clear();
+        s.on_segment(t + ms(100), &ack(seg_start(3), &[], true, 1), &mut out);
+        (s.tp.cwnd, data_seqs(&out))
+    };
+    // cc_cubic's slow start is newreno's: the same.
+    for ccname in ["newreno", "cubic-freebsd"] {
+        assert_eq!(run(1, ccname), (2, vec![3, 4]), "{ccname}");
+        assert_eq!(run(0, ccname), (3, vec![3, 4, 5]), "{ccname}");
+    }
+}
+
 /// FreeBSD 9.2 after a timeout (tcp_input.c: the SACK branch of the third
 /// duplicate ACK tests no snd_recover): duplicate ACKs that the go-back-N
 /// draws from the receiver start a fast recovery, which halves the small

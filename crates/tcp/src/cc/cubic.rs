@@ -99,9 +99,9 @@
 //!
 //! Deviations from FreeBSD 9.2: windows are whole segments here, so FreeBSD's byte
 //! windows are floored to segments when set (they are computed in bytes);
-//! `CCF_CWND_LIMITED` is read as `tp.is_cwnd_limited`; ABC's `abc_l_var` stays 2
-//! after a timeout (FreeBSD uses 1 while `snd_nxt != snd_max`, which the simulator's
-//! state does not show); the post-recovery step runs on `CompleteCwr`, or on the
+//! `CCF_CWND_LIMITED` is read as `tp.is_cwnd_limited`; ABC's `abc_l_var` is the
+//! host's (`ss_ack_limit`, `ca_ack_limit`, 1 during a timeout's go-back-N with
+//! `ss_ack_limit_rto`: the `freebsd` profile), 2 when the host sets none; the post-recovery step runs on `CompleteCwr`, or on the
 //! next ACK when the host's recovery ends without it (Reno), and not after an undo
 //! (`undo_cwnd`; FreeBSD 9.2 only undoes timeouts); ECN is not modelled;
 //! FreeBSD's ssthresh of 2 segments on every further backoff of a timeout is the
@@ -626,6 +626,17 @@ const FREEBSD_HZ: i64 = 1000;
 /// `net.inet.tcp.abc_l_var`: ABC's limit per ACK in slow start, segments.
 const ABC_L_VAR: u32 = 2;
 
+/// ABC's limit, a stack setting (`net.inet.tcp.abc_l_var`): the host's
+/// (`ss_ack_limit`, `ca_ack_limit`; 1 during a timeout's go-back-N with
+/// `ss_ack_limit_rto`), FreeBSD's default when the host sets none.
+fn abc_l(host: u32) -> u32 {
+    if host > 0 {
+        host
+    } else {
+        ABC_L_VAR
+    }
+}
+
 /// FreeBSD `cubic_k`: K = cbrt(W_max * 0.2 / C) in 1/256 s, by the Apple TR KT-32
 /// polynomial on `s` rebased into [1/8, 1) by powers of 8.
 pub(crate) fn freebsd_cubic_k(wmax_pkts: u64) -> i64 {
@@ -866,7 +877,7 @@ impl CongestionControl for CubicFreeBsd {
         }
         // cc_ack_received (tcp_input.c): RFC 3465 byte counting in congestion avoidance.
         if tp.cwnd > tp.ssthresh {
-            self.bytes_acked += acked.min(ABC_L_VAR);
+            self.bytes_acked += acked.min(abc_l(tp.ca_ack_limit));
             if self.bytes_acked >= tp.cwnd {
                 self.bytes_acked -= tp.cwnd;
                 self.sent_a_wnd = true;
@@ -885,7 +896,7 @@ impl CongestionControl for CubicFreeBsd {
                 self.sent_a_wnd = false;
                 1
             } else {
-                acked.min(ABC_L_VAR)
+                acked.min(abc_l(tp.ss_ack_limit))
             };
             tp.cwnd = tp.cwnd.saturating_add(incr).min(tp.cwnd_clamp);
             return;
