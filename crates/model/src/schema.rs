@@ -2308,6 +2308,17 @@ fn resolve_host(
         }
         c.dupthresh = v;
     }
+    if c.dupack_wrap != 0 && c.dupack_wrap <= c.dupthresh {
+        return Err(cx.err(
+            &f("dupack_wrap"),
+            c.dupack_wrap,
+            &format!(
+                "must be 0 (no wrap) or above dupthresh ({}): a counter that wraps \
+                 first never reaches it (Linux 2.2: 256)",
+                c.dupthresh
+            ),
+        ));
+    }
     if let Some(v) = h.tcp_tick {
         if v.0 == SimTime::ZERO {
             return Err(cx.err(
