@@ -2312,7 +2312,7 @@ fn resolve_host(
         return Err(cx.err(
             &f("dupack_wrap"),
             c.dupack_wrap,
-            &format!(
+            format!(
                 "must be 0 (no wrap) or above dupthresh ({}): a counter that wraps \
                  first never reaches it (Linux 2.2: 256)",
                 c.dupthresh

@@ -676,7 +676,11 @@ fn bad_host_model_fields() {
     let host = |extra: &str| GOOD.replace("name = \"a\"", &format!("name = \"a\"\n{extra}"));
     for (extra, field, says) in [
         ("dupthresh = 0", "host[0].dupthresh", "at least 1"),
-        ("dupack_wrap = 3", "host[0].dupack_wrap", "above dupthresh (3)"),
+        (
+            "dupack_wrap = 3",
+            "host[0].dupack_wrap",
+            "above dupthresh (3)",
+        ),
         (
             "rtt_sampling = \"sometimes\"",
             "host[0].rtt_sampling",
