@@ -2308,6 +2308,14 @@ fn resolve_host(
         }
         c.dupthresh = v;
     }
+    if c.freebsd_sack && (c.prr || c.rack) {
+        return Err(cx.err(
+            &f("freebsd_sack"),
+            true,
+            "FreeBSD's SACK recovery replaces RFC 6675's, which prr and rack (Linux's) \
+             refine: set freebsd_sack = false, or prr and rack = false",
+        ));
+    }
     if c.dupack_wrap != 0 && c.dupack_wrap <= c.dupthresh {
         return Err(cx.err(
             &f("dupack_wrap"),

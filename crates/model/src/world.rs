@@ -347,10 +347,9 @@ struct World {
     seed: u64,
     /// Packet captures of the links `[trace] pcap` names: (link, capture).
     captures: Vec<(u32, crate::pcap::Capture)>,
-    /// Each host's TCP host cache, by (host, peer): `src * nodes + dst`
-    /// (used by hosts with `host_cache`).
-    host_cache: Vec<HostCacheEntry>,
-    nodes: usize,
+    /// Each host's TCP host cache, by (host, peer), for hosts with
+    /// `host_cache` (an entry per pair that closed a connection).
+    host_cache: std::collections::HashMap<(u32, u32), HostCacheEntry>,
 }
 
 impl World {
@@ -535,8 +534,9 @@ impl World {
         f.conn = conn;
         set_tick_phase(sc, f, self.seed);
         f.started = true;
-        f.sender
-            .use_host_cache(self.host_cache[src as usize * self.nodes + dst as usize]);
+        if let Some(&e) = self.host_cache.get(&(src, dst)) {
+            f.sender.use_host_cache(e);
+        }
         f.sender.start(now, &mut self.out);
         self.flush(2 * slot);
     }
@@ -552,7 +552,10 @@ impl World {
             // FreeBSD tcp_discardcb: the closing connection's metrics.
             f.cached = true;
             if let Some(ssthresh) = f.sender.host_cache_metrics() {
-                self.host_cache[f.src as usize * self.nodes + f.dst as usize].update(ssthresh);
+                self.host_cache
+                    .entry((f.src, f.dst))
+                    .or_default()
+                    .update(ssthresh);
             }
         }
         let f = &self.flows[slot];
@@ -805,8 +808,7 @@ pub fn run_with_progress(
             .iter()
             .map(|&l| (l, crate::pcap::Capture::new()))
             .collect(),
-        host_cache: vec![HostCacheEntry::default(); sc.nodes.len() * sc.nodes.len()],
-        nodes: sc.nodes.len(),
+        host_cache: std::collections::HashMap::new(),
         seed,
     };
     // Phase boundaries first: at an instant shared with other events (a flow
@@ -885,8 +887,9 @@ pub fn run_with_progress(
             Ev::FlowStart(i) => {
                 let f = &mut w.flows[i as usize];
                 f.started = true;
-                f.sender
-                    .use_host_cache(w.host_cache[f.src as usize * w.nodes + f.dst as usize]);
+                if let Some(&e) = w.host_cache.get(&(f.src, f.dst)) {
+                    f.sender.use_host_cache(e);
+                }
                 f.sender.start(now, &mut w.out);
                 w.flush(2 * i);
             }

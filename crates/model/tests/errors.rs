@@ -682,6 +682,11 @@ fn bad_host_model_fields() {
             "above dupthresh (3)",
         ),
         (
+            "freebsd_sack = true\nrack = true",
+            "host[0].freebsd_sack",
+            "prr and rack",
+        ),
+        (
             "rtt_sampling = \"sometimes\"",
             "host[0].rtt_sampling",
             "every-ack",

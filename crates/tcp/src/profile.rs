@@ -726,6 +726,7 @@ pub fn profiles() -> Vec<Profile> {
                 buffer_accounting: BufferAccounting::Linux22,
                 rto_clears_sack: true,
                 sack_needs_timestamps: true,
+                dupack_wrap: 256,
                 rto_from_head: true,
                 rto_holds_new_data: true,
                 sndbuf: 65535,
@@ -766,17 +767,17 @@ pub fn profiles() -> Vec<Profile> {
                       20 bytes: sack_needs_timestamps; removed in 2.2.17pre9); an ACK of new \
                       data rearms the timer at rto - the head's age, at least a jiffy \
                       (tcp_ack_packets_out: rto_from_head); after a timeout nothing new leaves \
-                      while tp->retransmits (tcp_snd_test: rto_holds_new_data)",
+                      while tp->retransmits (tcp_snd_test: rto_holds_new_data); the 8-bit \
+                      dup_acks counter, never cleared by a partial ACK, wrapping at 256, with \
+                      tcp_fast_retrans's >= 3 and > 3 tests and clear_fast_retransmit's \
+                      (dupack_wrap 256)",
             notes: "With SACK 2.2 runs FACK (recovery at 3 dupacks or fackets_out > 3, holes \
                     retransmitted up to the forward-most SACK, pipe = packets_out - fackets_out + \
                     retrans_out, no inflation); RFC 6675 recovery stands in. Not modelled: the \
                     adaptive delayed-ACK timeout (ato from inter-arrival times, capped at 500 ms; \
                     here a fixed 10 ms, one jiffy, which a bulk flow's ACK-every-2 rule \
                     dominates); cwnd staying at ssthresh + 3 after a recovery of exactly 3 \
-                    dupacks; the 8-bit dupack counter's wrap past 255 (host field dupack_wrap = \
-                    256 follows it, left off: on highspeed-fiber it collapses the VTHD runs \
-                    without SACK or timestamps as the paper's F13 and F14, but also the point to \
-                    point ones, which the paper's F5 and F6 contradict); congestion avoidance \
+                    dupacks; congestion avoidance \
                     adds one segment per cwnd ACKs (2.2: cwnd + 1); local drops in the 100-packet device queue \
                     and the 300-packet input backlog (set a host stage and queues for those); \
                     the SYN window <= 32767. 2.2 has one controller, Reno's AIMD with the \

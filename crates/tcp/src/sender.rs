@@ -922,6 +922,12 @@ impl Sender {
         let sack = self.uses_sack();
         let sack1_rec = self.sack1_on() && self.tp.ca_state == CaState::Recovery;
         let fb_rec = sack && self.cfg.freebsd_sack && self.tp.ca_state == CaState::Recovery;
+        let fb_open = sack
+            && self.cfg.freebsd_sack
+            && matches!(
+                self.tp.ca_state,
+                CaState::Open | CaState::Disorder | CaState::Cwr
+            );
         let mut cwnd_limited = false;
         let mut sent_new = false;
         loop {
@@ -983,6 +989,20 @@ impl Sender {
                     self.snd_max.saturating_sub(self.fb_newdata) + (rexmit + 1) * mss <= cwnd_bytes
                 };
                 if !room {
+                    cwnd_limited = true;
+                    break;
+                }
+            } else if fb_open {
+                // FreeBSD tcp_output outside fast recovery: everything
+                // outstanding, SACKed or not, counts against cwnd (off =
+                // snd_nxt - snd_una); RFC 3042 lets one more segment go per
+                // duplicate ACK, two at most (tcp_input.c, snd_limited).
+                let extra = if self.tp.ca_state == CaState::Disorder {
+                    self.dupacks.min(2)
+                } else {
+                    0
+                };
+                if self.sb.len() as u32 >= wnd + extra {
                     cwnd_limited = true;
                     break;
                 }
@@ -1186,6 +1206,10 @@ impl Sender {
             self.ts_recent = h.tsval;
         }
         let prior_rwnd = self.rwnd;
+        // FreeBSD tests snd_nxt == snd_max before the ACK is applied
+        // (cc_ack_received runs before snd_una moves).
+        let resending_before = self.snd_nxt < self.snd_max
+            || self.tp.ca_state == CaState::Loss && self.sb.lost_pending > 0;
         if !self.one_way() {
             self.rwnd = (h.wnd as u64) << self.snd_wscale;
         }
@@ -1325,8 +1349,9 @@ impl Sender {
             delivered += acked.newly_delivered;
             self.tp.delivered += delivered as u64;
             // Linux 2.2 clears its counter on a new ACK outside a recovery and
-            // at the ACK that ends one (clear_fast_retransmit), not on a
-            // partial ACK.
+            // at the ACK that ends one (clear_fast_retransmit, which first
+            // tests it), not on a partial ACK.
+            let dupacks_before = self.dupacks;
             if !(self.cfg.dupack_wrap > 0
                 && self.tp.ca_state == CaState::Recovery
                 && h.ack < self.recover)
@@ -1396,14 +1421,16 @@ impl Sender {
                                 }
                                 .max(1);
                             self.tp.cwnd_cnt = 0;
+                            // FreeBSD resends holes only in fast recovery: the
+                            // ones above the recovery point wait for the next one.
+                            self.sb.unmark_lost();
                         } else if self.cfg.dupack_wrap > 0
                             && self.effective_recovery() == Recovery::NewReno
-                            && self.dupacks <= 3
+                            && dupacks_before <= 3
                         {
                             // Linux 2.2 clear_fast_retransmit: cwnd = ssthresh only
                             // if dup_acks > 3; a wrapped counter keeps the inflated
                             // window.
-                            self.dupacks = 0;
                         } else if !rate_based {
                             self.tp.cwnd = if self.one_way()
                                 && self.effective_recovery() == Recovery::NewReno
@@ -1485,6 +1512,10 @@ impl Sender {
                 }
                 CaState::Loss => {
                     if h.ack >= self.recover {
+                        if fb {
+                            // FreeBSD resends holes only in fast recovery.
+                            self.sb.unmark_lost();
+                        }
                         self.set_ca_state(CaState::Open);
                     }
                 }
@@ -1538,9 +1569,7 @@ impl Sender {
                     if self.cfg.ss_ack_limit_rto > 0 {
                         // FreeBSD: one segment per ACK while the timeout's
                         // go-back-N resends (snd_nxt != snd_max).
-                        let resending = self.snd_nxt < self.snd_max
-                            || self.tp.ca_state == CaState::Loss && self.sb.lost_pending > 0;
-                        self.tp.ss_ack_limit = if resending {
+                        self.tp.ss_ack_limit = if resending_before {
                             self.cfg.ss_ack_limit_rto
                         } else {
                             self.cfg.ss_ack_limit
@@ -2049,7 +2078,7 @@ impl Sender {
                 // SACK may be resent.
                 self.fb_newdata = self.snd_max;
                 self.tp.cwnd = 1;
-                self.tp.lost += self.mark_lost(1) as u64;
+                self.mark_lost(1);
             }
             Recovery::Sack => {
                 // RFC 6675 (4.2): cwnd = ssthresh, retransmit the first segment.

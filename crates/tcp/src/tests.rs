@@ -473,6 +473,31 @@ fn linux22_duplicate_ack_counter_wraps_at_256() {
     assert_eq!(s.tp.cwnd, 5);
 }
 
+/// With `dupack_wrap` on and a counter that has not wrapped (10 duplicate
+/// ACKs), the ACK ending the recovery deflates cwnd to ssthresh as
+/// `clear_fast_retransmit` does when dup_acks > 3.
+#[test]
+fn linux22_recovery_end_deflates_when_the_counter_is_above_3() {
+    for wrap in [0, 256] {
+        let mut c = no_sack_cfg();
+        c.partial_keep = true;
+        c.newreno_rto = NewRenoRto::SlowButSteady;
+        c.dupack_wrap = wrap;
+        let mut s = newreno_at_cwnd_10(&c);
+        let mut out = vec![];
+        s.on_segment(ms(200), &ack(seg_start(1), &[], false, 0), &mut out);
+        s.on_segment(ms(201), &ack(seg_start(3), &[], false, 0), &mut out);
+        for k in 0..10 {
+            s.on_segment(ms(202 + k), &ack(seg_start(3), &[], false, 0), &mut out);
+        }
+        // ssthresh 5 + 3 at the third, +1 for each of the 7 after it.
+        assert_eq!(s.tp.cwnd, 15, "wrap {wrap}");
+        s.on_segment(ms(300), &ack(seg_start(13), &[], false, 0), &mut out);
+        assert_eq!(s.ca_state(), CaState::Open);
+        assert_eq!(s.tp.cwnd, 5, "wrap {wrap}");
+    }
+}
+
 /// Linux 2.2.16 `tcp_snd_test` (`tp->retransmits == 0`): after a timeout no
 /// new data leaves until everything outstanding at the timeout is
 /// acknowledged; the go-back-N resends the old window first.
@@ -751,13 +776,21 @@ fn freebsd_sack_recovery_starts_from_one_segment_and_grows_with_the_flight() {
     assert_eq!(s.tp.cwnd, 3 + 2 + 2);
     assert_eq!(data_seqs(&out), vec![28, 29]);
     // The full ACK (to 26, the recovery point; 26..29 outstanding, 4
-    // segments): below ssthresh, so cwnd = flight + 1 = 5
-    // (newreno_post_recovery), with no growth on this ACK (cc_ack_received
-    // runs before EXIT_RECOVERY, and newreno grows nothing in recovery).
+    // segments, 26 lost and 27..29 SACKed): below ssthresh, so cwnd =
+    // flight + 1 = 5 (newreno_post_recovery), with no growth on this ACK
+    // (cc_ack_received runs before EXIT_RECOVERY, and newreno grows nothing
+    // in recovery). Out of recovery the hole 26 waits (holes are resent in
+    // fast recovery only) and everything outstanding, SACKed or not, counts
+    // against cwnd: one new segment, 30.
     out.clear();
-    s.on_segment(ms(310), &ack(seg_start(26), &[], true, 1), &mut out);
+    s.on_segment(
+        ms(310),
+        &ack(seg_start(26), &[b(27, 30)], true, 1),
+        &mut out,
+    );
     assert_eq!(s.ca_state(), CaState::Open);
     assert_eq!(s.tp.cwnd, 5);
+    assert_eq!(data_seqs(&out), vec![30]);
     assert_eq!(s.stats.fast_retransmits, 1);
     s.check_invariants();
 }

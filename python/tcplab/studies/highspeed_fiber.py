@@ -505,7 +505,8 @@ def _trace_section(rep: Report, out: Path) -> None:
             "Loss episodes of the traced runs, the five longest per option set: from the "
             "first fast retransmit or timeout to the return to the Open state. Without "
             "SACK an episode repairs one hole per round trip while duplicate ACKs inflate "
-            "the window (cwnd before and after).",
+            "the window (cwnd before and after), until Linux 2.2's 8-bit duplicate-ACK "
+            "counter wraps and a timeout ends it.",
         )
 
 
@@ -592,7 +593,9 @@ def _mechanisms(rep: Report, out: Path, p2p: pl.DataFrame, vthd: pl.DataFrame) -
             + "; ".join(parts)
             + ". Without SACK, Linux 2.2 repairs one hole per round trip (a partial ACK "
             "retransmits the next one) while every duplicate ACK still inflates the "
-            "window; with SACK it repairs them all in the first round trip. Without "
+            "window, until its 8-bit duplicate-ACK counter wraps: a partial ACK that finds "
+            "it below 3 resends nothing, and a timeout ends the recovery; with SACK it "
+            "repairs them all in the first round trip. Without "
             "timestamps the RTT is sampled only from ACKs that free no retransmitted "
             "segment, in 10 ms jiffies, so the RTO sits on its 200 ms floor on both paths; "
             "timeouts and their go-back-N are where the two differ."
@@ -695,7 +698,8 @@ def _nttcp(rep: Report, out: Path) -> None:
         + ". Peaks over the buffer axis: "
         + "; ".join(peaks)
         + ". Without SACK, or without timestamps (Linux 2.2.16 then ignores SACK "
-        "blocks), the slow-start overshoot's holes are repaired one per round trip for "
+        "blocks), the slow-start overshoot's holes are repaired one per round trip (until "
+        "2.2's 8-bit duplicate-ACK counter wraps and a timeout takes over) for "
         "seconds, which a short transfer cannot dilute."
     )
     rep.add_table(
