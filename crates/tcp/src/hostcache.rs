@@ -15,10 +15,14 @@
 //! - **Use** (tcp_input.c `cc_conn_init`, when a connection is established):
 //!   ssthresh = max(2 MSS, cached bytes).
 //!
-//! The cache also keeps srtt and rttvar, which `cc_conn_init` loads only
-//! when the connection has no RTT sample yet; tcplab takes the SYN's sample
-//! first, so that part is not modelled. Entries expire after an hour
-//! unused (`net.inet.tcp.hostcache.expire`), longer than any run here.
+//! Not modelled: the cached srtt and rttvar, which `cc_conn_init` loads
+//! into an opening connection before its SYN's RTT sample is taken (that
+//! sample is then smoothed into them), so FreeBSD's first RTOs on a
+//! connection start from the cache; and the save test's send buffer, which
+//! is FreeBSD's auto-sized `sb_hiwat` (32 KiB growing to at most 2 MiB)
+//! where tcplab has the host's `sndbuf`, so some ssthresh values FreeBSD
+//! would not cache are cached here. Entries expire after an hour unused
+//! (`net.inet.tcp.hostcache.expire`), longer than any run here.
 
 /// A TCP/IP header without options (`sizeof(struct tcpiphdr)`), which the
 /// cached ssthresh counts per packet.

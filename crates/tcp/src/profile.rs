@@ -659,8 +659,11 @@ pub fn profiles() -> Vec<Profile> {
                     receive-buffer autosizing (64 KiB grown only with timestamps: host field \
                     rcvbuf_auto) is off: with it a FreeBSD host receiving from Windows 7 (no \
                     timestamps) stays at 64 KiB, which braud2016's B1 contradicts; the host cache's \
-                    srtt and rttvar (used only before a connection's first RTT sample, which \
-                    tcplab takes on the SYN) are not kept",
+                    srtt and rttvar (loaded before the SYN's RTT sample and smoothed with \
+                    it) are not kept, and its save test reads sndbuf, not FreeBSD's auto-sized \
+                    send buffer; in SACK recovery entered from a timeout's go-back-N, \
+                    sack_newdata is snd_max here (FreeBSD: the go-back-N point) and earlier \
+                    go-back-N retransmissions count as sack_bytes_rexmit",
         },
         Profile {
             name: "windows",
