@@ -253,6 +253,13 @@ struct DropFact {
 }
 
 impl FlowState {
+    /// Before the sender starts: its host's cache entry for the peer, if any.
+    fn load_host_cache(&mut self, cache: &std::collections::HashMap<(u32, u32), HostCacheEntry>) {
+        if let Some(&e) = cache.get(&(self.src, self.dst)) {
+            self.sender.use_host_cache(e);
+        }
+    }
+
     /// Start to last byte delivered, seconds, once every byte of a finite
     /// transfer (or of a flow whose application stopped) is delivered; NaN before.
     fn completion_time(&self) -> f64 {
@@ -534,9 +541,7 @@ impl World {
         f.conn = conn;
         set_tick_phase(sc, f, self.seed);
         f.started = true;
-        if let Some(&e) = self.host_cache.get(&(src, dst)) {
-            f.sender.use_host_cache(e);
-        }
+        f.load_host_cache(&self.host_cache);
         f.sender.start(now, &mut self.out);
         self.flush(2 * slot);
     }
@@ -887,9 +892,7 @@ pub fn run_with_progress(
             Ev::FlowStart(i) => {
                 let f = &mut w.flows[i as usize];
                 f.started = true;
-                if let Some(&e) = w.host_cache.get(&(f.src, f.dst)) {
-                    f.sender.use_host_cache(e);
-                }
+                f.load_host_cache(&w.host_cache);
                 f.sender.start(now, &mut w.out);
                 w.flush(2 * i);
             }

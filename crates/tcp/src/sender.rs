@@ -539,6 +539,10 @@ impl Sender {
     fn sack1_on(&self) -> bool {
         self.effective_recovery() == Recovery::Sack1Ns2
     }
+    /// FreeBSD 9.2's SACK recovery runs (`freebsd_sack`, on SACK recovery).
+    fn freebsd_sack_on(&self) -> bool {
+        self.cfg.freebsd_sack && self.uses_sack()
+    }
     /// RACK loss detection runs (`rack`, on SACK recovery).
     fn rack_on(&self) -> bool {
         self.cfg.rack && self.uses_sack() && !self.one_way()
@@ -921,9 +925,8 @@ impl Sender {
         self.pace_deadline = None;
         let sack = self.uses_sack();
         let sack1_rec = self.sack1_on() && self.tp.ca_state == CaState::Recovery;
-        let fb_rec = sack && self.cfg.freebsd_sack && self.tp.ca_state == CaState::Recovery;
-        let fb_open = sack
-            && self.cfg.freebsd_sack
+        let fb_rec = self.freebsd_sack_on() && self.tp.ca_state == CaState::Recovery;
+        let fb_open = self.freebsd_sack_on()
             && matches!(
                 self.tp.ca_state,
                 CaState::Open | CaState::Disorder | CaState::Cwr
@@ -1285,7 +1288,7 @@ impl Sender {
         // In recovery, newly SACKed data may reveal more losses (RFC 6675 IsLost),
         // marked before the controller sees this ACK (as Linux's tcp_ack does).
         let mut newly_lost = 0;
-        let fb = sack && self.cfg.freebsd_sack;
+        let fb = self.freebsd_sack_on();
         if fb && self.tp.ca_state == CaState::Recovery {
             // FreeBSD's scoreboard: every hole below the highest SACK.
             newly_lost += self.mark_lost(1);
@@ -1969,8 +1972,7 @@ impl Sender {
             || (!self.uses_sack() && self.recover != 0 && self.snd_una == self.recover);
         // FreeBSD's SACK recovery tests no recovery point (tcp_input.c): a
         // timeout's go-back-N may start one.
-        let fb = kind == Recovery::Sack && self.cfg.freebsd_sack;
-        if matches!(kind, Recovery::NewReno | Recovery::Sack) && held && !fb {
+        if matches!(kind, Recovery::NewReno | Recovery::Sack) && held && !self.freebsd_sack_on() {
             return;
         }
         // ns-2 (bugfix_): a new fast retransmit only once highest_ack_ > recover_,

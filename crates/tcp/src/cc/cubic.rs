@@ -101,9 +101,10 @@
 //! windows are floored to segments when set (they are computed in bytes);
 //! `CCF_CWND_LIMITED` is read as `tp.is_cwnd_limited`; ABC's `abc_l_var` is the
 //! host's (`ss_ack_limit`, `ca_ack_limit`, 1 during a timeout's go-back-N with
-//! `ss_ack_limit_rto`: the `freebsd` profile), 2 when the host sets none; the post-recovery step runs on `CompleteCwr`, or on the
-//! next ACK when the host's recovery ends without it (Reno), and not after an undo
-//! (`undo_cwnd`; FreeBSD 9.2 only undoes timeouts); ECN is not modelled;
+//! `ss_ack_limit_rto`: the `freebsd` profile), 2 when the host sets none; the
+//! post-recovery step runs on `CompleteCwr`, or on the next ACK when the host's
+//! recovery ends without it (Reno), and not after an undo (`undo_cwnd`; FreeBSD
+//! 9.2 only undoes timeouts); ECN is not modelled;
 //! FreeBSD's ssthresh of 2 segments on every further backoff of a timeout is the
 //! sender's business (it keeps RFC 5681's value). Current FreeBSD differs again:
 //! beta 0.7 (179/256), FC 217/256, the 64-bit fix of `tf_cwnd`, HyStart++.
