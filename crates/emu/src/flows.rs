@@ -41,6 +41,8 @@ struct Shared {
     done_ns: Vec<AtomicU64>,
     syn_ns: Vec<AtomicU64>,
     socks: Vec<Mutex<Option<Socket>>>,
+    /// Each generated connection's last `TCP_INFO` (index: arrival order).
+    gen_info: Vec<Mutex<Option<TcpInfo>>>,
     errors: Mutex<Vec<String>>,
 }
 
@@ -104,6 +106,8 @@ struct SenderJob {
     stop: u64,
     o: SockOpts,
     name: String,
+    /// For a generated connection, its index among the arrivals.
+    gen: Option<usize>,
 }
 
 fn sender(sh: Arc<Shared>, job: SenderJob) {
@@ -116,6 +120,7 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
         stop,
         o,
         name,
+        gen,
     } = job;
     if !sh.sleep_until(start) {
         return;
@@ -135,9 +140,11 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
     if sh.stopped() {
         return;
     }
-    match s.try_clone() {
-        Ok(c) => *sh.socks[f].lock().expect("socks lock") = Some(c),
-        Err(e) => return sh.fail(format!("flow {name}: {e}")),
+    if gen.is_none() {
+        match s.try_clone() {
+            Ok(c) => *sh.socks[f].lock().expect("socks lock") = Some(c),
+            Err(e) => return sh.fail(format!("flow {name}: {e}")),
+        }
     }
     let _ = s.set_write_timeout(Some(POLL));
     let buf = vec![0u8; 1 << 16];
@@ -158,6 +165,46 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
     }
     if !sh.stopped() {
         let _ = s.shutdown(std::net::Shutdown::Write);
+    }
+    if let Some(k) = gen {
+        // The counters once the receiver has every byte (or at the end).
+        loop {
+            if let Ok(b) = sys::tcp_info(s.as_raw_fd()) {
+                *sh.gen_info[k].lock().expect("gen_info lock") = Some(TcpInfo::parse(&b));
+            }
+            if sh.done_ns[f].load(Ordering::Relaxed) != NONE
+                || !sh.sleep_until(sh.now() + 10_000_000)
+            {
+                break;
+            }
+        }
+    }
+}
+
+/// Start each generated connection of one sending host at its arrival time.
+fn dispatcher(sh: Arc<Shared>, jobs: Vec<SenderJob>) {
+    let mut threads = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        if !sh.sleep_until(job.start) {
+            break;
+        }
+        let sh2 = Arc::clone(&sh);
+        let name = format!("{THREAD_PREFIX}gen-{}", job.f);
+        match std::thread::Builder::new()
+            .name(name)
+            .spawn(move || sender(sh2, job))
+        {
+            Ok(t) => threads.push(t),
+            Err(e) => {
+                sh.fail(format!("cannot start a generated connection's thread: {e}"));
+                break;
+            }
+        }
+        // Join the finished ones as we go (a long run opens thousands).
+        threads.retain(|t: &std::thread::JoinHandle<()>| !t.is_finished());
+    }
+    for t in threads {
+        let _ = t.join();
     }
 }
 
@@ -194,7 +241,7 @@ fn transient(e: &std::io::Error) -> bool {
     )
 }
 
-fn reader(sh: Arc<Shared>, f: usize, mut s: Socket, size: Option<u64>) {
+fn reader(sh: Arc<Shared>, f: usize, mut s: Socket, size: Option<u64>, keep: bool) {
     let _ = s.set_read_timeout(Some(POLL));
     let mut buf = vec![0u8; 1 << 16];
     let mut total = 0u64;
@@ -212,8 +259,9 @@ fn reader(sh: Arc<Shared>, f: usize, mut s: Socket, size: Option<u64>) {
             Err(_) => break,
         }
     }
-    // Keep the socket open until the run ends (its window stays advertised).
-    while !sh.stopped() {
+    // Keep a scenario flow's socket open until the run ends (its window
+    // stays advertised); a generated connection closes when it is done.
+    while keep && !sh.stopped() {
         std::thread::sleep(POLL);
     }
 }
@@ -222,6 +270,7 @@ fn acceptor(
     sh: Arc<Shared>,
     l: Socket,
     sizes: Vec<Option<u64>>,
+    n_flows: usize,
     threads: Arc<Mutex<Vec<std::thread::JoinHandle<()>>>>,
 ) {
     let _ = l.set_nonblocking(true);
@@ -238,9 +287,13 @@ fn acceptor(
                 let size = sizes[f];
                 let t = std::thread::Builder::new()
                     .name(format!("{THREAD_PREFIX}rx-{f}"))
-                    .spawn(move || reader(sh2, f, s, size));
+                    .spawn(move || reader(sh2, f, s, size, f < n_flows));
                 match t {
-                    Ok(t) => threads.lock().expect("threads lock").push(t),
+                    Ok(t) => {
+                        let mut ts = threads.lock().expect("threads lock");
+                        ts.retain(|t| !t.is_finished());
+                        ts.push(t)
+                    }
                     Err(e) => sh.fail(format!("cannot start a receiver thread: {e}")),
                 }
             }
@@ -375,16 +428,29 @@ pub fn run(
     }
     let starts = tcplab_model::flow_starts(sc, seed);
     let n = sc.flows.len();
+    let arrivals = tcplab_model::generator_arrivals(sc, seed);
+    // Sender ports are 10000 + the connection's number, below 60000.
+    if n + arrivals.len() > 50_000 {
+        return Err(BackendError(format!(
+            "the traffic generators open {} connections in this run (seed {seed}); the linux \
+             backend gives each a port of its own and has room for {} (lower the rate or \
+             the duration)",
+            arrivals.len(),
+            50_000 - n
+        )));
+    }
+    let n_all = n + arrivals.len();
     // Time zero: a little after the set-up, so that flows starting at 0 find
     // their receivers listening.
     let epoch = Instant::now() + Duration::from_millis(50);
     let sh = Arc::new(Shared {
         epoch,
         stop: AtomicBool::new(false),
-        rx_bytes: (0..n).map(|_| AtomicU64::new(0)).collect(),
-        done_ns: (0..n).map(|_| AtomicU64::new(NONE)).collect(),
-        syn_ns: (0..n).map(|_| AtomicU64::new(NONE)).collect(),
+        rx_bytes: (0..n_all).map(|_| AtomicU64::new(0)).collect(),
+        done_ns: (0..n_all).map(|_| AtomicU64::new(NONE)).collect(),
+        syn_ns: (0..n_all).map(|_| AtomicU64::new(NONE)).collect(),
         socks: (0..n).map(|_| Mutex::new(None)).collect(),
+        gen_info: (0..arrivals.len()).map(|_| Mutex::new(None)).collect(),
         errors: Mutex::new(Vec::new()),
     });
     let opts = |h: usize| SockOpts {
@@ -416,9 +482,16 @@ pub fn run(
     };
     let setup = (|| -> Result<(), String> {
         // Receivers: one listening socket per host that receives.
-        let sizes: Vec<Option<u64>> = sc.flows.iter().map(|f| f.size).collect();
+        let sizes: Vec<Option<u64>> = sc
+            .flows
+            .iter()
+            .map(|f| f.size)
+            .chain(arrivals.iter().map(|a| Some(a.bytes)))
+            .collect();
         for (hi, h) in hosts.iter().enumerate() {
-            if !sc.flows.iter().any(|f| f.dst as usize == hi) {
+            if !sc.flows.iter().any(|f| f.dst as usize == hi)
+                && !arrivals.iter().any(|a| a.dst as usize == hi)
+            {
                 continue;
             }
             let o = opts(hi);
@@ -438,7 +511,7 @@ pub fn run(
                 })?;
             let (sh2, sizes2, th2) = (Arc::clone(&sh), sizes.clone(), Arc::clone(&threads));
             let t = h.spawn(format!("{THREAD_PREFIX}accept-{hi}"), move || {
-                acceptor(sh2, l, sizes2, th2)
+                acceptor(sh2, l, sizes2, n, th2)
             })?;
             threads.lock().expect("threads lock").push(t);
         }
@@ -453,9 +526,37 @@ pub fn run(
                 stop: f.stop.map_or(NONE, |t| t.0),
                 o: opts(f.src as usize),
                 name: f.name.clone(),
+                gen: None,
             };
             let sh2 = Arc::clone(&sh);
             let t = h.spawn(format!("{THREAD_PREFIX}tx-{i}"), move || sender(sh2, job))?;
+            threads.lock().expect("threads lock").push(t);
+        }
+        // Generated connections: a dispatcher per sending host.
+        for (hi, h) in hosts.iter().enumerate() {
+            let jobs: Vec<SenderJob> = arrivals
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.src as usize == hi)
+                .map(|(k, a)| SenderJob {
+                    f: n + k,
+                    src: a.src,
+                    dst: a.dst,
+                    start: a.time.0,
+                    size: Some(a.bytes),
+                    stop: NONE,
+                    o: opts(hi),
+                    name: format!("{}#{}", sc.generators[a.generator as usize].name, a.seq),
+                    gen: Some(k),
+                })
+                .collect();
+            if jobs.is_empty() {
+                continue;
+            }
+            let sh2 = Arc::clone(&sh);
+            let t = h.spawn(format!("{THREAD_PREFIX}dispatch-{hi}"), move || {
+                dispatcher(sh2, jobs)
+            })?;
             threads.lock().expect("threads lock").push(t);
         }
         Ok(())
@@ -516,9 +617,61 @@ pub fn run(
     if let Some(e) = errors.first() {
         return Err(BackendError(e.clone()));
     }
-    Ok(assemble(
-        sc, seed, plan, &sh, sampled, report, counters, wall,
-    ))
+    let mut r = assemble(sc, seed, plan, &sh, sampled, report, counters, wall);
+    r.transfers = transfers(sc, &sh, &arrivals);
+    r.generators = tcplab_model::generator_results(sc, &r.transfers);
+    Ok(r)
+}
+
+/// The transfers table: one row per generated connection, as the
+/// simulator's (its RTT is the kernel's smoothed RTT at the end, not the mean
+/// of every sample).
+fn transfers(
+    sc: &Scenario,
+    sh: &Shared,
+    arrivals: &[tcplab_model::Arrival],
+) -> Vec<TransferResult> {
+    let n = sc.flows.len();
+    arrivals
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let c = n + k;
+            let syn = sh.syn_ns[c].load(Ordering::Relaxed);
+            let done = sh.done_ns[c].load(Ordering::Relaxed);
+            let info = sh.gen_info[k]
+                .lock()
+                .expect("gen_info lock")
+                .unwrap_or_default();
+            let completed = done != NONE && syn != NONE;
+            TransferResult {
+                generator: a.generator,
+                seq: a.seq,
+                src: sc.nodes[a.src as usize].clone(),
+                dst: sc.nodes[a.dst as usize].clone(),
+                size_bytes: a.bytes,
+                start_s: if syn == NONE {
+                    a.time.as_secs_f64()
+                } else {
+                    secs(syn)
+                },
+                fct_s: if completed {
+                    secs(done - syn)
+                } else {
+                    f64::NAN
+                },
+                completed,
+                segs_sent: info.data_segs_out as u64,
+                segs_retrans: info.total_retrans as u64,
+                timeouts: info.total_rto as u64,
+                rtt_mean_s: if info.rtt_us > 0 {
+                    info.rtt_us as f64 * 1e-6
+                } else {
+                    f64::NAN
+                },
+            }
+        })
+        .collect()
 }
 
 fn secs(t: u64) -> f64 {

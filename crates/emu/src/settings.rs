@@ -96,13 +96,6 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
     if !std::path::Path::new("/dev/net/tun").exists() {
         return err("the linux backend needs /dev/net/tun (the tun kernel module)".into());
     }
-    if let Some(g) = sc.generators.first() {
-        return err(format!(
-            "generator {}: the linux backend runs the scenario's [[flow]]s only (bulk and \
-             finite transfers); traffic generators run in the simulator only",
-            g.name
-        ));
-    }
     let linux = tcplab_tcp::profile("linux").expect("the linux profile exists");
     let linux_settings = tcplab_model::tcp_settings(&linux.config);
     let available = available_ccs();

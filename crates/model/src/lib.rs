@@ -14,8 +14,9 @@ pub use memory::{MemoryEstimate, MemoryPart};
 pub use results::*;
 pub use schema::Scenario;
 pub use world::{
-    build_network, build_routing, flow_phase, flow_starts, link_delta, loss_model, make_qdisc,
-    offered_loads, result_names, run_with_progress, FlowSnap, LinkDelta, LinkSnap, Progress,
+    build_network, build_routing, flow_phase, flow_starts, generator_arrivals, generator_results,
+    link_delta, loss_model, make_qdisc, offered_loads, result_names, run_with_progress, Arrival,
+    FlowSnap, LinkDelta, LinkSnap, Progress,
 };
 
 /// A scenario that failed validation: the message names the file, the field

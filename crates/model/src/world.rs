@@ -2,7 +2,7 @@
 //! loop that runs it, and the probes that measure it.
 
 use crate::results::*;
-use crate::schema::{LinkSpec, LossSpec, QueueKind, Scenario, StartSpec};
+use crate::schema::{GeneratorSpec, HostSpec, LinkSpec, LossSpec, QueueKind, Scenario, StartSpec};
 use tcplab_engine::{RngStream, Scheduler, SimTime};
 use tcplab_net::qdisc::{
     Codel, CodelParams, DropFront, DropTail, FqCodel, FqCodelParams, Qdisc, RandomDrop, Red,
@@ -327,9 +327,87 @@ pub fn flow_phase(
     }
 }
 
+/// A traffic generator's own random stream and count of arrivals so far.
 struct GenState {
     rng: RngStream,
     arrivals: u64,
+}
+
+impl GenState {
+    fn new(seed: u64, g: usize) -> Self {
+        GenState {
+            rng: RngStream::new(seed, GEN_STREAM + g as u64),
+            arrivals: 0,
+        }
+    }
+    /// The first arrival: one gap after the generator's start, if before its stop.
+    fn first(&mut self, spec: &GeneratorSpec) -> Option<SimTime> {
+        let t = spec.start + SimTime::from_secs_f64(spec.arrivals.gap(&mut self.rng));
+        (t < spec.stop).then_some(t)
+    }
+    /// The arrival due `now`: its hosts, size and number, and when the next one
+    /// comes (if before the stop). The draws, in this order, are the whole of
+    /// what a generator takes from its stream.
+    fn draw(
+        &mut self,
+        hosts: &[HostSpec],
+        spec: &GeneratorSpec,
+        now: SimTime,
+    ) -> (Arrival, Option<SimTime>) {
+        let src = spec.from[self.rng.below(spec.from.len() as u64) as usize];
+        let dst = spec.to[self.rng.below(spec.to.len() as u64) as usize];
+        let units = spec.size.sample(&mut self.rng);
+        let bytes = ((units * spec.unit_bytes(hosts, src, dst) as f64).round() as u64).max(1);
+        let seq = self.arrivals;
+        self.arrivals += 1;
+        let next = now + SimTime::from_secs_f64(spec.arrivals.gap(&mut self.rng));
+        let a = Arrival {
+            generator: 0,
+            seq,
+            time: now,
+            src,
+            dst,
+            bytes,
+        };
+        (a, (next < spec.stop).then_some(next))
+    }
+}
+
+/// One connection a traffic generator opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// The generator (its index in the scenario).
+    pub generator: u32,
+    /// Its number within the generator (0, 1, ...).
+    pub seq: u64,
+    /// When it starts (its SYN).
+    pub time: SimTime,
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host.
+    pub dst: u32,
+    /// Application bytes.
+    pub bytes: u64,
+}
+
+/// Every connection the scenario's traffic generators open for `seed`, in
+/// order of time (ties by generator): the same arrivals, hosts and sizes as
+/// the simulator's run, from the same streams, so that another backend can
+/// open the same connections.
+pub fn generator_arrivals(sc: &Scenario, seed: u64) -> Vec<Arrival> {
+    let mut out = Vec::new();
+    for (g, spec) in sc.generators.iter().enumerate() {
+        let mut st = GenState::new(seed, g);
+        let mut t = st.first(spec);
+        while let Some(now) = t {
+            let (mut a, next) = st.draw(&sc.hosts, spec, now);
+            a.generator = g as u32;
+            out.push(a);
+            t = next;
+        }
+    }
+    out.sort_by_key(|a| (a.time, a.generator, a.seq));
+    out
 }
 
 struct World {
@@ -510,17 +588,11 @@ impl World {
     fn arrival(&mut self, sc: &Scenario, g: u32) {
         let now = self.sched.now();
         let spec = &sc.generators[g as usize];
-        let st = &mut self.gens[g as usize];
-        let src = spec.from[st.rng.below(spec.from.len() as u64) as usize];
-        let dst = spec.to[st.rng.below(spec.to.len() as u64) as usize];
-        let units = spec.size.sample(&mut st.rng);
-        let bytes = ((units * spec.unit_bytes(&sc.hosts, src, dst) as f64).round() as u64).max(1);
-        let seq = st.arrivals;
-        st.arrivals += 1;
-        let next = now + SimTime::from_secs_f64(spec.arrivals.gap(&mut st.rng));
-        if next < spec.stop {
+        let (a, next) = self.gens[g as usize].draw(&sc.hosts, spec, now);
+        if let Some(next) = next {
             self.sched.schedule(next, Ev::Arrival(g));
         }
+        let (src, dst, bytes, seq) = (a.src, a.dst, a.bytes, a.seq);
         let flow = new_flow(sc, src, dst, Some(bytes), now, Origin::Gen { g, seq });
         let slot = match self.free_slots.pop() {
             Some(s) => {
@@ -758,10 +830,7 @@ pub fn run_with_progress(
         flows.push(fl);
     }
     let gens = (0..sc.generators.len())
-        .map(|g| GenState {
-            rng: RngStream::new(seed, GEN_STREAM + g as u64),
-            arrivals: 0,
-        })
+        .map(|g| GenState::new(seed, g))
         .collect();
     let n_samples = (sc.duration.0 / sc.trace.interval.0 + 2) as usize;
     let traces = Traces {
@@ -832,10 +901,7 @@ pub fn run_with_progress(
         }
     }
     for (g, spec) in sc.generators.iter().enumerate() {
-        // The first arrival is one gap after the generator's start.
-        let gap = spec.arrivals.gap(&mut w.gens[g].rng);
-        let t = spec.start + SimTime::from_secs_f64(gap);
-        if t < spec.stop {
+        if let Some(t) = w.gens[g].first(spec) {
             w.sched.schedule(t, Ev::Arrival(g as u32));
         }
     }
@@ -970,20 +1036,11 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
         }
     }
     w.transfers.sort_by_key(|t| (t.generator, t.seq));
-    let generators = offered_loads_on(sc, w.net.routing())
-        .into_iter()
+    let generators = count_transfers(offered_loads_on(sc, w.net.routing()), &w.transfers);
+    debug_assert!(generators
+        .iter()
         .zip(&w.gens)
-        .enumerate()
-        .map(|(g, (mut r, st))| {
-            r.arrivals = st.arrivals;
-            r.completed = w
-                .transfers
-                .iter()
-                .filter(|t| t.generator == g as u32 && t.completed)
-                .count() as u64;
-            r
-        })
-        .collect();
+        .all(|(r, st)| r.arrivals == st.arrivals));
     let mut flows = Vec::new();
     let mut episodes = Vec::new();
     for (i, (spec, f)) in sc.flows.iter().zip(w.flows.iter_mut()).enumerate() {
@@ -1337,6 +1394,24 @@ fn transfer_row(sc: &Scenario, f: &FlowState) -> TransferResult {
             f.rtt_sum / f.rtt_n as f64
         },
     }
+}
+
+/// The generators table of a run whose connections are `transfers` (one row
+/// per arrival): what each offers, how many arrived and finished.
+pub fn generator_results(sc: &Scenario, transfers: &[TransferResult]) -> Vec<GeneratorResult> {
+    count_transfers(offered_loads(sc), transfers)
+}
+
+fn count_transfers(
+    mut gens: Vec<GeneratorResult>,
+    transfers: &[TransferResult],
+) -> Vec<GeneratorResult> {
+    for t in transfers {
+        let r = &mut gens[t.generator as usize];
+        r.arrivals += 1;
+        r.completed += u64::from(t.completed);
+    }
+    gens
 }
 
 /// What each generator offers: rate x exact mean size, against the slowest link of

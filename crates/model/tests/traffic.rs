@@ -140,6 +140,52 @@ fn generated_connections_are_all_accounted_for_and_finish() {
 }
 
 #[test]
+fn the_arrival_list_is_the_connections_the_simulator_opens() {
+    // Another backend opens the generators' connections from this list, so
+    // it must hold exactly the simulator's: one entry per transfer row, the
+    // same generator, number, hosts, size and start, for two seeds.
+    let text = web(20.0, 30, "{ packets = 50 }");
+    let sc = parse_scenario(&text, "test.toml").unwrap();
+    for seed in [1, 7] {
+        let r = run(&sc, Some(seed));
+        let list = tcplab_model::generator_arrivals(&sc, seed);
+        let mut rows: Vec<_> = r
+            .transfers
+            .iter()
+            .map(|t| {
+                (
+                    t.generator,
+                    t.seq,
+                    t.src.clone(),
+                    t.dst.clone(),
+                    t.size_bytes,
+                    t.start_s,
+                )
+            })
+            .collect();
+        rows.sort_by_key(|k| (k.0, k.1));
+        let mut want: Vec<_> = list
+            .iter()
+            .map(|a| {
+                (
+                    a.generator,
+                    a.seq,
+                    sc.nodes[a.src as usize].clone(),
+                    sc.nodes[a.dst as usize].clone(),
+                    a.bytes,
+                    a.time.as_secs_f64(),
+                )
+            })
+            .collect();
+        want.sort_by_key(|k| (k.0, k.1));
+        assert_eq!(rows, want, "seed {seed}");
+        // In order of time, and about 20/s x 30 s of them.
+        assert!(list.windows(2).all(|w| w[0].time <= w[1].time));
+        assert!((list.len() as f64 - 600.0).abs() < 5.0 * 600f64.sqrt());
+    }
+}
+
+#[test]
 fn generated_traffic_is_deterministic() {
     let a = sim(&web(40.0, 20, "{ packets = 30 }"));
     let b = sim(&web(40.0, 20, "{ packets = 30 }"));
