@@ -15,8 +15,28 @@ Files:
     buffer is one bandwidth-delay product (62.5 kB, 42 packets of 1500
     bytes), with reno, cubic and bbr. Measured from 10 s to 40 s; 5 seeds.
 
-Both trace cwnd and queues every 100 ms, so that the comparison takes the
-same RTT statistic on both sides and overlays the traces.
+  - fair.toml: four bulk flows of one controller (reno, cubic, bbr) from
+    four senders to four receivers through a 20 Mb/s, 10 ms bottleneck of
+    100 packets (about one bandwidth-delay product at the mean round trip);
+    the senders' access links (1 Gb/s, 2, 7, 17 and 37 ms) give round trips
+    of 26, 36, 56 and 96 ms. Measured from 30 s to 90 s; 5 seeds. The
+    fqcodel part runs it with FQ-CoDel (RFC 8290 defaults) at the
+    bottleneck instead of Drop Tail.
+  - short.toml: one bulk flow (a -> b) and short transfers arriving as a
+    Poisson process (c -> d, 10/s; 1, 6, 18 or 190 segments with
+    probabilities 0.5, 0.2, 0.2, 0.1, mascolo2006's web mix: about 14 % of
+    the 20 Mb/s bottleneck) through a 20 Mb/s, 10 ms bottleneck of 100
+    packets; reno and cubic on every host. Arrivals from 5 s to 85 s, the
+    run ends at 90 s; 5 seeds. The flow-completion times by size are the
+    comparison.
+  - fast.toml: one bulk flow on a 100 Mb/s link of 20 ms round trip and a
+    one-BDP buffer (250 kB, 167 packets), reno, cubic and bbr: the fastest
+    path the emulator keeps within 1 % of its schedule on the 2-core
+    reference machine (docs/reproduce.md). Measured from 10 s to 40 s.
+
+All trace cwnd and queues every 100 ms, so that the comparison takes the
+same RTT statistic on both sides and overlays the traces. The long part
+runs cells.toml for 240 s measured from 60 s.
 
 Run from anywhere: python3 scenarios/linux-check/make_scenarios.py
 """
@@ -145,9 +165,188 @@ start = "0s"
 """
 
 
+def _senders() -> str:
+    return "".join(
+        f"""
+[[host]]
+name = "a{i}"
+access = {{ router = "r1", delay = "{d}ms" }}
+"""
+        for i, d in enumerate((2, 7, 17, 37), start=1)
+    )
+
+
+FAIR = (
+    """
+# linux-check, fair: four bulk flows of one controller share a 20 Mb/s
+# bottleneck; round trips 26, 36, 56 and 96 ms (2 x (access + 10 + 1 ms)).
+name = "linux-check: four flows, unequal round trips"
+seed = 1
+duration = "90s"
+repetitions = 5
+
+[measure]
+start = "30s"
+end = "90s"
+
+[trace]
+cwnd = true
+queue = true
+interval = "100ms"
+
+[defaults.host]
+profile = "linux"
+cc = "reno"
+access = { rate = "1Gbps", queue = { packets = 1000 } }
+"""
+    + _senders()
+    + """
+[[host]]
+names = ["b1", "b2", "b3", "b4"]
+access = { router = "r2", delay = "1ms" }
+
+[[router]]
+name = "r1"
+
+[[router]]
+name = "r2"
+
+[[link]]
+between = ["r1", "r2"]
+rate = "20Mbps"
+delay = "10ms"
+queue = { packets = 100 }
+"""
+    + "".join(
+        f"""
+[[flow]]
+name = "f{i}"
+from = "a{i}"
+to = "b{i}"
+start = {{ uniform = ["0s", "2s"] }}
+"""
+        for i in range(1, 5)
+    )
+    + """
+[sweep]
+"defaults.host.cc" = ["reno", "cubic", "bbr"]
+"""
+)
+
+SHORT = """
+# linux-check, short: a bulk flow and Poisson short transfers through one
+# 20 Mb/s bottleneck; the completion times by size are compared.
+name = "linux-check: short transfers over a bulk flow"
+seed = 1
+duration = "90s"
+repetitions = 5
+
+[measure]
+start = "10s"
+end = "90s"
+
+[trace]
+cwnd = true
+queue = true
+interval = "100ms"
+
+[defaults.host]
+profile = "linux"
+cc = "reno"
+access = { rate = "1Gbps", delay = "1ms", queue = { packets = 1000 } }
+
+[[host]]
+names = ["a", "c"]
+access = { router = "r1" }
+
+[[host]]
+names = ["b", "d"]
+access = { router = "r2" }
+
+[[router]]
+name = "r1"
+
+[[router]]
+name = "r2"
+
+[[link]]
+between = ["r1", "r2"]
+rate = "20Mbps"
+delay = "10ms"
+queue = { packets = 100 }
+
+[[flow]]
+name = "bulk"
+from = "a"
+to = "b"
+start = "0s"
+
+[[traffic]]
+name = "short"
+from = "c"
+to = "d"
+rate = 10
+start = "5s"
+stop = "85s"
+size = { dist = "empirical", values = [1, 6, 18, 190], probs = [0.5, 0.2, 0.2, 0.1] }
+
+[sweep]
+"defaults.host.cc" = ["reno", "cubic"]
+"""
+
+FAST = """
+# linux-check, fast: one bulk flow at 100 Mb/s, 20 ms round trip, a one-BDP
+# buffer: 100 Mb/s x 20 ms = 250 kB = 167 packets of 1500 B.
+name = "linux-check: one flow, 100 Mb/s"
+seed = 1
+duration = "40s"
+repetitions = 5
+
+[measure]
+start = "10s"
+end = "40s"
+
+[trace]
+cwnd = true
+queue = true
+interval = "100ms"
+
+[[host]]
+name = "a"
+profile = "linux"
+cc = "reno"
+
+[[host]]
+name = "b"
+profile = "linux"
+cc = "reno"
+
+[[link]]
+between = ["a", "b"]
+rate = "100Mbps"
+delay = "10ms"
+queue = { packets = 167 }
+
+[[flow]]
+name = "bulk"
+from = "a"
+to = "b"
+start = "0s"
+
+[sweep]
+"host[a].cc" = ["reno", "cubic", "bbr"]
+"""
+
+
 def files() -> dict[str, str]:
     """The study's files, name -> text."""
-    return {"cells.toml": HEADER + CELLS, "bdp.toml": HEADER + BDP}
+    return {
+        "cells.toml": HEADER + CELLS,
+        "bdp.toml": HEADER + BDP,
+        "fair.toml": HEADER + FAIR,
+        "short.toml": HEADER + SHORT,
+        "fast.toml": HEADER + FAST,
+    }
 
 
 def capture() -> str:

@@ -30,8 +30,16 @@ use tcplab_model::LinkSnap;
 use tcplab_net::qdisc::{QPkt, Qdisc};
 use tcplab_net::{Ecn, LinkStats, LossModel};
 
-/// Spin instead of sleeping when the next deadline is this close (ns).
-const SPIN_NS: u64 = 200_000;
+/// Spin instead of sleeping when the next deadline is this close (ns). A
+/// SCHED_FIFO thread's sleep ends within a few microseconds of its deadline
+/// (1 ns timer slack), so 50 us is margin enough; it must stay short because
+/// the kernel's real-time throttling (`sched_rt_runtime_us`, 950 ms in every
+/// 1 s by default) stops a real-time thread that runs more than that for
+/// the rest of the second: with 200 us the emulator spun through nearly
+/// every gap between packets from 40 Mb/s on, was throttled for 50 ms each
+/// second, and delivered late by up to 50 ms (rate error 6-7 %). With 50 us
+/// it holds 150 Mb/s on the 2-core reference machine (docs/realstack.md).
+const SPIN_NS: u64 = 50_000;
 /// Consecutive deliveries of a link further apart than this (ideal, ns)
 /// belong to different trains and do not count in its spacing error.
 const TRAIN_GAP_NS: u64 = 10_000_000;
