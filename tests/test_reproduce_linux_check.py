@@ -1,11 +1,13 @@
 """``tcplab reproduce linux-check``: its files are what their generator writes,
-its agreement bounds are issue 14's, and its report, fed the simulator on
-both sides (no root, no real time), finds every cell in agreement with zero
-error, as a comparison of a thing with itself must."""
+its agreement bounds are issue 14's and 25's, and its report, fed the
+simulator on both sides (no root, no real time), finds every cell in
+agreement with zero error, as a comparison of a thing with itself must;
+``--part`` and ``--sim-only`` run what they say."""
 
 from __future__ import annotations
 
 import math
+from html import unescape
 from pathlib import Path
 
 import polars as pl
@@ -39,12 +41,32 @@ def test_the_study_has_twenty_flow_cells_and_a_one_bdp_link() -> None:
     assert "queue = { packets = 42 }" in text
     assert len(bdp.points) == 3
     backends = {p.name: p.backend for p in get("linux-check").parts}
-    assert backends == {
-        "cells/linux": "linux",
-        "cells/sim": "sim",
-        "bdp/linux": "linux",
-        "bdp/sim": "sim",
-    }
+    groups = ["cells", "long", "bdp", "fair", "fqcodel", "short", "fast"]
+    assert backends == {f"{g}/{b}": b for g in groups for b in ("linux", "sim")}
+
+
+def test_the_wider_parts_are_the_scenarios_issue_25_names() -> None:
+    # fair: four flows, round trips 2 x (access + 10 + 1) ms = 26, 36, 56, 96 ms.
+    text, path = scenario_text("linux-check", "fair.toml")
+    sw = sweep.load_sweep(text, path)
+    assert [p["defaults.host.cc"] for p in sw.points] == ["reno", "cubic", "bbr"]
+    assert text.count("[[flow]]") == 4
+    assert 'rate = "20Mbps"' in text
+    for d in (2, 7, 17, 37):
+        assert f'delay = "{d}ms"' in text
+    # short: Poisson arrivals of the web mix, 10/s x 24.3 x 1448 B x 8 = 2.81 Mb/s.
+    text, path = scenario_text("linux-check", "short.toml")
+    assert "[[traffic]]" in text
+    assert "rate = 10" in text
+    # fast: 100 Mb/s x 20 ms / 8 = 250,000 B = 166.7 packets of 1500 B, rounded up.
+    text, path = scenario_text("linux-check", "fast.toml")
+    assert 'rate = "100Mbps"' in text
+    assert "queue = { packets = 167 }" in text
+    parts = {p.name: p for p in get("linux-check").parts}
+    assert parts["fqcodel/sim"].overrides == {"link[0].queue.kind": "fq_codel"}
+    assert parts["long/sim"].overrides["duration"] == "240s"
+    assert parts["long/sim"].overrides["measure.start"] == "60s"
+    assert parts["long/linux"].modes == ("full",)
 
 
 def test_agreement_applies_the_bounds_of_issue_14() -> None:
@@ -66,22 +88,42 @@ def test_agreement_applies_the_bounds_of_issue_14() -> None:
     assert a["timeouts_ok"].to_list() == [True, True, False]
 
 
-@pytest.mark.parametrize("part", ["cells", "bdp"])
+SHORT = {"duration": "4s", "measure.start": "1s", "measure.end": "4s"}
+#: Flow cells per part: cells 10 points x 2 flows, fair 3 x 4, short 2 x 1, ...
+FLOW_CELLS = {"cells": 20, "bdp": 3, "fair": 12, "fqcodel": 12, "short": 2, "fast": 3}
+
+
+def _self_runs(
+    out: Path, part: str, sides: tuple[str, ...] = ("sim", "linux"), quick: bool = False
+) -> None:
+    """Run a part's simulator half, short (or as its --quick version), into
+    ``out/part/<side>`` for each side."""
+    p = {x.name: x for x in get("linux-check").parts}[f"{part}/sim"]
+    text, path = scenario_text("linux-check", p.file)
+    over = dict(p.quick) if quick else dict(SHORT)
+    if part == "short" and not quick:
+        over = {"duration": "12s", "measure.start": "1s", "measure.end": "12s"}
+        over["traffic[0].stop"] = "10s"
+    for side in sides:
+        sw = sweep.load_sweep(text, path)
+        if p.overrides:
+            sw.override(p.overrides, None)
+        sw.override(over, 1)
+        sweep.run_sweep(sw, out / part / side, jobs=2)
+
+
+@pytest.mark.parametrize("part", ["cells", "bdp", "fair", "fqcodel", "short", "fast"])
 def test_the_report_of_the_simulator_against_itself_agrees_everywhere(
     tmp_path: Path, part: str
 ) -> None:
-    short = {"duration": "4s", "measure.start": "1s", "measure.end": "4s"}
-    text, path = scenario_text("linux-check", f"{part}.toml")
-    for side in ("sim", "linux"):
-        sw = sweep.load_sweep(text, path)
-        sw.override(short, 1)
-        sweep.run_sweep(sw, tmp_path / part / side, jobs=2)
+    _self_runs(tmp_path, part)
     linux_check._report(tmp_path, True)
-    html = (tmp_path / "report.html").read_text()
-    n = 20 if part == "cells" else 3
-    assert f"Over {n} flow cells: goodput within 5% in {n} of {n}" in html
-    assert "Cells outside a bound" not in html
-    from tcplab.compare import comparison
+    html = unescape((tmp_path / "report.html").read_text())
+    n = FLOW_CELLS[part]
+    assert f"Over {n} flow cells: goodput within 5% in {n} (100%" in html
+    assert f"within 10% in {n} (the target: all)" in html
+    assert "Flow cells outside a bound" not in html
+    from tcplab.compare import comparison, fairness_comparison, fct_comparison
 
     df = comparison(tmp_path / part)
     assert df.height == n
@@ -89,3 +131,70 @@ def test_the_report_of_the_simulator_against_itself_agrees_everywhere(
     # One seed: the kernel's range is its one value, no spread: no verdict.
     assert df["goodput_linux_min_bps"].to_list() == df["goodput_linux_max_bps"].to_list()
     assert linux_check.agreement(df)["in_kernel_range"].null_count() == n
+    j = fairness_comparison(tmp_path / part)
+    if part in ("fair", "fqcodel"):
+        # Jain's index of four values lies between 1/4 and 1; equal sides differ by 0.
+        assert j.height == 3
+        assert all(0.25 <= x <= 1.0 for x in j["jain_sim"].to_list())
+        assert j["jain_diff"].to_list() == [0.0, 0.0, 0.0]
+        assert "Jain's index within 0.05 in 3 of 3 points" in html
+    else:
+        assert j.height == 0 if part in ("bdp", "fast", "short") else j.height > 0
+    f = fct_comparison(tmp_path / part)
+    if part == "short":
+        # Sizes of the web mix, in segments of 1448 bytes.
+        assert set(f["size_bytes"].to_list()) <= {1448, 6 * 1448, 18 * 1448, 190 * 1448}
+        assert f.filter(pl.col("size_bytes") == 1448).height == 2
+        assert all(e == 0.0 for e in f["fct_error"].drop_nans().to_list())
+        assert f"Completion-time medians within 10% in {f.height} of {f.height}" in html
+    else:
+        assert f.height == 0
+
+
+def test_jain_and_fct_bounds_are_issue_25s() -> None:
+    assert linux_check.JAIN_TOL == 0.05
+    assert linux_check.FCT_TOL == 0.10
+    assert linux_check.GOODPUT_SHARE == 0.90
+    assert linux_check.GOODPUT_MAX == 0.10
+
+
+def test_sim_only_reruns_the_simulator_against_the_stored_kernel_runs(tmp_path: Path) -> None:
+    from tcplab.reproduce import reproduce
+    from tcplab.sweep import SweepError
+
+    out = tmp_path / "lc"
+    # No stored kernel runs: a clear error naming the directory.
+    with pytest.raises(SweepError, match=r"bdp/linux holds none: run the study"):
+        reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    # Stand-in kernel runs (the simulator's, so that the comparison is exact).
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    stamp = (out / "bdp" / "linux" / "sweep.json").stat().st_mtime_ns
+    report = reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    assert report.is_file()
+    assert (out / "bdp" / "linux" / "sweep.json").stat().st_mtime_ns == stamp
+    assert (out / "bdp" / "sim" / "sweep.json").is_file()
+    assert not (out / "cells").exists()
+    html = unescape(report.read_text())
+    assert "Over 3 flow cells: goodput within 5% in 3 (100%" in html
+    assert "One flow, one-BDP buffer" in html
+    assert "No results in" in html  # the parts not run say so
+    import json
+
+    facts = json.loads((out / "study.json").read_text())
+    assert facts["parts"] == ["bdp"]
+    assert facts["sim_only"] is True
+
+
+def test_an_unknown_part_is_a_clear_error(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    r = run_cli("reproduce", "linux-check", "--part", "nope", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2, r.stderr
+    assert "linux-check has no part 'nope'; its parts are: cells, long, bdp" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = run_cli("reproduce", "barakat1999", "--sim-only", "--out", str(tmp_path / "b"))
+    assert r.returncode == 2, r.stderr
+    assert "barakat1999 has no real-stack parts" in r.stderr
+    r = run_cli("reproduce", "linux-check", "--list-parts")
+    assert r.returncode == 0
+    assert r.stdout.split() == ["cells", "long", "bdp", "fair", "fqcodel", "short", "fast"]

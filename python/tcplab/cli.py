@@ -1049,6 +1049,21 @@ def summarize(directory: Path, table: str, columns: str | None, csv_path: Path |
 )
 @click.option("--resume", is_flag=True, help="Keep finished runs in --out and run only the rest.")
 @click.option(
+    "--part",
+    "only",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this part of the study (repeatable; --list-parts names them); the "
+    "report covers every part found in --out.",
+)
+@click.option("--list-parts", is_flag=True, help="List the study's parts and stop.")
+@click.option(
+    "--sim-only",
+    is_flag=True,
+    help="Rerun only the simulator's side and compare it with the real-stack runs "
+    "already in --out (linux-check; no root needed).",
+)
+@click.option(
     "--export",
     "export_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -1066,10 +1081,13 @@ def reproduce(
     jobs: int | None,
     scheduler: str | None,
     resume: bool,
+    only: tuple[str, ...],
+    list_parts: bool,
+    sim_only: bool,
     export_dir: Path | None,
 ) -> None:
     """Run a reference study and write its report (out/<name>/report.html)."""
-    from tcplab.reproduce import export
+    from tcplab.reproduce import export, part_groups
     from tcplab.reproduce import reproduce as reproduce_
     from tcplab.studies import STUDIES
 
@@ -1083,6 +1101,10 @@ def reproduce(
         return
     if name not in STUDIES:
         raise UserError(f"no study {name!r}; available: {', '.join(STUDIES)}")
+    if list_parts:
+        for g in part_groups(STUDIES[name], quick):
+            click.echo(g)
+        return
     if export_dir is not None:
         try:
             files = export(name, export_dir)
@@ -1106,6 +1128,8 @@ def reproduce(
             scheduler=scheduler,
             resume=resume,
             on_progress=progress,
+            only=only,
+            sim_only=sim_only,
         )
     _print_paper_table(console, out)
     console.print(f"report: {report}")

@@ -13,7 +13,12 @@ comparison pairs them per point and flow, mean over the seeds:
   (every ACK's sample in the simulator, the smoothed RTT every 10 ms on the
   real stack), and the ``rtt_from`` column says which;
 - segments retransmitted and retransmission timeouts in the window, side by
-  side with their difference.
+  side with their difference;
+- with several flows, Jain's fairness index of their goodputs, per seed and
+  then its mean (:func:`fairness_comparison`);
+- with traffic generators, the median flow-completion time of the finished
+  transfers of each size, over every seed's transfers pooled
+  (:func:`fct_comparison`).
 
 The report overlays the cwnd and queue traces of the first seed of every
 point and gives the emulator's timing.
@@ -34,7 +39,14 @@ if TYPE_CHECKING:
     from tcplab.report import Report
     from tcplab.sweep import Progress, Sweep
 
-__all__ = ["BACKENDS", "compare", "comparison", "report_sections"]
+__all__ = [
+    "BACKENDS",
+    "compare",
+    "comparison",
+    "fairness_comparison",
+    "fct_comparison",
+    "report_sections",
+]
 
 BACKENDS = ("sim", "linux")
 COMPARISON_FILE = "comparison.parquet"
@@ -114,16 +126,10 @@ def comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.Da
     names a point from its coordinates (default ``axis=value, ...``)."""
     import polars as pl
 
-    from tcplab.sweep import RUN_FILE
-
-    outp = Path(out)
-    sim, linux = _run_dirs(outp / "sim"), _run_dirs(outp / "linux")
-    paired = sorted(set(sim) & set(linux))
     cells: dict[tuple[int, str], dict[str, Any]] = {}
-    for rid in paired:
-        prov = json.loads((sim[rid] / RUN_FILE).read_text(encoding="utf-8"))
+    for _, sim_dir, linux_dir, prov in _paired(Path(out)):
         name = _label(prov["coords"], label)
-        ms, ml = _flow_metrics(sim[rid]), _flow_metrics(linux[rid])
+        ms, ml = _flow_metrics(sim_dir), _flow_metrics(linux_dir)
         for a, b in zip(ms, ml):
             c = cells.setdefault(
                 (int(prov["point"]), a["flow"]),
@@ -164,6 +170,114 @@ def comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.Da
     if not rows:
         return pl.DataFrame()
     return pl.DataFrame(rows)
+
+
+def _paired(outp: Path) -> list[tuple[str, Path, Path, dict[str, Any]]]:
+    """(run id, sim run dir, linux run dir, the run's provenance) for every run
+    both backends finished."""
+    from tcplab.sweep import RUN_FILE
+
+    sim, linux = _run_dirs(outp / "sim"), _run_dirs(outp / "linux")
+    return [
+        (rid, sim[rid], linux[rid], json.loads((sim[rid] / RUN_FILE).read_text(encoding="utf-8")))
+        for rid in sorted(set(sim) & set(linux))
+    ]
+
+
+def fairness_comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.DataFrame:
+    """Per point: Jain's index of the flows' goodputs in each seed's run,
+    mean over the seeds both backends finished, on each side, and the
+    difference ``jain_diff = sim - linux``. Empty when no point has two flows."""
+    import polars as pl
+
+    from tcplab.analysis import jain
+
+    cells: dict[int, dict[str, Any]] = {}
+    for _, s, lx, prov in _paired(Path(out)):
+        gs = [r["goodput_bps"] for r in _flow_metrics(s)]
+        gl = [r["goodput_bps"] for r in _flow_metrics(lx)]
+        if len(gs) < 2:
+            continue
+        c = cells.setdefault(
+            int(prov["point"]),
+            {
+                "point": int(prov["point"]),
+                "coords": _label(prov["coords"], label),
+                "s": [],
+                "l": [],
+            },
+        )
+        c["s"].append(jain(gs))
+        c["l"].append(jain(gl))
+    rows = [
+        {
+            "point": c["point"],
+            "coords": c["coords"],
+            "seeds": len(c["s"]),
+            "jain_sim": _mean(c["s"]),
+            "jain_linux": _mean(c["l"]),
+            "jain_linux_min": min(c["l"]),
+            "jain_linux_max": max(c["l"]),
+        }
+        for _, c in sorted(cells.items())
+    ]
+    if not rows:
+        return pl.DataFrame()
+    return pl.DataFrame(rows).with_columns(
+        (pl.col("jain_sim") - pl.col("jain_linux")).alias("jain_diff")
+    )
+
+
+def fct_comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.DataFrame:
+    """Per point and transfer size (bytes): the median flow-completion time of
+    the finished transfers over every seed both backends finished (pooled),
+    on each side, their counts, the share finished, and the relative error
+    ``fct_error = sim / linux - 1``. Empty without traffic generators."""
+    import polars as pl
+
+    from tcplab.results import read_parquet
+
+    frames = []
+    for _, s, lx, prov in _paired(Path(out)):
+        for side, d in (("sim", s), ("linux", lx)):
+            f = d / "transfers.parquet"
+            if not f.exists():
+                continue
+            t = read_parquet(f)
+            if t.height == 0:
+                continue
+            frames.append(
+                t.select("size_bytes", "fct_s", "completed").with_columns(
+                    pl.lit(int(prov["point"])).alias("point"),
+                    pl.lit(_label(prov["coords"], label)).alias("coords"),
+                    pl.lit(side).alias("side"),
+                )
+            )
+    if not frames:
+        return pl.DataFrame()
+    t = pl.concat(frames)
+    agg = t.group_by("point", "coords", "size_bytes", "side").agg(
+        pl.col("fct_s").filter(pl.col("completed")).median().alias("fct_median_s"),
+        pl.len().alias("transfers"),
+        pl.col("completed").mean().alias("finished"),
+    )
+    sim = agg.filter(pl.col("side") == "sim").drop("side")
+    lin = agg.filter(pl.col("side") == "linux").drop("side", "coords")
+    return (
+        sim.join(lin, on=["point", "size_bytes"], suffix="_linux")
+        .rename(
+            {
+                "fct_median_s": "fct_median_sim_s",
+                "transfers": "transfers_sim",
+                "finished": "finished_sim",
+                "fct_median_s_linux": "fct_median_linux_s",
+            }
+        )
+        .with_columns(
+            (pl.col("fct_median_sim_s") / pl.col("fct_median_linux_s") - 1).alias("fct_error")
+        )
+        .sort("point", "size_bytes")
+    )
 
 
 def compare(

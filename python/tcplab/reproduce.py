@@ -14,19 +14,19 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tcplab import _core
 from tcplab.results import inside
-from tcplab.studies import STUDIES, Study, get, scenario_text
+from tcplab.studies import STUDIES, Part, Study, get, scenario_text
 
 if TYPE_CHECKING:
     from tcplab.report import Report
     from tcplab.sweep import Progress
 
-__all__ = ["STUDIES", "export", "finish_report", "reproduce", "start_report"]
+__all__ = ["STUDIES", "export", "finish_report", "part_groups", "reproduce", "start_report"]
 
 
 def start_report(study: Study, quick: bool, about: str) -> Report:
@@ -86,15 +86,23 @@ def reproduce(
     scheduler: str | None = None,
     resume: bool = False,
     on_progress: Callable[[str, Progress], None] | None = None,
+    only: Sequence[str] = (),
+    sim_only: bool = False,
 ) -> Path:
     """Run study ``name`` into ``out`` (one sub-directory per part) and write
-    ``out/report.html``; returns the report's path."""
+    ``out/report.html``; returns the report's path.
+
+    ``only``: run only these groups of parts (a part ``cells/linux`` is in
+    group ``cells``; :func:`part_groups` lists them); the report is written
+    from every part found in ``out``. ``sim_only``: run only the simulator's
+    parts, and compare them with the real-stack parts already in ``out``
+    (which must be there); needs no root."""
     from tcplab.results import Results, _write_atomic
     from tcplab.sweep import Progress, SweepError, load_sweep, run_sweep
 
     study = get(name)
     outp = Path(out)
-    parts = [p for p in study.parts if ("quick" if quick else "full") in p.modes]
+    parts = _select_parts(study, outp, quick, only, sim_only)
     sweeps = []
     for part in parts:
         text, path = scenario_text(study.name, part.file)
@@ -119,7 +127,7 @@ def reproduce(
             t0 = time.perf_counter()
             task = sw.task(0, 0)
             res = Results(_core.run(task.text, path, None), scenario=task.text)
-            res.write(inside(outp, part.name))
+            res.write(inside(outp, *part.name.split("/")))
             if on_progress is not None:
                 on_progress(
                     part.name, Progress(1, 1, 0, res.meta["duration_s"], time.perf_counter() - t0)
@@ -132,16 +140,63 @@ def reproduce(
 
         run_sweep(
             sw,
-            inside(outp, part.name),
+            inside(outp, *part.name.split("/")),
             jobs=jobs,
             scheduler=scheduler if part.backend == "sim" else None,
             resume=resume,
             on_progress=prog,
         )
-    facts = {"study": name, "quick": quick, "tcplab_version": _core.__version__}
+    facts: dict[str, object] = {"study": name, "quick": quick, "tcplab_version": _core.__version__}
+    if only:
+        facts["parts"] = list(only)
+    if sim_only:
+        facts["sim_only"] = True
     text = json.dumps(facts, indent=2) + "\n"
     _write_atomic(inside(outp, "study.json"), lambda p: p.write_text(text, encoding="utf-8"))
     return study.report(outp, quick)
+
+
+def _select_parts(
+    study: Study, outp: Path, quick: bool, only: Sequence[str], sim_only: bool
+) -> list[Part]:
+    """The parts :func:`reproduce` runs (see its ``only`` and ``sim_only``)."""
+    from tcplab.sweep import SweepError
+
+    parts = [p for p in study.parts if ("quick" if quick else "full") in p.modes]
+    groups = part_groups(study, quick)
+    bad = [g for g in only if g not in groups]
+    if bad:
+        raise SweepError(f"{study.name} has no part {bad[0]!r}; its parts are: {', '.join(groups)}")
+    if only:
+        parts = [p for p in parts if _group(p) in only]
+    if sim_only:
+        if all(p.backend == "sim" for p in study.parts):
+            raise SweepError(f"{study.name} has no real-stack parts: --sim-only does not apply")
+        stored = [p for p in parts if p.backend != "sim"]
+        missing = [p.name for p in stored if not (outp / p.name / "sweep.json").is_file()]
+        if missing:
+            raise SweepError(
+                f"--sim-only compares with the real-stack runs stored in {outp}, and "
+                f"{outp / missing[0]} holds none: run the study (or that part) once "
+                "without --sim-only first"
+            )
+        parts = [p for p in parts if p.backend == "sim"]
+    return parts
+
+
+def _group(part: Part) -> str:
+    return part.name.split("/", 1)[0]
+
+
+def part_groups(study: Study, quick: bool = False) -> list[str]:
+    """The groups of a study's parts (``cells`` for ``cells/linux`` and
+    ``cells/sim``), in order, for the given version (full or quick)."""
+    mode = "quick" if quick else "full"
+    out: list[str] = []
+    for p in study.parts:
+        if mode in p.modes and _group(p) not in out:
+            out.append(_group(p))
+    return out
 
 
 def export(name: str, directory: str | os.PathLike[str]) -> list[Path]:
