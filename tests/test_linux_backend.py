@@ -240,10 +240,11 @@ def test_generated_connections_open_as_in_the_simulator_and_take_three_one_way_d
     assert lin["completed"].all()
     # At 4/s the connections rarely meet on a 10 Mb/s link: a one-segment
     # transfer takes the SYN, the SYN-ACK and the data segment, each one
-    # 10 ms way plus its serialisation (60 + 60 + 1500 bytes: 1.296 ms):
-    # 31.296 ms, in the simulator exactly and on the kernel a little more
-    # (its own processing at both ends, under a millisecond).
-    one = 0.030 + (60 + 60 + 1500) * 8 / 10e6
+    # 10 ms way plus its serialisation, the data behind the pure ACK that
+    # answers the SYN-ACK (60 + 60 + 52 + 1500 bytes: 1.3376 ms): 31.3376
+    # ms, in the simulator exactly and on the kernel a little more (its own
+    # processing at both ends, under a millisecond).
+    one = 0.030 + (60 + 60 + 52 + 1500) * 8 / 10e6
     s1 = sim.filter(pl.col("size_bytes") == 1448)["fct_s"]
     l1 = lin.filter(pl.col("size_bytes") == 1448)["fct_s"]
     assert abs(s1.median() - one) < 1e-6
@@ -252,6 +253,56 @@ def test_generated_connections_open_as_in_the_simulator_and_take_three_one_way_d
     g = real.records("generators")[0]
     assert g["arrivals"] == lin.height
     assert g["completed"] == lin.height
+
+
+TAIL = (
+    """
+name = "tail loss"
+duration = "3s"
+[measure]
+start = "0s"
+end = "3s"
+"""
+    + LINK.replace('delay = "10ms"\nqueue = { packets = 100 }', 'delay = "10ms"\nqueue = { packets = 100 }\nloss = { every = 13 }', 1)
+    + """
+[[flow]]
+name = "file"
+from = "a"
+to = "b"
+start = "0.1s"
+size = "14480B"
+"""
+)
+
+
+def _tail(res: tcplab.Results) -> dict[str, object]:
+    return res.flow_records()[0]
+
+
+def test_a_lost_tail_is_probed_once_and_the_loss_probes_column_counts_it() -> None:
+    # On a->b the 13th packet is lost: SYN, the pure ACK of the SYN-ACK, ten
+    # data segments (IW 10, 14480 B), then the FIN, sent alone when the
+    # first ACKs open the window: the last segment in flight, with nothing
+    # after it to draw a duplicate ACK. RFC 8985's loss probe resends it
+    # (one probe, one retransmission, no timeout); without TLP only the
+    # retransmission timeout recovers it.
+    assert "loss = { every = 13 }" in TAIL
+    f = _tail(tcplab.run(TAIL))
+    assert f["completed"]
+    assert (f["loss_probes"], f["segs_retrans"], f["timeouts"]) == (1, 1, 0)
+    g = _tail(tcplab.run(TAIL.replace('cc = "reno"', 'cc = "reno"\ntlp = false')))
+    assert g["completed"]
+    assert (g["loss_probes"], g["segs_retrans"], g["timeouts"]) == (0, 1, 1)
+    # The data had all arrived: the completion time does not change.
+    assert g["fct_s"] == f["fct_s"]
+
+
+@needs_root
+def test_the_kernel_probes_the_same_lost_tail() -> None:
+    f = _tail(tcplab.run(TAIL, backend="linux"))
+    assert f["completed"]
+    # TCPLossProbes; tcpi_total_retrans; tcpi_total_rto.
+    assert (f["loss_probes"], f["segs_retrans"], f["timeouts"]) == (1, 1, 0)
 
 
 BAD_BASE = (

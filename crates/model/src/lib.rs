@@ -355,6 +355,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("timestamps off, but answered when the opener's SYN offers them (Windows 7)"),
             ),
             (
+                s("ack_before_data"),
+                c.ack_before_data.to_string(),
+                s("the SYN-ACK answered by a pure ACK, the data after it (Linux)"),
+            ),
+            (
                 s("freebsd_sack"),
                 c.freebsd_sack.to_string(),
                 s("FreeBSD 9.2's SACK recovery: cwnd from one segment, every hole below the highest SACK resent"),

@@ -162,6 +162,7 @@ host_settings! {
     rcvbuf_auto: bool,
     host_cache: bool,
     answer_timestamps: bool,
+    ack_before_data: bool,
     freebsd_sack: bool,
     cum_ack_growth: bool,
     dupack_wrap: u32,
@@ -2245,6 +2246,9 @@ fn resolve_host(
     }
     if let Some(v) = h.answer_timestamps {
         c.answer_timestamps = v;
+    }
+    if let Some(v) = h.ack_before_data {
+        c.ack_before_data = v;
     }
     if let Some(v) = h.freebsd_sack {
         c.freebsd_sack = v;

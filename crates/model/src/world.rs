@@ -1053,6 +1053,8 @@ fn collect(sc: &Scenario, seed: u64, mut w: World, wall: std::time::Instant) -> 
                 end_s: e.end.map_or(f64::NAN, |t| t.as_secs_f64()),
                 kind: if e.timeout {
                     "timeout"
+                } else if e.tlp {
+                    "tlp"
                 } else {
                     "fast_retransmit"
                 }

@@ -194,6 +194,12 @@ pub struct TcpConfig {
     /// connections are opened by the data sender, so this is the receiving
     /// host's answer.
     pub answer_timestamps: bool,
+    /// The opener answers the SYN-ACK with a pure ACK and sends its data
+    /// after it, as an application that writes once `connect()` has returned
+    /// sees it (Linux: `tcp_rcv_synsent_state_process` calls `tcp_send_ack`
+    /// unless a writer was already waiting). Off: the first data segment
+    /// carries the ACK.
+    pub ack_before_data: bool,
     /// FreeBSD 9.2's SACK loss recovery in place of RFC 6675 (tcp_input.c,
     /// tcp_output.c, tcp_sack.c): every duplicate ACK counts, the third
     /// starts it; cwnd = one segment, +1 per duplicate ACK while what is in
@@ -503,6 +509,7 @@ fn base() -> TcpConfig {
         rcvbuf_auto: false,
         host_cache: false,
         answer_timestamps: false,
+        ack_before_data: false,
         freebsd_sack: false,
         cum_ack_growth: false,
         dupack_wrap: 0,
@@ -572,6 +579,7 @@ pub fn profiles() -> Vec<Profile> {
                 adaptive_delack: true,
                 frto: true,
                 linux_pacing: true,
+                ack_before_data: true,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 ..base()
@@ -595,7 +603,9 @@ pub fn profiles() -> Vec<Profile> {
                       timeouts (tcp_try_undo_recovery, tcp_try_undo_loss); the RTO timer \
                       restarts on every ACK of new data, partial ACKs in a recovery included \
                       (tcp_clean_rtx_queue sets FLAG_SET_XMIT_TIMER, tcp_ack calls \
-                      tcp_set_xmit_timer -> tcp_rearm_rto: newreno_rto slow-but-steady)",
+                      tcp_set_xmit_timer -> tcp_rearm_rto: newreno_rto slow-but-steady); the \
+                      SYN-ACK answered by a pure ACK before the data \
+                      (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data)",
             notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
                     grows (tcp_grow_window); no compressed SACKs; no TSO/GSO bursts; RACK's \
                     reordering window never grows (no reordering is detected); the RTT filter for \

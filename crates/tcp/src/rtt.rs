@@ -156,6 +156,80 @@ struct LinuxTimer {
     rto_min_us: i64,
     /// One jiffy, microseconds.
     jiffy_us: u64,
+    /// `tp->rtt_min`: the windowed minimum RTT (`tcp_update_rtt_min`).
+    min_rtt: Minmax,
+}
+
+/// Linux's windowed minimum (lib/win_minmax.c, Kathleen Nichols'
+/// algorithm): the best, second-best and third-best samples of the last
+/// `win`, as (time, value); the minimum is the first. `tcp_update_rtt_min`
+/// runs it over `net.ipv4.tcp_min_rtt_wlen` = 300 s, so a path whose RTT has
+/// risen forgets its old minimum once that minimum is 300 s old.
+#[derive(Clone, Copy, Debug)]
+pub struct Minmax {
+    s: [(u64, u64); 3],
+}
+
+/// `net.ipv4.tcp_min_rtt_wlen`'s default, 300 s (in ns).
+pub const MIN_RTT_WLEN: u64 = 300_000_000_000;
+
+impl Minmax {
+    /// Before any sample (`minmax_reset(..., ~0U)` in `tcp_init_sock`).
+    pub fn new() -> Self {
+        Minmax {
+            s: [(0, u64::MAX); 3],
+        }
+    }
+    /// The current minimum (`minmax_get`).
+    pub fn get(&self) -> u64 {
+        self.s[0].1
+    }
+    fn reset(&mut self, t: u64, v: u64) -> u64 {
+        self.s = [(t, v); 3];
+        v
+    }
+    /// `minmax_running_min`: take sample `v` at time `t` (ns).
+    pub fn running_min(&mut self, win: u64, t: u64, v: u64) -> u64 {
+        let val = (t, v);
+        if v <= self.s[0].1 || t.saturating_sub(self.s[2].0) > win {
+            return self.reset(t, v);
+        }
+        if v <= self.s[1].1 {
+            self.s[2] = val;
+            self.s[1] = val;
+        } else if v <= self.s[2].1 {
+            self.s[2] = val;
+        }
+        // minmax_subwin_update.
+        let dt = t.saturating_sub(self.s[0].0);
+        if dt > win {
+            // A whole window without a new minimum: the second choice
+            // becomes the minimum (twice if it is out of the window too).
+            self.s[0] = self.s[1];
+            self.s[1] = self.s[2];
+            self.s[2] = val;
+            if t.saturating_sub(self.s[0].0) > win {
+                self.s[0] = self.s[1];
+                self.s[1] = self.s[2];
+                self.s[2] = val;
+            }
+        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
+            // A quarter of the window without one: a second choice from
+            // the second quarter.
+            self.s[2] = val;
+            self.s[1] = val;
+        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
+            // Half of it: a third choice from the second half.
+            self.s[2] = val;
+        }
+        self.s[0].1
+    }
+}
+
+impl Default for Minmax {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// RTT estimator and RTO of one sender.
@@ -254,6 +328,7 @@ impl RttEstimator {
             rtt_seq: 0,
             rto_min_us: rto_min_us as i64,
             jiffy_us,
+            min_rtt: Minmax::new(),
         });
         self
     }
@@ -301,7 +376,6 @@ impl RttEstimator {
         l.srtt_us = l.srtt_us.max(1);
         self.srtt = Some(SimTime((l.srtt_us as u64 >> 3) * 1000));
         self.rttvar = SimTime((l.mdev_us.max(0) as u64 >> 2) * 1000);
-        self.min_rtt = Some(self.min_rtt.map_or(r, |x| x.min(r)));
         self.latest = Some(r);
         self.backoff = 0;
         self.rto = self.linux_rto();
@@ -620,9 +694,23 @@ impl RttEstimator {
     pub fn rttvar(&self) -> SimTime {
         self.rttvar
     }
-    /// Smallest sample so far.
+    /// Smallest sample so far; with the Linux estimator, the smallest of
+    /// the last 300 s ([`RttEstimator::linux_min_rtt`]).
     pub fn min_rtt(&self) -> Option<SimTime> {
-        self.min_rtt
+        match &self.linux {
+            Some(l) => (l.min_rtt.get() != u64::MAX).then(|| SimTime(l.min_rtt.get())),
+            None => self.min_rtt,
+        }
+    }
+    /// Linux `tcp_update_rtt_min`: sample `r` taken at `now` enters the
+    /// windowed minimum (at least 1 us, as Linux's `rtt_us ? : 1 jiffy`
+    /// keeps it above zero). No effect with the other estimators, whose
+    /// minimum is every sample's.
+    pub fn linux_min_rtt(&mut self, now: SimTime, r: SimTime) {
+        if let Some(l) = self.linux.as_mut() {
+            let us = (r.0 / 1000).max(1) * 1000;
+            l.min_rtt.running_min(MIN_RTT_WLEN, now.0, us);
+        }
     }
     /// Latest sample.
     pub fn latest(&self) -> Option<SimTime> {
@@ -640,6 +728,33 @@ impl RttEstimator {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_windowed_minimum_forgets_a_minimum_older_than_its_window() {
+        // lib/win_minmax.c by hand, window 100: the minimum 10 at t = 0 holds
+        // while younger, larger samples fill the second (after a quarter of
+        // the window) and third (after half) choices; past the window the
+        // choices move up, twice when the second is out of it too; a sample
+        // with nothing left in the window starts afresh.
+        let mut m = Minmax::new();
+        assert_eq!(m.get(), u64::MAX);
+        assert_eq!(m.running_min(100, 0, 10), 10);
+        assert_eq!(m.running_min(100, 30, 20), 10); // s1 = s2 = (30, 20)
+        assert_eq!(m.running_min(100, 60, 30), 10); // s2 = (60, 30)
+        assert_eq!(m.running_min(100, 110, 40), 20); // (0, 10) is 110 old
+        assert_eq!(m.running_min(100, 170, 50), 40); // (30, 20) and (60, 30) too
+        assert_eq!(m.running_min(100, 300, 60), 60); // nothing within 100
+        assert_eq!(m.running_min(100, 301, 5), 5); // a new minimum resets
+                                                   // Linux's window is 300 s: within it the minimum is every sample's.
+        let mut e = RttEstimator::new(ms(1000), ms(200), ms(120_000), ms(4))
+            .with_estimator(RtoEstimator::Linux);
+        e.linux_min_rtt(ms(0), ms(100));
+        e.linux_min_rtt(ms(299_000), ms(150));
+        assert_eq!(e.min_rtt(), Some(ms(100)));
+        e.linux_min_rtt(ms(301_000), ms(150));
+        assert_eq!(e.min_rtt(), Some(ms(150)));
+    }
+
     use super::*;
 
     fn ms(x: u64) -> SimTime {

@@ -71,16 +71,29 @@ pub struct RateAcc {
 }
 
 impl RateAcc {
-    /// Offer one newly delivered (SACKed or cumulatively acknowledged) segment.
+    /// Offer one newly SACKed segment.
     #[inline]
     pub fn offer(&mut self, s: &Seg) {
+        self.offer_as(s, false);
+    }
+    /// Offer one newly (cumulatively) acknowledged segment, never SACKed.
+    #[inline]
+    pub fn offer_acked(&mut self, s: &Seg) {
+        self.offer_as(s, true);
+    }
+    #[inline]
+    fn offer_as(&mut self, s: &Seg, cumulative: bool) {
         if self.best.is_none_or(|b| s.tx.delivered > b.tx.delivered) {
             self.best = Some(*s);
         }
         if !s.has(EVER_RETRANS) && self.newest_clean.is_none_or(|t| s.sent > t) {
             self.newest_clean = Some(s.sent);
         }
-        self.rack.offer(s.sent, s.end(), s.flags);
+        if cumulative {
+            self.rack.offer_acked(s.sent, s.end(), s.flags);
+        } else {
+            self.rack.offer(s.sent, s.end(), s.flags);
+        }
         if !s.has(EVER_RETRANS) && self.clean_end_min.is_none_or(|e| s.end() < e) {
             self.clean_end_min = Some(s.end());
         }
@@ -223,7 +236,7 @@ impl Scoreboard {
                 self.sacked -= 1;
             } else {
                 a.newly_delivered += 1;
-                rate.offer(&s);
+                rate.offer_acked(&s);
             }
             if s.flags & (LOST | RETRANS) == LOST {
                 self.lost_pending -= 1;

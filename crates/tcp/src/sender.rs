@@ -155,8 +155,11 @@ pub struct LossEpisode {
     /// When the sender was back in the Open state (`None`: still in it at
     /// the end of the run).
     pub end: Option<SimTime>,
-    /// It began with a timeout (else a fast retransmit).
+    /// It began with a timeout (else a fast retransmit, or a loss probe).
     pub timeout: bool,
+    /// A loss the tail loss probe repaired (Linux `tcp_process_tlp_ack`): it
+    /// begins and ends at the ACK showing it, with the one reduction.
+    pub tlp: bool,
     /// cwnd just before it, segments.
     pub cwnd: u32,
     /// The ssthresh its first reduction set.
@@ -224,6 +227,9 @@ pub struct Sender {
     pace_next: SimTime,
     pace_deadline: Option<SimTime>,
     syn_sent_at: SimTime,
+    /// Set while [`Sender::loss_to_recovery`] enters a recovery from Loss
+    /// (Linux calls `tcp_enter_recovery` without the recovery-point test).
+    recovery_from_loss: bool,
     syn_retransmitted: bool,
     /// RTT samples taken (FreeBSD `t_rttupdated`, which the host cache needs).
     rtt_updates: u32,
@@ -374,6 +380,7 @@ impl Sender {
             pace_next: SimTime::ZERO,
             pace_deadline: None,
             syn_sent_at: SimTime::ZERO,
+            recovery_from_loss: false,
             syn_retransmitted: false,
             rtt_updates: 0,
             fb_newdata: 0,
@@ -767,6 +774,11 @@ impl Sender {
         self.load_host_cache();
         self.cc.init(&mut self.tp);
         self.rto_deadline = None;
+        if self.cfg.ack_before_data {
+            out.push(self.ack_header(now, 1));
+            self.transmit(now, out);
+            return;
+        }
         let before = out.len();
         self.transmit(now, out);
         if out.len() == before {
@@ -1157,6 +1169,7 @@ impl Sender {
     }
 
     fn note_rtt(&mut self, r: SimTime) {
+        self.rtt.linux_min_rtt(self.tp.now, r);
         self.rtt_updates += 1;
         self.last_rtt = Some(r);
         self.tp.srtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
@@ -1245,6 +1258,7 @@ impl Sender {
                 on: true,
                 now,
                 min_rtt: self.rtt.min_rtt(),
+                tsecr_ms: (self.ts_ok && h.has_ts && h.tsecr > 0).then_some(h.tsecr / 1_000_000),
                 ..Default::default()
             };
         }
@@ -1386,12 +1400,15 @@ impl Sender {
                 }),
             };
             self.cc.pkts_acked(&mut self.tp, &s);
+            let mut lost_retrans = false;
             if rack {
                 self.process_tlp_ack(h, true, newly_sacked > 0, dsack_tlp);
                 let dubious = newly_sacked > 0 || ece || self.tp.ca_state != CaState::Open;
+                let prior_retrans = self.sb.retrans;
                 let (n, armed) = self.rack_on_ack(now, &rate, dubious);
                 newly_lost += n;
                 reo_armed = armed;
+                lost_retrans = self.sb.retrans < prior_retrans;
             }
 
             let mut grow = true;
@@ -1552,6 +1569,8 @@ impl Sender {
                 // Linux tcp_time_to_recover: RACK proved a loss.
                 self.enter_recovery(now, out);
                 grow = false;
+            } else if lost_retrans && self.loss_to_recovery(now, out) {
+                grow = false;
             }
             // RFC 3168 6.1.2: the window does not grow on the ECE that reduces it.
             if ece && self.enter_cwr(ece_flight) {
@@ -1627,9 +1646,12 @@ impl Sender {
         {
             // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
             self.process_frto(h, false, newly_sacked > 0, &rate);
+            let mut lost_retrans = false;
             if rack {
                 self.process_tlp_ack(h, false, newly_sacked > 0, dsack_tlp);
+                let prior_retrans = self.sb.retrans;
                 newly_lost += self.rack_on_ack(now, &rate, true).0;
+                lost_retrans = self.sb.retrans < prior_retrans;
             }
             if self.cfg.rto_estimator == RtoEstimator::Linux {
                 // Linux samples the RTT on SACK-only ACKs too.
@@ -1706,7 +1728,11 @@ impl Sender {
                         // fast recovery too; its SACK branch tests no snd_recover.
                         self.enter_recovery(now, out);
                     }
-                    CaState::Loss => {}
+                    CaState::Loss => {
+                        if lost_retrans {
+                            self.loss_to_recovery(now, out);
+                        }
+                    }
                 }
             }
             if ece {
@@ -1959,6 +1985,22 @@ impl Sender {
         self.set_ca_state(CaState::Open);
     }
 
+    /// Linux `tcp_fastretrans_alert` in the Loss state: when RACK finds a
+    /// retransmission lost again (`FLAG_LOST_RETRANS`: `retrans_out` fell),
+    /// the sender falls through to the default arm and `tcp_enter_recovery`
+    /// moves it from Loss to Recovery. Loss is not a cwnd reduction
+    /// (`tcp_in_cwnd_reduction`), so this is a new one: ssthresh from the
+    /// window now, PRR from it. Returns whether it happened.
+    fn loss_to_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        if self.tp.ca_state != CaState::Loss || self.sb.lost == 0 {
+            return false;
+        }
+        self.recovery_from_loss = true;
+        self.enter_recovery(now, out);
+        self.recovery_from_loss = false;
+        self.tp.ca_state == CaState::Recovery
+    }
+
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.sync_tp();
         let kind = self.effective_recovery();
@@ -1972,7 +2014,11 @@ impl Sender {
             || (!self.uses_sack() && self.recover != 0 && self.snd_una == self.recover);
         // FreeBSD's SACK recovery tests no recovery point (tcp_input.c): a
         // timeout's go-back-N may start one.
-        if matches!(kind, Recovery::NewReno | Recovery::Sack) && held && !self.freebsd_sack_on() {
+        if matches!(kind, Recovery::NewReno | Recovery::Sack)
+            && held
+            && !self.freebsd_sack_on()
+            && !self.recovery_from_loss
+        {
             return;
         }
         // ns-2 (bugfix_): a new fast retransmit only once highest_ack_ > recover_,
@@ -2236,6 +2282,7 @@ impl Sender {
                     start: now,
                     end: None,
                     timeout,
+                    tlp: false,
                     cwnd,
                     ssthresh: self.tp.ssthresh,
                     timeouts: timeout as u32,
@@ -2583,6 +2630,8 @@ impl Sender {
         let ack = self.tlp.on_ack(h.ack, advanced, sacked, dsack_tlp);
         if ack == crate::recovery::tlp::TlpAck::Repaired {
             self.stats.tlp_recoveries += 1;
+            let cwnd_before = self.tp.cwnd;
+            self.tlp_episode(cwnd_before);
             if self.cc.has_cong_control() {
                 return;
             }
@@ -2601,7 +2650,33 @@ impl Sender {
             } else {
                 CaState::Disorder
             });
+            if let Some(e) = self.episodes.last_mut().filter(|e| e.tlp) {
+                e.ssthresh = self.tp.ssthresh;
+                e.cwnd_after = self.tp.cwnd;
+            }
         }
+    }
+
+    /// A loss the probe repaired is an episode of its own, begun and ended
+    /// by this ACK: the probe (a retransmission: a probe of new data repairs
+    /// nothing) was its one retransmission, no timeout. Within an episode
+    /// still open it adds nothing.
+    fn tlp_episode(&mut self, cwnd_before: u32) {
+        if self.episodes.last().is_some_and(|e| e.end.is_none()) {
+            return;
+        }
+        let now = self.tp.now;
+        self.episodes.push(LossEpisode {
+            start: now,
+            end: Some(now),
+            timeout: false,
+            tlp: true,
+            cwnd: cwnd_before,
+            ssthresh: self.tp.ssthresh,
+            timeouts: 0,
+            retrans: 1,
+            cwnd_after: self.tp.cwnd,
+        });
     }
 
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {

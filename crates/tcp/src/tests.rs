@@ -176,6 +176,32 @@ fn windows_answers_timestamps_it_does_not_offer() {
 }
 
 #[test]
+fn linux_answers_the_syn_ack_with_a_pure_ack_then_its_initial_window() {
+    // tcp_rcv_synsent_state_process: tcp_send_ack(sk), then the queued data
+    // goes out under IW 10 (a capture of this kernel shows the same: SYN,
+    // pure ACK, ten segments). The freebsd profile's first segment carries
+    // the ACK instead.
+    for (name, first_is_pure) in [("linux", true), ("freebsd", false)] {
+        let c = profile(name).unwrap().config;
+        assert_eq!(c.ack_before_data, first_is_pure);
+        let mut s = sender(&c, "newreno");
+        let mut r = Receiver::new(c.clone());
+        let mut out = vec![];
+        s.start(SimTime::ZERO, &mut out);
+        let mut back = vec![];
+        r.on_segment(ms(1), &out[0], &mut back);
+        out.clear();
+        s.on_segment(ms(2), &back[0], &mut out);
+        assert_eq!(out[0].payload == 0, first_is_pure, "{name}");
+        assert!(out[0].has(ACK));
+        let data: Vec<_> = out.iter().filter(|h| h.payload > 0).collect();
+        assert_eq!(data.len() as u32, c.initial_window, "{name}");
+        assert_eq!(out.len(), data.len() + usize::from(first_is_pure), "{name}");
+        assert_eq!(data[0].seq, 1);
+    }
+}
+
+#[test]
 fn slow_start_with_an_ack_per_segment_adds_one_segment_per_ack() {
     // IW 2; 7 segments acknowledged one ACK each: cwnd = 2 + 7 = 9.
     let c = cfg();
@@ -383,6 +409,7 @@ fn newreno_recovery_follows_rfc6582() {
             start: ms(204),
             end: Some(ms(400)),
             timeout: false,
+            tlp: false,
             cwnd: 10,
             ssthresh: 5,
             timeouts: 0,
@@ -3041,6 +3068,25 @@ fn a_dsack_of_the_probe_ends_the_episode_without_a_reduction() {
             &mut out,
         );
         assert_eq!(s.stats.tlp_recoveries, u64::from(!dsack), "dsack {dsack}");
+        // A repaired loss is a loss episode of its own ("tlp" in the
+        // episodes table): begun and ended by the ACK past the probe, the
+        // probe its one retransmission, cwnd down to ssthresh at once.
+        let tlp: Vec<_> = s.episodes.iter().filter(|e| e.tlp).collect();
+        if dsack {
+            assert!(tlp.is_empty());
+        } else {
+            let t = t_probe + ms(100);
+            let e = tlp[0];
+            assert_eq!(
+                (e.start, e.end, e.timeout, e.timeouts, e.retrans),
+                (t, Some(t), false, 0, 1)
+            );
+            assert_eq!(
+                (e.cwnd, e.ssthresh, e.cwnd_after),
+                (cwnd, s.tp.ssthresh, s.tp.cwnd)
+            );
+            assert!(e.cwnd_after < e.cwnd);
+        }
         if dsack {
             assert!(s.tp.cwnd >= cwnd, "no reduction");
         } else {
@@ -3057,6 +3103,8 @@ fn the_receiver_reports_duplicates_in_a_dsack_block_first() {
     let mut c = profile("linux").unwrap().config;
     c.dsack = true;
     let (mut s, mut r, first) = established(&c, "cubic");
+    // The data segments (the linux profile answers the SYN-ACK with a pure ACK first).
+    let first: Vec<TcpHeader> = first.into_iter().filter(|h| h.payload > 0).collect();
     let mut out = vec![];
     for h in &first[..2] {
         r.on_segment(ms(150), h, &mut out);
@@ -3082,6 +3130,7 @@ fn the_receiver_reports_duplicates_in_a_dsack_block_first() {
     let mut r2 = Receiver::new(c.clone());
     let _ = &mut s;
     let (_, mut r2b, first2) = established(&c, "cubic");
+    let first2: Vec<TcpHeader> = first2.into_iter().filter(|h| h.payload > 0).collect();
     std::mem::swap(&mut r2, &mut r2b);
     r2.on_segment(ms(150), &first2[0], &mut out);
     out.clear();
@@ -3442,4 +3491,56 @@ fn ns2_sack1_counts_duplicate_acks_not_sacked_segments() {
     ns2_ack_each(&mut s, 0, 299);
     ns2_feed(&mut s, &ns2_sack_ack(300, &[(301, 305)]));
     assert_eq!(s.stats.fast_retransmits, 1);
+}
+
+/// Linux `tcp_fastretrans_alert` in the Loss state: RACK finds a
+/// retransmission lost again (`FLAG_LOST_RETRANS`), the sender falls through
+/// to `tcp_enter_recovery`: Loss -> Recovery with a new ssthresh
+/// (docs/dev/linux-tcp/prr-frto-undo.md, "Loss state + FLAG_LOST_RETRANS").
+/// `linux`, Reno, without timestamps, F-RTO or TLP (to isolate RACK); the
+/// whole initial window P0..P9 is lost.
+#[test]
+fn rack_finding_a_lost_retransmission_moves_loss_to_recovery() {
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.frto = false;
+    c.tlp = false;
+    let (mut s, _, first) = established(&c, "reno");
+    // Without timestamps a segment carries 1460 bytes.
+    let seg = |i: u64| 1 + i * 1460;
+    assert_eq!(data_seqs_of(&first), (0..10).map(seg).collect::<Vec<_>>());
+    // The RTO: no delivery yet, so every segment is presumed lost
+    // (tcp_timeout_mark_lost); cwnd = in flight + 1 = 1, ssthresh =
+    // max(10 / 2, 2) = 5 (tcp_reno_ssthresh); P0 resent.
+    let t_rto = s.next_deadline().unwrap();
+    let mut out = vec![];
+    s.on_timer(t_rto, &mut out);
+    assert_eq!(
+        (s.ca_state(), s.tp.cwnd, s.tp.ssthresh),
+        (CaState::Loss, 1, 5)
+    );
+    assert_eq!(data_seqs_of(&out), vec![seg(0)]);
+    // 100 ms later P0's ACK: slow start, cwnd 2: P1 and P2 resent.
+    out.clear();
+    let t1 = t_rto + ms(100);
+    s.on_segment(t1, &ack(seg(1), &[], false, 0), &mut out);
+    assert_eq!((s.ca_state(), s.tp.cwnd), (CaState::Loss, 2));
+    assert_eq!(data_seqs_of(&out), vec![seg(1), seg(2)]);
+    // P1's retransmission is lost, P2's arrives: a duplicate ACK SACKing P2,
+    // 100 ms after both left. RACK (reordering window 0 in Loss) marks P1
+    // lost again: its retransmission leaves retrans_out. Recovery, with
+    // ssthresh from the window now: max(2 / 2, 2) = 2; one more fast
+    // recovery counted (TCPSackRecovery); P1 is resent first.
+    out.clear();
+    let before = s.stats.fast_retransmits;
+    s.on_segment(
+        t1 + ms(100),
+        &ack(seg(1), &[(seg(2), seg(3))], false, 0),
+        &mut out,
+    );
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(s.tp.ssthresh, 2);
+    assert_eq!(s.stats.fast_retransmits, before + 1);
+    assert_eq!(data_seqs_of(&out).first(), Some(&seg(1)));
+    s.check_invariants();
 }

@@ -44,9 +44,25 @@ pub struct RackAcc {
     pub rtt: Option<SimTime>,
     /// (send time, end sequence) of the most recently sent accepted delivery.
     pub newest: Option<(SimTime, u64)>,
+    /// The ACK's timestamp echo in ms ticks, when the connection uses
+    /// timestamps and the ACK echoes one (`rx_opt.rcv_tsecr`).
+    pub tsecr_ms: Option<u64>,
 }
 
 impl RackAcc {
+    /// `tcp_clean_rtx_queue`'s call of `tcp_rack_advance` for a cumulatively
+    /// acknowledged segment, unless `tcp_skb_spurious_retrans`: a
+    /// retransmitted segment whose ACK echoes a timestamp older than its
+    /// latest transmission (in the ms ticks of the timestamp clock) was
+    /// acknowledged for an earlier transmission; RACK learns nothing from it.
+    #[inline]
+    pub fn offer_acked(&mut self, sent: SimTime, end: u64, flags: u8) {
+        if flags & EVER_RETRANS != 0 && self.tsecr_ms.is_some_and(|e| e < sent.0 / 1_000_000) {
+            return;
+        }
+        self.offer(sent, end, flags);
+    }
+
     /// `tcp_rack_advance` for one delivered segment sent at `sent`, ending
     /// at `end`, with scoreboard flags `flags`.
     #[inline]
@@ -196,6 +212,35 @@ mod tests {
 
     fn ms(x: u64) -> SimTime {
         SimTime::from_millis(x)
+    }
+
+    #[test]
+    fn a_cumulative_ack_echoing_an_earlier_transmission_teaches_rack_nothing() {
+        // tcp_skb_spurious_retrans: a segment resent at 150 ms, acknowledged
+        // by an ACK echoing the timestamp 100 (its first transmission's):
+        // the ACK is for the original; RACK is not advanced. Echoing 150 (the
+        // retransmission's) or on a segment never resent, it is.
+        let acc = |tsecr: u64| RackAcc {
+            on: true,
+            now: ms(300),
+            min_rtt: Some(ms(10)),
+            tsecr_ms: Some(tsecr),
+            ..Default::default()
+        };
+        let mut a = acc(100);
+        a.offer_acked(ms(150), 1000, EVER_RETRANS);
+        assert_eq!((a.rtt, a.newest), (None, None));
+        let mut a = acc(150);
+        a.offer_acked(ms(150), 1000, EVER_RETRANS);
+        assert_eq!((a.rtt, a.newest), (Some(ms(150)), Some((ms(150), 1000))));
+        let mut a = acc(100);
+        a.offer_acked(ms(150), 1000, 0);
+        assert_eq!(a.rtt, Some(ms(150)));
+        // A SACK delivery is not filtered so (tcp_sacktag_one calls
+        // tcp_rack_advance with the min-RTT filter alone).
+        let mut a = acc(100);
+        a.offer(ms(150), 1000, EVER_RETRANS);
+        assert_eq!(a.rtt, Some(ms(150)));
     }
 
     /// Segments S1..S10 of MSS bytes, S_i sent at (i-1) ms (the worked
