@@ -263,7 +263,9 @@ duration = "3s"
 start = "0s"
 end = "3s"
 """
-    + LINK.replace('delay = "10ms"\nqueue = { packets = 100 }', 'delay = "10ms"\nqueue = { packets = 100 }\nloss = { every = 13 }', 1)
+    + LINK.replace(
+        'queue = { packets = 100 }', 'queue = { packets = 100 }\nloss = { every = 13 }', 1
+    )
     + """
 [[flow]]
 name = "file"

@@ -408,7 +408,10 @@ def report_sections(
     if title is not None:
         rep.add_section(title)
     if df.height == 0:
-        rep.add_text("No point finished on both backends.")
+        rep.add_text(
+            "No point finished on both backends (runs pair by their scenario and seed: "
+            "were both sides run from the same file, both full or both --quick?)."
+        )
         return df
     rtt_from = set(df["rtt_from"].to_list())
     rep.add_table(

@@ -1,7 +1,9 @@
 """Rerun the simulator side of a finished linux-check against its real-kernel
 runs, once per variant of the hosts' settings, and count the cells within
-issue 14's bounds. The real runs (OUT/<part>/linux, 95 minutes) are reused:
-only the simulator runs again (seconds), with the same run ids and seeds.
+the bounds. The real runs (OUT/<part>/linux, of every part OUT holds) are
+reused: only the simulator runs again (seconds), with the same run ids and
+seeds. (``tcplab reproduce linux-check --sim-only`` does the same for the
+profile as it is.)
 
     python3 scenarios/linux-check/ablate.py OUT 'rto=rto_estimator = "linux"' 'prr=prr = true'
 
@@ -20,7 +22,8 @@ import polars as pl
 
 from tcplab import sweep
 from tcplab.compare import comparison
-from tcplab.studies import linux_check, scenario_text
+from tcplab.reproduce import part_groups
+from tcplab.studies import get, linux_check, scenario_text
 
 
 def main() -> None:
@@ -34,12 +37,17 @@ def main() -> None:
         out = Path("/tmp/ablate") / name
         shutil.rmtree(out, ignore_errors=True)
         ok = [0, 0, 0, 0]
-        for part in ("cells", "bdp"):
+        parts = {p.name: p for p in get("linux-check").parts}
+        for part in [g for g in part_groups(get("linux-check")) if (base / g / "linux").is_dir()]:
             (out / part).mkdir(parents=True)
             shutil.copytree(base / part / "linux", out / part / "linux")
-            text, path = scenario_text("linux-check", f"{part}.toml")
+            spec = parts[f"{part}/sim"]
+            text, path = scenario_text("linux-check", spec.file)
             text = text.replace('profile = "linux"\n', 'profile = "linux"\n' + extra)
-            sweep.run_sweep(sweep.load_sweep(text, path), out / part / "sim")
+            sw = sweep.load_sweep(text, path)
+            if spec.overrides:
+                sw.override(spec.overrides, spec.repetitions)
+            sweep.run_sweep(sw, out / part / "sim")
             df = linux_check.agreement(comparison(out / part, linux_check.label))
             for i, c in enumerate(["goodput_ok", "rtt_ok", "timeouts_ok"]):
                 ok[i] += int(df[c].sum())
