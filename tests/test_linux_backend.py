@@ -264,7 +264,7 @@ start = "0s"
 end = "3s"
 """
     + LINK.replace(
-        'queue = { packets = 100 }', 'queue = { packets = 100 }\nloss = { every = 13 }', 1
+        "queue = { packets = 100 }", "queue = { packets = 100 }\nloss = { every = 13 }", 1
     )
     + """
 [[flow]]
