@@ -664,10 +664,11 @@ impl World {
                 tr.inflight_bytes.push(f.sender.in_flight_bytes());
                 tr.rto_s.push(f.sender.rtt().rto().as_secs_f64());
                 tr.backoff.push(f.sender.rtt().backoffs());
-                tr.pacing_rate_bps.push(match f.sender.tp.pacing_rate {
-                    0 => f64::NAN,
-                    r => r as f64 * 8.0,
-                });
+                tr.pacing_rate_bps
+                    .push(match f.sender.reported_pacing_rate() {
+                        0 => f64::NAN,
+                        r => r as f64 * 8.0,
+                    });
             }
         }
         if let Some(tr) = self.traces.queue.as_mut() {

@@ -482,6 +482,28 @@ impl Sender {
     pub fn in_flight_bytes(&self) -> u64 {
         self.sb.in_flight() as u64 * self.mss as u64
     }
+    /// The pacing rate a trace reports, bytes/s (0: none): the controller's
+    /// when it paces (BBR); otherwise, on a host pacing as Linux does, the
+    /// rate Linux computes for every connection whether it paces or not
+    /// (`tcp_update_pacing_rate`: mss x max(cwnd, packets out) / SRTT, times
+    /// 2 below half ssthresh, else 1.2; `tcp_pacing_ss_ratio`,
+    /// `tcp_pacing_ca_ratio`), which `TCP_INFO` reports.
+    pub fn reported_pacing_rate(&self) -> u64 {
+        if self.tp.pacing_rate > 0 || !self.cfg.linux_pacing {
+            return self.tp.pacing_rate;
+        }
+        let Some(srtt) = self.rtt.srtt().filter(|s| s.0 > 0) else {
+            return 0;
+        };
+        let ratio = if (self.tp.cwnd as u64) < self.tp.ssthresh as u64 / 2 {
+            200
+        } else {
+            120
+        };
+        let cnt = (self.tp.cwnd as u64).max(self.sb.len() as u64);
+        let srtt_us = (srtt.0 / 1000).max(1);
+        (self.mss as u64 * 1_000_000 / 100 * ratio * cnt / srtt_us).max(1)
+    }
     /// Take the RTT sample produced by the last ACK, if any.
     pub fn take_rtt_sample(&mut self) -> Option<SimTime> {
         self.last_rtt.take()

@@ -3544,3 +3544,19 @@ fn rack_finding_a_lost_retransmission_moves_loss_to_recovery() {
     assert_eq!(data_seqs_of(&out).first(), Some(&seg(1)));
     s.check_invariants();
 }
+
+#[test]
+fn a_linux_sender_reports_the_pacing_rate_linux_computes_for_every_flow() {
+    // tcp_update_pacing_rate: mss x max(cwnd, packets_out) / srtt, x 2 while
+    // cwnd < ssthresh / 2, else x 1.2. Cubic does not pace; the rate is what
+    // TCP_INFO reports. After the handshake (SRTT 100 ms), IW 10 out, cwnd
+    // 10 below half of the initial ssthresh: 1448 x 10 / 0.1 s x 2 = 289,600 B/s.
+    let c = profile("linux").unwrap().config;
+    let (s, _, _) = established(&c, "cubic");
+    assert_eq!(s.tp.pacing_rate, 0);
+    assert_eq!(s.rtt().srtt(), Some(ms(100)));
+    assert_eq!(s.reported_pacing_rate(), 289_600);
+    // Other profiles report none.
+    let (s, _, _) = established(&cfg(), "cubic");
+    assert_eq!(s.reported_pacing_rate(), 0);
+}
