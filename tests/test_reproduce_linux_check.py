@@ -198,3 +198,54 @@ def test_an_unknown_part_is_a_clear_error(tmp_path: Path) -> None:
     r = run_cli("reproduce", "linux-check", "--list-parts")
     assert r.returncode == 0
     assert r.stdout.split() == ["cells", "long", "bdp", "fair", "fqcodel", "short", "fast"]
+
+
+def test_sim_only_refuses_kernel_runs_of_another_version(tmp_path: Path) -> None:
+    from tcplab.reproduce import reproduce
+    from tcplab.sweep import SweepError
+
+    out = tmp_path / "lc"
+    # Stand-ins for kernel runs made by the quick study...
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    # ...would pair run by run with the full study's (same points, same
+    # repetition numbers): refused, naming the directory and the way out.
+    with pytest.raises(SweepError, match=r"bdp/linux were made from another version of bdp.toml"):
+        reproduce("linux-check", out, quick=False, only=["bdp"], sim_only=True)
+
+
+def test_a_failed_run_of_a_nested_part_fails_the_command(tmp_path: Path) -> None:
+    from tcplab import sweep as sweep_mod
+    from tcplab.reproduce import _part_sweep
+
+    from conftest import run_cli
+
+    out = tmp_path / "lc"
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    study = get("linux-check")
+    part = {p.name: p for p in study.parts}["bdp/sim"]
+    victim = _part_sweep(study, part, True).task(1, 0).run_id
+    r = run_cli(
+        "reproduce",
+        "linux-check",
+        "--quick",
+        "--part",
+        "bdp",
+        "--sim-only",
+        "--out",
+        str(out),
+        env={sweep_mod.FAULT_ENV: victim},
+    )
+    assert r.returncode != 0, r.stdout
+    assert f"run {victim} failed" in r.stderr
+    assert "1 run(s) failed" in r.stderr
+
+
+def test_part_names_in_errors_say_what_is_wrong(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    r = run_cli("reproduce", "linux-check", "--quick", "--part", "long", "--out", str(tmp_path))
+    assert r.returncode == 2, r.stderr
+    assert "part 'long' runs in the full version only (not --quick)" in r.stderr
+    r = run_cli("reproduce", "linux-check", "--part", "cells/linux", "--out", str(tmp_path))
+    assert r.returncode == 2, r.stderr
+    assert "(a part's name, without /linux or /sim)" in r.stderr

@@ -1133,10 +1133,12 @@ def reproduce(
         )
     _print_paper_table(console, out)
     console.print(f"report: {report}")
-    from tcplab.sweep import failures
+    from tcplab.sweep import MANIFEST, failures
 
-    bad = [f for d in sorted(out.iterdir()) if d.is_dir() for f in failures(d)]
-    _fail_on_failures(bad, f"the report lacks them (see {out}/*/failed/)")
+    # Every sweep directory of the study, parts nested (cells/linux) or not.
+    sweeps = sorted({m.parent for m in out.rglob(MANIFEST)})
+    bad = [f for d in sweeps for f in failures(d)]
+    _fail_on_failures(bad, f"the report lacks them (see the failed/ directories under {out})")
 
 
 def _print_paper_table(console: Console, out: Path) -> None:

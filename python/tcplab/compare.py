@@ -216,8 +216,8 @@ def fairness_comparison(out: str | os.PathLike[str], label: Label | None = None)
             "seeds": len(c["s"]),
             "jain_sim": _mean(c["s"]),
             "jain_linux": _mean(c["l"]),
-            "jain_linux_min": min(c["l"]),
-            "jain_linux_max": max(c["l"]),
+            "jain_linux_min": min((x for x in c["l"] if not math.isnan(x)), default=math.nan),
+            "jain_linux_max": max((x for x in c["l"] if not math.isnan(x)), default=math.nan),
         }
         for _, c in sorted(cells.items())
     ]
@@ -408,10 +408,7 @@ def report_sections(
     if title is not None:
         rep.add_section(title)
     if df.height == 0:
-        rep.add_text(
-            "No point finished on both backends (runs pair by their scenario and seed: "
-            "were both sides run from the same file, both full or both --quick?)."
-        )
+        rep.add_text("No point finished on both backends (runs pair by point and repetition).")
         return df
     rtt_from = set(df["rtt_from"].to_list())
     rep.add_table(

@@ -24,7 +24,7 @@ from tcplab.studies import STUDIES, Part, Study, get, scenario_text
 
 if TYPE_CHECKING:
     from tcplab.report import Report
-    from tcplab.sweep import Progress
+    from tcplab.sweep import Progress, Sweep
 
 __all__ = ["STUDIES", "export", "finish_report", "part_groups", "reproduce", "start_report"]
 
@@ -98,24 +98,20 @@ def reproduce(
     parts, and compare them with the real-stack parts already in ``out``
     (which must be there); needs no root."""
     from tcplab.results import Results, _write_atomic
-    from tcplab.sweep import Progress, SweepError, load_sweep, run_sweep
+    from tcplab.sweep import Progress, SweepError, run_sweep
 
     study = get(name)
     outp = Path(out)
     parts = _select_parts(study, outp, quick, only, sim_only)
+    if sim_only:
+        _check_stored(study, outp, quick, only)
     sweeps = []
     for part in parts:
-        text, path = scenario_text(study.name, part.file)
-        sw = load_sweep(text, path)
-        if part.overrides or part.repetitions is not None:
-            sw.override(part.overrides, part.repetitions)
-        if quick:
-            sw.override(part.quick, part.quick_repetitions)
-        sw.backend = part.backend
+        sw = _part_sweep(study, part, quick)
         if part.backend == "linux":
             # Before anything runs: a study that cannot finish here says so at once.
             try:
-                _core.check_linux(sw.task(0, 0).text, path)
+                _core.check_linux(sw.task(0, 0).text, sw.path)
             except _core.BackendError as e:
                 raise SweepError(f"{study.name}, part {part.name}: {e}") from e
         sweeps.append(sw)
@@ -156,6 +152,43 @@ def reproduce(
     return study.report(outp, quick)
 
 
+def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
+    """A part's sweep as :func:`reproduce` runs it: its file, its overrides,
+    the quick ones on top in the quick version, its backend."""
+    from tcplab.sweep import load_sweep
+
+    text, path = scenario_text(study.name, part.file)
+    sw = load_sweep(text, path)
+    if part.overrides or part.repetitions is not None:
+        sw.override(part.overrides, part.repetitions)
+    if quick:
+        sw.override(part.quick, part.quick_repetitions)
+    sw.backend = part.backend
+    return sw
+
+
+def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) -> None:
+    """``--sim-only``: the real-stack runs stored in ``outp`` must be of the
+    very scenarios the simulator's side will run (runs pair by point and
+    repetition, so a full run against a quick one would pair silently)."""
+    from tcplab.sweep import MANIFEST, SweepError
+
+    mode = "quick" if quick else "full"
+    for part in study.parts:
+        if part.backend == "sim" or mode not in part.modes or (only and _group(part) not in only):
+            continue
+        manifest = outp / part.name / MANIFEST
+        stored = json.loads(manifest.read_text(encoding="utf-8")).get("scenario_sha256")
+        if stored != _part_sweep(study, part, quick).scenario_hash:
+            other = "full" if quick else "--quick"
+            raise SweepError(
+                f"--sim-only: the real-stack runs in {manifest.parent} were made from another "
+                f"version of {part.file} (the {other} study, or an edited file) than this "
+                f"{mode} study's: run --sim-only with the options they were made with, or "
+                "run that part again without --sim-only"
+            )
+
+
 def _select_parts(
     study: Study, outp: Path, quick: bool, only: Sequence[str], sim_only: bool
 ) -> list[Part]:
@@ -166,7 +199,15 @@ def _select_parts(
     groups = part_groups(study, quick)
     bad = [g for g in only if g not in groups]
     if bad:
-        raise SweepError(f"{study.name} has no part {bad[0]!r}; its parts are: {', '.join(groups)}")
+        full = part_groups(study, False)
+        if bad[0] in full:
+            raise SweepError(
+                f"{study.name}: part {bad[0]!r} runs in the full version only (not --quick)"
+            )
+        raise SweepError(
+            f"{study.name} has no part {bad[0]!r}; its parts are: {', '.join(full)} "
+            "(a part's name, without /linux or /sim)"
+        )
     if only:
         parts = [p for p in parts if _group(p) in only]
     if sim_only:

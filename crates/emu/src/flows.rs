@@ -168,15 +168,11 @@ fn sender(sh: Arc<Shared>, job: SenderJob) {
     }
     if let Some(k) = gen {
         // The counters once the receiver has every byte (or at the end).
-        loop {
-            if let Ok(b) = sys::tcp_info(s.as_raw_fd()) {
-                *sh.gen_info[k].lock().expect("gen_info lock") = Some(TcpInfo::parse(&b));
-            }
-            if sh.done_ns[f].load(Ordering::Relaxed) != NONE
-                || !sh.sleep_until(sh.now() + 10_000_000)
-            {
-                break;
-            }
+        while sh.done_ns[f].load(Ordering::Relaxed) == NONE && sh.sleep_until(sh.now() + 10_000_000)
+        {
+        }
+        if let Ok(b) = sys::tcp_info(s.as_raw_fd()) {
+            *sh.gen_info[k].lock().expect("gen_info lock") = Some(TcpInfo::parse(&b));
         }
     }
 }
@@ -209,7 +205,9 @@ fn dispatcher(sh: Arc<Shared>, jobs: Vec<SenderJob>) {
 }
 
 /// Connect without blocking past the end of the run: Ok also when the run
-/// ends first.
+/// ends first. The socket is waited on (`poll`, writable once the handshake
+/// is done), so the first write follows the handshake at once, as an
+/// application's blocking `connect()` would.
 fn connect(sh: &Shared, s: &Socket, to: &SockAddr) -> std::io::Result<()> {
     s.set_nonblocking(true)?;
     match s.connect(to) {
@@ -218,13 +216,13 @@ fn connect(sh: &Shared, s: &Socket, to: &SockAddr) -> std::io::Result<()> {
             if sh.stopped() {
                 return Ok(());
             }
+            let ready = sys::wait_fd(s.as_raw_fd(), libc::POLLOUT, POLL)?;
             if let Some(e) = s.take_error()? {
                 return Err(e);
             }
-            if s.peer_addr().is_ok() {
+            if ready && s.peer_addr().is_ok() {
                 break;
             }
-            std::thread::sleep(Duration::from_micros(500));
         },
         Err(e) => return Err(e),
     }
@@ -298,7 +296,11 @@ fn acceptor(
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(1))
+                // Wait for the next connection (or the end of the run).
+                if let Err(e) = sys::wait_fd(l.as_raw_fd(), libc::POLLIN, POLL) {
+                    sh.fail(format!("waiting for connections failed: {e}"));
+                    return;
+                }
             }
             Err(e) => {
                 sh.fail(format!("accept failed: {e}"));
@@ -598,8 +600,16 @@ pub fn run(
             ]
         })
         .collect();
-    for t in threads.lock().expect("threads lock").drain(..) {
-        let _ = t.join();
+    // Join outside the lock: an acceptor that takes a last connection
+    // pushes its reader thread under it.
+    loop {
+        let batch = std::mem::take(&mut *threads.lock().expect("threads lock"));
+        if batch.is_empty() {
+            break;
+        }
+        for t in batch {
+            let _ = t.join();
+        }
     }
     emu_stop.store(true, Ordering::Relaxed);
     let report = emu
@@ -617,7 +627,9 @@ pub fn run(
     if let Some(e) = errors.first() {
         return Err(BackendError(e.clone()));
     }
-    let mut r = assemble(sc, seed, plan, &sh, sampled, report, counters, wall);
+    let mut r = assemble(
+        sc, &arrivals, seed, plan, &sh, sampled, report, counters, wall,
+    );
     r.transfers = transfers(sc, &sh, &arrivals);
     r.generators = tcplab_model::generator_results(sc, &r.transfers);
     Ok(r)
@@ -632,7 +644,7 @@ fn transfers(
     arrivals: &[tcplab_model::Arrival],
 ) -> Vec<TransferResult> {
     let n = sc.flows.len();
-    arrivals
+    let mut rows = arrivals
         .iter()
         .enumerate()
         .map(|(k, a)| {
@@ -671,7 +683,10 @@ fn transfers(
                 },
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    // The simulator's order: by generator, then arrival number.
+    rows.sort_by_key(|t| (t.generator, t.seq));
+    rows
 }
 
 fn secs(t: u64) -> f64 {
@@ -685,6 +700,7 @@ fn secs(t: u64) -> f64 {
 #[allow(clippy::too_many_arguments)]
 fn assemble(
     sc: &Scenario,
+    arrivals: &[tcplab_model::Arrival],
     seed: u64,
     plan: Plan,
     sh: &Shared,
@@ -698,10 +714,18 @@ fn assemble(
     let me = sc.measure_end.0;
     let win = (me - ms).max(1) as f64 * 1e-9;
     let mut notes = plan.notes;
-    let senders = |h: u32| sc.flows.iter().filter(|f| f.src == h).count();
-    let receivers = |h: u32| sc.flows.iter().filter(|f| f.dst == h).count();
+    // Connections per host, generated ones included: a host's counters go
+    // to its flow only when it is the host's one connection.
+    let senders = |h: u32| {
+        sc.flows.iter().filter(|f| f.src == h).count()
+            + arrivals.iter().filter(|a| a.src == h).count()
+    };
+    let receivers = |h: u32| {
+        sc.flows.iter().filter(|f| f.dst == h).count()
+            + arrivals.iter().filter(|a| a.dst == h).count()
+    };
     if sc.flows.iter().any(|f| senders(f.src) > 1) {
-        notes.push("fast_retransmits, undos, spurious_timeouts, loss_probes, tlp_recoveries: the kernel counts them per host; flows sharing a sender host show 0".into());
+        notes.push("fast_retransmits, undos, spurious_timeouts, loss_probes, tlp_recoveries: the kernel counts them per host; flows sharing a sender host (with another flow or generated connections) show 0".into());
     }
     notes.push("not measured on the real stack: ecn_reductions, pruned_bytes, first_drop_cwnd, retransmission drops of the first window, first reductions, episodes, the RTT trace".into());
     if !report.realtime {

@@ -95,6 +95,28 @@ pub fn write_packet(fd: RawFd, buf: &[u8]) -> io::Result<bool> {
     Ok(true)
 }
 
+/// Wait until `fd` has one of `events` (`POLLIN`, `POLLOUT`), at most
+/// `timeout`; returns whether it has (false: the time ran out).
+pub fn wait_fd(fd: RawFd, events: libc::c_short, timeout: std::time::Duration) -> io::Result<bool> {
+    let mut p = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd.
+    let r = unsafe { libc::poll(&mut p, 1, ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        return if e.kind() == io::ErrorKind::Interrupted {
+            Ok(false)
+        } else {
+            Err(e)
+        };
+    }
+    Ok(r > 0)
+}
+
 /// Wait until one of `fds` is readable or `timeout_ns` has passed.
 pub fn wait_readable(fds: &mut [libc::pollfd], timeout_ns: u64) -> io::Result<()> {
     let ts = libc::timespec {

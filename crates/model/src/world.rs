@@ -393,13 +393,15 @@ pub struct Arrival {
 /// Every connection the scenario's traffic generators open for `seed`, in
 /// order of time (ties by generator): the same arrivals, hosts and sizes as
 /// the simulator's run, from the same streams, so that another backend can
-/// open the same connections.
+/// open the same connections. Like the run, it ends at the end of the
+/// measurement window (a generator's `stop` may lie beyond it).
 pub fn generator_arrivals(sc: &Scenario, seed: u64) -> Vec<Arrival> {
     let mut out = Vec::new();
     for (g, spec) in sc.generators.iter().enumerate() {
         let mut st = GenState::new(seed, g);
         let mut t = st.first(spec);
-        while let Some(now) = t {
+        // The simulator runs events strictly before the end of the window.
+        while let Some(now) = t.filter(|&t| t < sc.measure_end) {
             let (mut a, next) = st.draw(&sc.hosts, spec, now);
             a.generator = g as u32;
             out.push(a);

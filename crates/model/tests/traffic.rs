@@ -183,6 +183,54 @@ fn the_arrival_list_is_the_connections_the_simulator_opens() {
         assert!(list.windows(2).all(|w| w[0].time <= w[1].time));
         assert!((list.len() as f64 - 600.0).abs() < 5.0 * 600f64.sqrt());
     }
+    // Two generators between several hosts, one stopping after the window
+    // ends (the run, and so the list, end with it), one with no arrival.
+    let text = r#"
+duration = "20s"
+[measure]
+start = "0s"
+end = "12s"
+[[host]]
+names = ["a", "b", "c", "d"]
+access = { router = "r", rate = "100Mbps", delay = "5ms" }
+[[router]]
+name = "r"
+[[traffic]]
+name = "late"
+from = ["a", "b"]
+to = ["c", "d"]
+rate = 10
+start = "2s"
+stop = "19s"
+size = { dist = "fixed", value = 3 }
+[[traffic]]
+name = "never"
+from = "d"
+to = "a"
+rate = 10
+start = "13s"
+size = { dist = "fixed", value = 1 }
+"#;
+    let sc = parse_scenario(text, "test.toml").unwrap();
+    let r = run(&sc, Some(3));
+    let list = tcplab_model::generator_arrivals(&sc, 3);
+    assert_eq!(list.len(), r.transfers.len());
+    assert!(list
+        .iter()
+        .all(|a| a.generator == 0 && a.time.as_secs_f64() < 12.0));
+    assert!((list.len() as f64 - 100.0).abs() < 5.0 * 10.0);
+    for (a, t) in list.iter().zip(&r.transfers) {
+        assert_eq!(
+            (a.seq, a.time.as_secs_f64(), a.bytes),
+            (t.seq, t.start_s, t.size_bytes)
+        );
+        assert_eq!(sc.nodes[a.src as usize], t.src);
+        assert_eq!(sc.nodes[a.dst as usize], t.dst);
+    }
+    // Both senders and both receivers were drawn.
+    assert!(r.transfers.iter().any(|t| t.src == "a") && r.transfers.iter().any(|t| t.src == "b"));
+    assert!(r.transfers.iter().any(|t| t.dst == "c") && r.transfers.iter().any(|t| t.dst == "d"));
+    assert_eq!(r.generators[1].arrivals, 0);
 }
 
 #[test]

@@ -703,13 +703,16 @@ impl RttEstimator {
         }
     }
     /// Linux `tcp_update_rtt_min`: sample `r` taken at `now` enters the
-    /// windowed minimum (at least 1 us, as Linux's `rtt_us ? : 1 jiffy`
-    /// keeps it above zero). No effect with the other estimators, whose
+    /// windowed minimum (a zero sample counts one jiffy, as Linux's). No effect with the other estimators, whose
     /// minimum is every sample's.
     pub fn linux_min_rtt(&mut self, now: SimTime, r: SimTime) {
         if let Some(l) = self.linux.as_mut() {
-            let us = (r.0 / 1000).max(1) * 1000;
-            l.min_rtt.running_min(MIN_RTT_WLEN, now.0, us);
+            // `rtt_us ? : jiffies_to_usecs(1)`.
+            let us = match r.0 / 1000 {
+                0 => l.jiffy_us,
+                us => us,
+            };
+            l.min_rtt.running_min(MIN_RTT_WLEN, now.0, us * 1000);
         }
     }
     /// Latest sample.

@@ -227,9 +227,9 @@ pub struct Sender {
     pace_next: SimTime,
     pace_deadline: Option<SimTime>,
     syn_sent_at: SimTime,
-    /// Set while [`Sender::loss_to_recovery`] enters a recovery from Loss
-    /// (Linux calls `tcp_enter_recovery` without the recovery-point test).
-    recovery_from_loss: bool,
+    /// The rate Linux computed at the last ACK (`sk_pacing_rate` of a
+    /// connection that does not pace), bytes/s.
+    linux_rate: u64,
     syn_retransmitted: bool,
     /// RTT samples taken (FreeBSD `t_rttupdated`, which the host cache needs).
     rtt_updates: u32,
@@ -380,7 +380,7 @@ impl Sender {
             pace_next: SimTime::ZERO,
             pace_deadline: None,
             syn_sent_at: SimTime::ZERO,
-            recovery_from_loss: false,
+            linux_rate: 0,
             syn_retransmitted: false,
             rtt_updates: 0,
             fb_newdata: 0,
@@ -487,11 +487,16 @@ impl Sender {
     /// rate Linux computes for every connection whether it paces or not
     /// (`tcp_update_pacing_rate`: mss x max(cwnd, packets out) / SRTT, times
     /// 2 below half ssthresh, else 1.2; `tcp_pacing_ss_ratio`,
-    /// `tcp_pacing_ca_ratio`), which `TCP_INFO` reports.
+    /// `tcp_pacing_ca_ratio`), which `TCP_INFO` reports: as computed at the
+    /// last ACK, as Linux updates it (a timeout changes it only at the next).
     pub fn reported_pacing_rate(&self) -> u64 {
         if self.tp.pacing_rate > 0 || !self.cfg.linux_pacing {
             return self.tp.pacing_rate;
         }
+        self.linux_rate
+    }
+    /// `tcp_update_pacing_rate`'s rate now, bytes/s (0 before an RTT sample).
+    fn linux_pacing_rate(&self) -> u64 {
         let Some(srtt) = self.rtt.srtt().filter(|s| s.0 > 0) else {
             return 0;
         };
@@ -796,6 +801,10 @@ impl Sender {
         self.load_host_cache();
         self.cc.init(&mut self.tp);
         self.rto_deadline = None;
+        if self.cfg.linux_pacing {
+            // tcp_ack of the SYN-ACK ends with tcp_update_pacing_rate.
+            self.linux_rate = self.linux_pacing_rate();
+        }
         if self.cfg.ack_before_data {
             out.push(self.ack_header(now, 1));
             self.transmit(now, out);
@@ -1167,6 +1176,10 @@ impl Sender {
                 if self.state == SenderState::Established {
                     self.on_ack(now, h, out);
                 }
+                if self.cfg.linux_pacing {
+                    // tcp_cong_control ends with tcp_update_pacing_rate.
+                    self.linux_rate = self.linux_pacing_rate();
+                }
                 if h.has(FIN) {
                     out.push(self.ack_header(now, self.snd_max));
                 }
@@ -1176,7 +1189,17 @@ impl Sender {
 
     fn sample_rtt(&mut self, r: SimTime) {
         self.rtt.sample(r);
+        // The handshake's sample is also ca_rtt_us (tcp_synack_rtt_meas).
+        self.note_min_rtt(r);
         self.note_rtt(r);
+    }
+
+    /// Linux `tcp_update_rtt_min` with an ACK's `ca_rtt_us` (the newest
+    /// segment it delivers that was never resent), when the ACK gave the
+    /// estimator a sample; other estimators keep every sample's minimum.
+    fn note_min_rtt(&mut self, ca_rtt: SimTime) {
+        self.rtt.linux_min_rtt(self.tp.now, ca_rtt);
+        self.tp.min_rtt = self.rtt.min_rtt().unwrap_or(SimTime::ZERO);
     }
 
     /// A sample was taken: report it and copy the estimates into `tp`.
@@ -1191,7 +1214,6 @@ impl Sender {
     }
 
     fn note_rtt(&mut self, r: SimTime) {
-        self.rtt.linux_min_rtt(self.tp.now, r);
         self.rtt_updates += 1;
         self.last_rtt = Some(r);
         self.tp.srtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
@@ -1411,6 +1433,9 @@ impl Sender {
             } else {
                 sample
             };
+            if let (true, Some(c)) = (linux, cc_rtt) {
+                self.note_min_rtt(c);
+            }
             let s = AckSample {
                 pkts_acked: delivered,
                 rtt: cc_rtt,
@@ -1679,6 +1704,9 @@ impl Sender {
                 // Linux samples the RTT on SACK-only ACKs too.
                 if let Some(t) = rate.oldest_clean_sacked {
                     self.rtt.linux_sample(now - t, self.snd_una, self.snd_max);
+                    // ca_rtt_us: the newest segment SACKed (last_sackt).
+                    let newest = rate.newest_clean.unwrap_or(t);
+                    self.note_min_rtt(now - newest);
                     self.note_rtt(now - t);
                 }
             }
@@ -1869,7 +1897,14 @@ impl Sender {
         self.undo_marker = self.cfg.undo != Undo::None;
         self.prior_ssthresh = self.tp.ssthresh;
         self.tp.prior_cwnd = self.tp.cwnd;
-        self.retrans_stamp = None;
+        // Linux tcp_retrans_stamp_cleanup: kept while a retransmission is
+        // out or the head was resent (a recovery entered from Loss keeps
+        // the timeout's first retransmission time).
+        if self.cfg.rto_estimator != RtoEstimator::Linux
+            || self.sb.retrans == 0 && (self.sb.is_empty() || !self.sb.get(0).has(EVER_RETRANS))
+        {
+            self.retrans_stamp = None;
+        }
         // Linux tcp_init_undo: retransmissions in flight, and a resent loss
         // probe, count as made in this episode.
         self.undo_retrans = crate::recovery::UndoRetrans::start(
@@ -2017,9 +2052,7 @@ impl Sender {
         if self.tp.ca_state != CaState::Loss || self.sb.lost == 0 {
             return false;
         }
-        self.recovery_from_loss = true;
         self.enter_recovery(now, out);
-        self.recovery_from_loss = false;
         self.tp.ca_state == CaState::Recovery
     }
 
@@ -2036,10 +2069,14 @@ impl Sender {
             || (!self.uses_sack() && self.recover != 0 && self.snd_una == self.recover);
         // FreeBSD's SACK recovery tests no recovery point (tcp_input.c): a
         // timeout's go-back-N may start one.
+        // Linux's RACK path tests no recovery point: the states keep a
+        // reduction from repeating (Recovery and CWR do not re-enter), and
+        // from Loss (a retransmission lost again, or RACK's timer) or after
+        // an undo a new recovery starts.
         if matches!(kind, Recovery::NewReno | Recovery::Sack)
             && held
             && !self.freebsd_sack_on()
-            && !self.recovery_from_loss
+            && !self.rack_on()
         {
             return;
         }

@@ -3541,7 +3541,14 @@ fn rack_finding_a_lost_retransmission_moves_loss_to_recovery() {
     assert_eq!(s.ca_state(), CaState::Recovery);
     assert_eq!(s.tp.ssthresh, 2);
     assert_eq!(s.stats.fast_retransmits, before + 1);
-    assert_eq!(data_seqs_of(&out).first(), Some(&seg(1)));
+    // PRR on this ACK (tcp_cwnd_reduction): in flight 9 - 1 SACKed - 8 lost
+    // + 0 resent = 0, below ssthresh: sndcnt = max(delivered 1 - sent 0, 1)
+    // = 1 (no +1: snd_una did not move), cwnd = 0 + 1: P1 alone is resent.
+    assert_eq!(s.tp.cwnd, 1);
+    assert_eq!(data_seqs_of(&out), vec![seg(1)]);
+    // Still the timeout's loss episode (one row), not a new one.
+    assert_eq!(s.episodes.len(), 1);
+    assert!(s.episodes[0].timeout && s.episodes[0].end.is_none());
     s.check_invariants();
 }
 
@@ -3559,4 +3566,25 @@ fn a_linux_sender_reports_the_pacing_rate_linux_computes_for_every_flow() {
     // Other profiles report none.
     let (s, _, _) = established(&cfg(), "cubic");
     assert_eq!(s.reported_pacing_rate(), 0);
+    // Congestion avoidance (cwnd at least half ssthresh): x 1.2; the value
+    // is the last ACK's, so a timeout (cwnd 1) does not change it.
+    let mut c = profile("linux").unwrap().config;
+    c.tlp = false;
+    let (mut s, _, _) = established(&c, "reno");
+    s.tp.ssthresh = 8;
+    let mut out = vec![];
+    s.on_segment(ms(200), &ack(seg_start(1), &[], true, 1), &mut out);
+    // One segment acknowledged: Reno's cwnd 10 -> 10 + 1/10 (ssthresh 8,
+    // congestion avoidance: no whole segment yet); packets out 9 + 1 new.
+    let srtt_us = s.rtt().srtt().unwrap().0 / 1000;
+    let cnt = (s.tp.cwnd as u64).max(10);
+    assert_eq!(
+        s.reported_pacing_rate(),
+        1448 * 1_000_000 / 100 * 120 * cnt / srtt_us
+    );
+    let before = s.reported_pacing_rate();
+    let t = s.next_deadline().unwrap();
+    s.on_timer(t, &mut out);
+    assert_eq!(s.stats.timeouts, 1);
+    assert_eq!(s.reported_pacing_rate(), before);
 }
