@@ -58,10 +58,10 @@ def test_the_wider_parts_are_the_scenarios_issue_25_names() -> None:
     text, path = scenario_text("linux-check", "short.toml")
     assert "[[traffic]]" in text
     assert "rate = 10" in text
-    # fast: 100 Mb/s x 20 ms / 8 = 250,000 B = 166.7 packets of 1500 B, rounded up.
+    # fast: 70 Mb/s x 20 ms / 8 = 175,000 B = 116.7 packets of 1500 B, rounded up.
     text, path = scenario_text("linux-check", "fast.toml")
-    assert 'rate = "100Mbps"' in text
-    assert "queue = { packets = 167 }" in text
+    assert 'rate = "70Mbps"' in text
+    assert "queue = { packets = 117 }" in text
     parts = {p.name: p for p in get("linux-check").parts}
     assert parts["fqcodel/sim"].overrides == {"link[0].queue.kind": "fq_codel"}
     assert parts["long/sim"].overrides["duration"] == "240s"

@@ -303,7 +303,7 @@ def test_the_cwnd_trace_gives_the_pacing_rate_of_a_pacing_controller() -> None:
     # One BBR flow alone on a 10 Mb/s link with a one-BDP buffer: in steady
     # state BBR paces at its bandwidth estimate times a gain cycling around
     # 1 (5/4, 3/4, then 1: tcp_bbr.c), so over the last 20 s the median
-    # pacing rate lies near the link rate. A Cubic flow does not pace: NaN.
+    # pacing rate lies near the link rate.
     import tcplab
 
     text = """
@@ -330,5 +330,14 @@ to = "b"
     assert tr["pacing_rate_bps"].dtype == pl.Float64
     late = tr.filter(pl.col("time_s") >= 10.0)["pacing_rate_bps"]
     assert 0.8e7 < late.median() < 1.3e7  # type: ignore[operator]
+    # A Cubic flow does not pace, but Linux computes a rate for every
+    # connection and TCP_INFO reports it (tcp_update_pacing_rate): in
+    # congestion avoidance 1.2 x cwnd x MSS / SRTT, and with the pipe full
+    # cwnd x MSS / SRTT is the sending rate, the link's payload rate
+    # 10 Mb/s x 1448/1500: 1.2 x 9.65 = 11.58 Mb/s.
     cubic = tcplab.run(text.replace('"bbr"', '"cubic"'), seed=1).traces["cwnd"]
-    assert cubic["pacing_rate_bps"].is_nan().all()
+    late = cubic.filter(pl.col("time_s") >= 10.0)["pacing_rate_bps"]
+    assert abs(late.median() / 11.58e6 - 1) < 0.05  # type: ignore[operator]
+    # Other profiles report none.
+    rfc = text.replace('"bbr"', '"cubic"').replace('profile = "linux"', 'profile = "rfc"')
+    assert tcplab.run(rfc, seed=1).traces["cwnd"]["pacing_rate_bps"].is_nan().all()

@@ -38,7 +38,8 @@ use tcplab_net::{Ecn, LinkStats, LossModel};
 /// the rest of the second: with 200 us the emulator spun through nearly
 /// every gap between packets from 40 Mb/s on, was throttled for 50 ms each
 /// second, and delivered late by up to 50 ms (rate error 6-7 %). With 50 us
-/// it holds 150 Mb/s on the 2-core reference machine (docs/realstack.md).
+/// it holds 70 Mb/s in every run, 100-150 Mb/s in most, on the 2-core
+/// reference machine (docs/realstack.md).
 const SPIN_NS: u64 = 50_000;
 /// Consecutive deliveries of a link further apart than this (ideal, ns)
 /// belong to different trains and do not count in its spacing error.
