@@ -227,9 +227,10 @@ pub struct Sender {
     pace_next: SimTime,
     pace_deadline: Option<SimTime>,
     syn_sent_at: SimTime,
-    /// The rate Linux computed at the last ACK (`sk_pacing_rate` of a
-    /// connection that does not pace), bytes/s.
-    linux_rate: u64,
+    /// What Linux's pacing rate was computed from at the last ACK
+    /// (`sk_pacing_rate` of a connection that does not pace): ratio in %,
+    /// max(cwnd, packets out), SRTT in us.
+    linux_rate: (u32, u32, u64),
     syn_retransmitted: bool,
     /// RTT samples taken (FreeBSD `t_rttupdated`, which the host cache needs).
     rtt_updates: u32,
@@ -380,7 +381,7 @@ impl Sender {
             pace_next: SimTime::ZERO,
             pace_deadline: None,
             syn_sent_at: SimTime::ZERO,
-            linux_rate: 0,
+            linux_rate: (0, 0, 0),
             syn_retransmitted: false,
             rtt_updates: 0,
             fb_newdata: 0,
@@ -493,21 +494,24 @@ impl Sender {
         if self.tp.pacing_rate > 0 || !self.cfg.linux_pacing {
             return self.tp.pacing_rate;
         }
-        self.linux_rate
-    }
-    /// `tcp_update_pacing_rate`'s rate now, bytes/s (0 before an RTT sample).
-    fn linux_pacing_rate(&self) -> u64 {
-        let Some(srtt) = self.rtt.srtt().filter(|s| s.0 > 0) else {
+        let (ratio, cnt, srtt_us) = self.linux_rate;
+        if srtt_us == 0 {
             return 0;
-        };
-        let ratio = if (self.tp.cwnd as u64) < self.tp.ssthresh as u64 / 2 {
+        }
+        (self.mss as u64 * 1_000_000 / 100 * ratio as u64 * cnt as u64 / srtt_us).max(1)
+    }
+    /// What `tcp_update_pacing_rate` reads now (the ratio in %, max(cwnd,
+    /// packets out), SRTT in us; 0 before an RTT sample), kept per ACK and
+    /// turned into a rate only when a trace asks.
+    fn note_linux_rate(&mut self) {
+        let srtt_us = self.rtt.srtt().map_or(0, |s| s.0 / 1000);
+        let ratio = if self.tp.cwnd < self.tp.ssthresh / 2 {
             200
         } else {
             120
         };
-        let cnt = (self.tp.cwnd as u64).max(self.sb.len() as u64);
-        let srtt_us = (srtt.0 / 1000).max(1);
-        (self.mss as u64 * 1_000_000 / 100 * ratio * cnt / srtt_us).max(1)
+        let cnt = self.tp.cwnd.max(self.sb.len() as u32);
+        self.linux_rate = (ratio, cnt, srtt_us);
     }
     /// Take the RTT sample produced by the last ACK, if any.
     pub fn take_rtt_sample(&mut self) -> Option<SimTime> {
@@ -803,7 +807,7 @@ impl Sender {
         self.rto_deadline = None;
         if self.cfg.linux_pacing {
             // tcp_ack of the SYN-ACK ends with tcp_update_pacing_rate.
-            self.linux_rate = self.linux_pacing_rate();
+            self.note_linux_rate();
         }
         if self.cfg.ack_before_data {
             out.push(self.ack_header(now, 1));
@@ -1178,7 +1182,7 @@ impl Sender {
                 }
                 if self.cfg.linux_pacing {
                     // tcp_cong_control ends with tcp_update_pacing_rate.
-                    self.linux_rate = self.linux_pacing_rate();
+                    self.note_linux_rate();
                 }
                 if h.has(FIN) {
                     out.push(self.ack_header(now, self.snd_max));
