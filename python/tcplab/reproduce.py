@@ -102,7 +102,7 @@ def reproduce(
 
     study = get(name)
     outp = Path(out)
-    parts = _select_parts(study, outp, quick, only, sim_only)
+    parts = _select_parts(study, quick, only, sim_only)
     if sim_only:
         _check_stored(study, outp, quick, only)
     sweeps = []
@@ -168,9 +168,9 @@ def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
 
 
 def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) -> None:
-    """``--sim-only``: the real-stack runs stored in ``outp`` must be of the
-    very scenarios the simulator's side will run (runs pair by point and
-    repetition, so a full run against a quick one would pair silently)."""
+    """``--sim-only``: the real-stack runs must be stored in ``outp``, and be
+    of the very scenarios the simulator's side will run (runs pair by point
+    and repetition, so a full run against a quick one would pair silently)."""
     from tcplab.sweep import MANIFEST, SweepError
 
     mode = "quick" if quick else "full"
@@ -178,6 +178,12 @@ def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) ->
         if part.backend == "sim" or mode not in part.modes or (only and _group(part) not in only):
             continue
         manifest = outp / part.name / MANIFEST
+        if not manifest.is_file():
+            raise SweepError(
+                f"--sim-only compares with the real-stack runs stored in {outp}, and "
+                f"{outp / part.name} holds none: run the study (or that part) once "
+                "without --sim-only first"
+            )
         stored = json.loads(manifest.read_text(encoding="utf-8")).get("scenario_sha256")
         if stored != _part_sweep(study, part, quick).scenario_hash:
             other = "full" if quick else "--quick"
@@ -189,9 +195,7 @@ def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) ->
             )
 
 
-def _select_parts(
-    study: Study, outp: Path, quick: bool, only: Sequence[str], sim_only: bool
-) -> list[Part]:
+def _select_parts(study: Study, quick: bool, only: Sequence[str], sim_only: bool) -> list[Part]:
     """The parts :func:`reproduce` runs (see its ``only`` and ``sim_only``)."""
     from tcplab.sweep import SweepError
 
@@ -213,14 +217,6 @@ def _select_parts(
     if sim_only:
         if all(p.backend == "sim" for p in study.parts):
             raise SweepError(f"{study.name} has no real-stack parts: --sim-only does not apply")
-        stored = [p for p in parts if p.backend != "sim"]
-        missing = [p.name for p in stored if not (outp / p.name / "sweep.json").is_file()]
-        if missing:
-            raise SweepError(
-                f"--sim-only compares with the real-stack runs stored in {outp}, and "
-                f"{outp / missing[0]} holds none: run the study (or that part) once "
-                "without --sim-only first"
-            )
         parts = [p for p in parts if p.backend == "sim"]
     return parts
 

@@ -123,10 +123,12 @@ start = { uniform = ["0s", "2s"] }
 "host[client].cc" = ["reno", "cubic", "cubic", "reno", "bbr"]
 """
 
-BDP = """
-# linux-check, bdp: one bulk flow on a link whose buffer is one
-# bandwidth-delay product: 10 Mb/s x 50 ms = 62.5 kB = 42 packets of 1500 B.
-name = "linux-check: one flow, one-BDP buffer"
+def _one_flow(comment: str, name: str, rate: str, delay: str, packets: int) -> str:
+    """One bulk flow from a to b over one link, reno, cubic and bbr in turn,
+    measured 10-40 s."""
+    return f"""
+{comment}
+name = "{name}"
 seed = 1
 duration = "40s"
 repetitions = 5
@@ -152,9 +154,9 @@ cc = "reno"
 
 [[link]]
 between = ["a", "b"]
-rate = "10Mbps"
-delay = "25ms"
-queue = { packets = 42 }
+rate = "{rate}"
+delay = "{delay}"
+queue = {{ packets = {packets} }}
 
 [[flow]]
 name = "bulk"
@@ -165,6 +167,16 @@ start = "0s"
 [sweep]
 "host[a].cc" = ["reno", "cubic", "bbr"]
 """
+
+
+BDP = _one_flow(
+    "# linux-check, bdp: one bulk flow on a link whose buffer is one\n"
+    "# bandwidth-delay product: 10 Mb/s x 50 ms = 62.5 kB = 42 packets of 1500 B.",
+    "linux-check: one flow, one-BDP buffer",
+    "10Mbps",
+    "25ms",
+    42,
+)
 
 
 def _senders() -> str:
@@ -296,48 +308,14 @@ size = { dist = "empirical", values = [1, 6, 18, 190], probs = [0.5, 0.2, 0.2, 0
 "defaults.host.cc" = ["reno", "cubic"]
 """
 
-FAST = """
-# linux-check, fast: one bulk flow at 70 Mb/s, 20 ms round trip, a one-BDP
-# buffer: 70 Mb/s x 20 ms = 175 kB = 116.7 packets of 1500 B, rounded up.
-name = "linux-check: one flow, 70 Mb/s"
-seed = 1
-duration = "40s"
-repetitions = 5
-
-[measure]
-start = "10s"
-end = "40s"
-
-[trace]
-cwnd = true
-queue = true
-interval = "100ms"
-
-[[host]]
-name = "a"
-profile = "linux"
-cc = "reno"
-
-[[host]]
-name = "b"
-profile = "linux"
-cc = "reno"
-
-[[link]]
-between = ["a", "b"]
-rate = "70Mbps"
-delay = "10ms"
-queue = { packets = 117 }
-
-[[flow]]
-name = "bulk"
-from = "a"
-to = "b"
-start = "0s"
-
-[sweep]
-"host[a].cc" = ["reno", "cubic", "bbr"]
-"""
+FAST = _one_flow(
+    "# linux-check, fast: one bulk flow at 70 Mb/s, 20 ms round trip, a one-BDP\n"
+    "# buffer: 70 Mb/s x 20 ms = 175 kB = 116.7 packets of 1500 B, rounded up.",
+    "linux-check: one flow, 70 Mb/s",
+    "70Mbps",
+    "10ms",
+    117,
+)
 
 
 def files() -> dict[str, str]:

@@ -627,12 +627,9 @@ pub fn run(
     if let Some(e) = errors.first() {
         return Err(BackendError(e.clone()));
     }
-    let mut r = assemble(
+    Ok(assemble(
         sc, &arrivals, seed, plan, &sh, sampled, report, counters, wall,
-    );
-    r.transfers = transfers(sc, &sh, &arrivals);
-    r.generators = tcplab_model::generator_results(sc, &r.transfers);
-    Ok(r)
+    ))
 }
 
 /// The transfers table: one row per generated connection, as the
@@ -713,6 +710,7 @@ fn assemble(
     let ms = sc.measure_start.0;
     let me = sc.measure_end.0;
     let win = (me - ms).max(1) as f64 * 1e-9;
+    let transfers = transfers(sc, sh, arrivals);
     let mut notes = plan.notes;
     // Connections per host, generated ones included: a host's counters go
     // to its flow only when it is the host's one connection.
@@ -867,8 +865,8 @@ fn assemble(
         links,
         phases,
         link_phases,
-        generators: Vec::new(),
-        transfers: Vec::new(),
+        generators: tcplab_model::generator_results(sc, &transfers),
+        transfers,
         episodes: Vec::new(),
         hosts: Vec::new(),
         timing,

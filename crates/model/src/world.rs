@@ -327,8 +327,10 @@ pub fn flow_phase(
     }
 }
 
-/// A traffic generator's own random stream and count of arrivals so far.
+/// A traffic generator (its index `g`): its own random stream and count of
+/// arrivals so far.
 struct GenState {
+    g: u32,
     rng: RngStream,
     arrivals: u64,
 }
@@ -336,6 +338,7 @@ struct GenState {
 impl GenState {
     fn new(seed: u64, g: usize) -> Self {
         GenState {
+            g: g as u32,
             rng: RngStream::new(seed, GEN_STREAM + g as u64),
             arrivals: 0,
         }
@@ -362,7 +365,7 @@ impl GenState {
         self.arrivals += 1;
         let next = now + SimTime::from_secs_f64(spec.arrivals.gap(&mut self.rng));
         let a = Arrival {
-            generator: 0,
+            generator: self.g,
             seq,
             time: now,
             src,
@@ -402,8 +405,7 @@ pub fn generator_arrivals(sc: &Scenario, seed: u64) -> Vec<Arrival> {
         let mut t = st.first(spec);
         // The simulator runs events strictly before the end of the window.
         while let Some(now) = t.filter(|&t| t < sc.measure_end) {
-            let (mut a, next) = st.draw(&sc.hosts, spec, now);
-            a.generator = g as u32;
+            let (a, next) = st.draw(&sc.hosts, spec, now);
             out.push(a);
             t = next;
         }
@@ -594,8 +596,14 @@ impl World {
         if let Some(next) = next {
             self.sched.schedule(next, Ev::Arrival(g));
         }
-        let (src, dst, bytes, seq) = (a.src, a.dst, a.bytes, a.seq);
-        let flow = new_flow(sc, src, dst, Some(bytes), now, Origin::Gen { g, seq });
+        let flow = new_flow(
+            sc,
+            a.src,
+            a.dst,
+            Some(a.bytes),
+            now,
+            Origin::Gen { g, seq: a.seq },
+        );
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.flows[s as usize] = flow;

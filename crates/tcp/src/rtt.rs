@@ -703,8 +703,8 @@ impl RttEstimator {
         }
     }
     /// Linux `tcp_update_rtt_min`: sample `r` taken at `now` enters the
-    /// windowed minimum (a zero sample counts one jiffy, as Linux's). No effect with the other estimators, whose
-    /// minimum is every sample's.
+    /// windowed minimum (a zero sample counts one jiffy, as Linux's). No
+    /// effect with the other estimators, whose minimum is every sample's.
     pub fn linux_min_rtt(&mut self, now: SimTime, r: SimTime) {
         if let Some(l) = self.linux.as_mut() {
             // `rtt_us ? : jiffies_to_usecs(1)`.
@@ -731,6 +731,11 @@ impl RttEstimator {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
 
     #[test]
     fn the_windowed_minimum_forgets_a_minimum_older_than_its_window() {
@@ -748,7 +753,8 @@ mod tests {
         assert_eq!(m.running_min(100, 170, 50), 40); // (30, 20) and (60, 30) too
         assert_eq!(m.running_min(100, 300, 60), 60); // nothing within 100
         assert_eq!(m.running_min(100, 301, 5), 5); // a new minimum resets
-                                                   // Linux's window is 300 s: within it the minimum is every sample's.
+
+        // Linux's window is 300 s: within it the minimum is every sample's.
         let mut e = RttEstimator::new(ms(1000), ms(200), ms(120_000), ms(4))
             .with_estimator(RtoEstimator::Linux);
         e.linux_min_rtt(ms(0), ms(100));
@@ -756,12 +762,6 @@ mod tests {
         assert_eq!(e.min_rtt(), Some(ms(100)));
         e.linux_min_rtt(ms(301_000), ms(150));
         assert_eq!(e.min_rtt(), Some(ms(150)));
-    }
-
-    use super::*;
-
-    fn ms(x: u64) -> SimTime {
-        SimTime::from_millis(x)
     }
     fn est() -> RttEstimator {
         RttEstimator::new(ms(1000), ms(1000), ms(60_000), ms(1))

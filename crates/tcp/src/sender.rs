@@ -1455,11 +1455,10 @@ impl Sender {
             if rack {
                 self.process_tlp_ack(h, true, newly_sacked > 0, dsack_tlp);
                 let dubious = newly_sacked > 0 || ece || self.tp.ca_state != CaState::Open;
-                let prior_retrans = self.sb.retrans;
-                let (n, armed) = self.rack_on_ack(now, &rate, dubious);
+                let (n, armed, again) = self.rack_on_ack(now, &rate, dubious);
                 newly_lost += n;
                 reo_armed = armed;
-                lost_retrans = self.sb.retrans < prior_retrans;
+                lost_retrans = again;
             }
 
             let mut grow = true;
@@ -1700,9 +1699,9 @@ impl Sender {
             let mut lost_retrans = false;
             if rack {
                 self.process_tlp_ack(h, false, newly_sacked > 0, dsack_tlp);
-                let prior_retrans = self.sb.retrans;
-                newly_lost += self.rack_on_ack(now, &rate, true).0;
-                lost_retrans = self.sb.retrans < prior_retrans;
+                let (n, _, again) = self.rack_on_ack(now, &rate, true);
+                newly_lost += n;
+                lost_retrans = again;
             }
             if self.cfg.rto_estimator == RtoEstimator::Linux {
                 // Linux samples the RTT on SACK-only ACKs too.
@@ -2667,14 +2666,16 @@ impl Sender {
     /// `tcp_rack_mark_lost` when the ACK is dubious: it SACKs, echoes ECE,
     /// duplicates, or finds the sender out of the Open state). Segments not
     /// old enough yet arm the reordering timer, 2 ms after the latest of
-    /// them, at most one RTO away. Returns the segments newly marked lost and
-    /// whether the timer was armed.
-    fn rack_on_ack(&mut self, now: SimTime, rate: &RateAcc, dubious: bool) -> (u32, bool) {
+    /// them, at most one RTO away. Returns the segments newly marked lost,
+    /// whether the timer was armed, and whether a retransmission was found
+    /// lost again (`FLAG_LOST_RETRANS`: `retrans_out` fell).
+    fn rack_on_ack(&mut self, now: SimTime, rate: &RateAcc, dubious: bool) -> (u32, bool, bool) {
         self.rack.absorb(&rate.rack);
         if !dubious {
-            return (0, false);
+            return (0, false, false);
         }
         let reo = self.rack_reo_wnd();
+        let prior_retrans = self.sb.retrans;
         let (lost, wait) = self.rack.mark_lost(&mut self.sb, now, reo);
         self.tp.lost += lost as u64;
         if let Some(w) = wait {
@@ -2683,7 +2684,7 @@ impl Sender {
                 .min(self.rtt.rto());
             self.xtimer = Some((now + d, XTimer::Reo));
         }
-        (lost, wait.is_some())
+        (lost, wait.is_some(), self.sb.retrans < prior_retrans)
     }
 
     /// Linux `tcp_process_tlp_ack`: an ACK at or past the probe ends its

@@ -272,7 +272,7 @@ def _agreement(rep: Report, flows: pl.DataFrame | None, extras: list[str]) -> No
 def _report(out: Path, quick: bool) -> Path:
     import polars as pl
 
-    from tcplab.reproduce import finish_report, start_report
+    from tcplab.reproduce import finish_report, part_groups, start_report
 
     rep = start_report(
         STUDY,
@@ -293,8 +293,6 @@ def _report(out: Path, quick: bool) -> Path:
         "stored kernel runs; scenarios/linux-check/ablate.py does so with any Linux "
         "mechanism turned off.",
     )
-    from tcplab.reproduce import part_groups
-
     groups = part_groups(STUDY, quick)
     frames, jains, fcts = [], [], []
     for name, title, text in PARTS:
@@ -302,16 +300,13 @@ def _report(out: Path, quick: bool) -> Path:
             rep.add_section(title, "Runs in the full version only (not --quick).")
             continue
         df = _part(rep, out, name, title, text)
-        if df is not None:
-            frames.append(df.with_columns(pl.lit(name).alias("part")))
-        if name in ("fair", "fqcodel") and (out / name / "linux").is_dir():
-            j = _fairness(rep, out / name)
-            if j is not None:
-                jains.append(j)
-        if name == "short" and (out / name / "linux").is_dir():
-            f = _fct(rep, out / name)
-            if f is not None:
-                fcts.append(f)
+        if df is None:
+            continue
+        frames.append(df.with_columns(pl.lit(name).alias("part")))
+        if name in ("fair", "fqcodel") and (j := _fairness(rep, out / name)) is not None:
+            jains.append(j)
+        if name == "short" and (f := _fct(rep, out / name)) is not None:
+            fcts.append(f)
     rep.add_section("Agreement")
     extras = []
     if fcts:
