@@ -608,8 +608,7 @@ pub fn profiles() -> Vec<Profile> {
                       (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data)",
             notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
                     grows (tcp_grow_window); no compressed SACKs; no TSO/GSO bursts; RACK's \
-                    reordering window never grows (no reordering is detected); the RTT filter for \
-                    RACK is the connection's minimum, not a 300 s window; ECN off unless the host \
+                    reordering window never grows (no reordering is detected); ECN off unless the host \
                     sets it (Linux's \
                     default net.ipv4.tcp_ecn = 2 accepts ECN on incoming connections without \
                     asking for it on outgoing ones)",

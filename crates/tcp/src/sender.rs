@@ -1463,6 +1463,17 @@ impl Sender {
 
             let mut grow = true;
             let undone = self.try_undo(h) || self.process_frto(h, true, newly_sacked > 0, &rate);
+            if undone && rack {
+                // Linux tests the undo (tcp_process_loss, tcp_try_undo_recovery)
+                // before tcp_identify_packet_loss; the undo cleared the LOST
+                // marks (tcp_undo_cwnd_reduction sets rack.advanced), so RACK
+                // scans again in the state the undo left (Open), and a loss it
+                // proves starts a recovery on this ACK (tcp_time_to_recover).
+                self.rack.set_advanced();
+                let (n, armed) = self.rack_scan(now);
+                newly_lost += n;
+                reo_armed |= armed;
+            }
             match self.tp.ca_state {
                 _ if undone => {}
                 CaState::Recovery => {
@@ -2674,8 +2685,16 @@ impl Sender {
         if !dubious {
             return (0, false, false);
         }
-        let reo = self.rack_reo_wnd();
         let prior_retrans = self.sb.retrans;
+        let (lost, armed) = self.rack_scan(now);
+        (lost, armed, self.sb.retrans < prior_retrans)
+    }
+
+    /// `tcp_rack_mark_lost` with the reordering window of the current
+    /// state; returns the segments newly marked lost and whether the
+    /// reordering timer was armed.
+    fn rack_scan(&mut self, now: SimTime) -> (u32, bool) {
+        let reo = self.rack_reo_wnd();
         let (lost, wait) = self.rack.mark_lost(&mut self.sb, now, reo);
         self.tp.lost += lost as u64;
         if let Some(w) = wait {
@@ -2684,7 +2703,7 @@ impl Sender {
                 .min(self.rtt.rto());
             self.xtimer = Some((now + d, XTimer::Reo));
         }
-        (lost, wait.is_some(), self.sb.retrans < prior_retrans)
+        (lost, wait.is_some())
     }
 
     /// Linux `tcp_process_tlp_ack`: an ACK at or past the probe ends its

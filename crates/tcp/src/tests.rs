@@ -3588,3 +3588,36 @@ fn a_linux_sender_reports_the_pacing_rate_linux_computes_for_every_flow() {
     assert_eq!(s.stats.timeouts, 1);
     assert_eq!(s.reported_pacing_rate(), before);
 }
+
+/// Linux `tcp_fastretrans_alert` in the Loss state runs the undo
+/// (`tcp_process_loss`) before RACK (`tcp_identify_packet_loss`): an ACK that
+/// proves the timeout spurious and a loss at once first restores the window
+/// (F-RTO, RFC 5682 3b), then RACK, scanning again in the Open state, marks
+/// the loss and `tcp_time_to_recover` starts a recovery on the same ACK
+/// (review17 D4). The F-RTO setup of `frto_after_rto`: P0..P9 out at t0,
+/// the RTO, P0 resent, its late ACK, new data P10 and P11.
+#[test]
+fn an_undo_in_loss_comes_before_rack_which_may_start_a_recovery_on_the_same_ack() {
+    let (mut s, p, _) = frto_after_rto();
+    let end = |h: &TcpHeader| h.seq + h.payload as u64;
+    // ACK B: cumulative to P2 (the original P1, never resent, arrived) and
+    // SACKs P4..P9, all sent at t0 with P2 and P3. F-RTO 3b: spurious, the
+    // window back (cwnd 10, ssthresh 8), Open. RACK then: the newest
+    // delivered segment P9 was sent with P2 and P3, so their RTT plus the
+    // reordering window (0: six segments SACKed, at least `tcp_reordering`
+    // 3, none reordered) has passed: both lost. Recovery with ssthresh
+    // max(10 / 2, 2) = 5 (tcp_reno_ssthresh from the restored window); P2
+    // resent first.
+    let mut out = vec![];
+    s.on_segment(
+        ms(5_000),
+        &ack(p[2].seq, &[(p[4].seq, end(&p[9]))], false, 0),
+        &mut out,
+    );
+    assert_eq!(s.stats.spurious_rtos, 1);
+    assert_eq!(s.stats.undos, 1);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(s.tp.ssthresh, 5);
+    assert_eq!(data_seqs_of(&out).first(), Some(&p[2].seq));
+    s.check_invariants();
+}

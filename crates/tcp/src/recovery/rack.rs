@@ -124,6 +124,12 @@ impl Rack {
         }
     }
 
+    /// Scan again on the next `mark_lost` (Linux `tcp_undo_cwnd_reduction`
+    /// sets `rack.advanced` when it clears the LOST marks).
+    pub fn set_advanced(&mut self) {
+        self.advanced = true;
+    }
+
     /// RTT of the latest accepted delivery (zero before any).
     pub fn rtt(&self) -> SimTime {
         self.rtt
