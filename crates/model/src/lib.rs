@@ -430,6 +430,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("pacing as Linux's internal pacing: data bytes, lateness credit (tcp_update_skb_after_send)"),
             ),
             (
+                s("gso_bursts"),
+                c.gso_bursts.to_string(),
+                s("paced segments leave in TSO/GSO bursts of tcp_tso_segs (tcp_write_xmit)"),
+            ),
+            (
                 s("mem_limit"),
                 c.mem_limit.to_string(),
                 s("bytes held out of order before the queue is dropped (0 = no limit)"),

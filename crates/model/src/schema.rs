@@ -177,6 +177,7 @@ host_settings! {
     adaptive_delack: bool,
     frto: bool,
     linux_pacing: bool,
+    gso_bursts: bool,
     mem_limit: Size,
     tcp_tick: Duration,
     initial_rto: Duration,
@@ -2291,6 +2292,9 @@ fn resolve_host(
     }
     if let Some(v) = h.linux_pacing {
         c.linux_pacing = v;
+    }
+    if let Some(v) = h.gso_bursts {
+        c.gso_bursts = v;
     }
     if let Some(v) = h.mem_limit {
         if v.0 > 0 && v.0 < 4 * c.mss as u64 {

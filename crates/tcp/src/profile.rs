@@ -276,6 +276,12 @@ pub struct TcpConfig {
     /// up to half, and the first 10 data segments are not paced; off: each
     /// packet's wire size at the rate from its slot.
     pub linux_pacing: bool,
+    /// With pacing, segments leave in TSO/GSO bursts as Linux builds them
+    /// (`tcp_write_xmit` splits at `tcp_tso_segs`: the pacing rate's
+    /// 2^-10 s of data, at least the controller's `min_tso_segs`): the
+    /// pacing check is made once per burst, whose segments leave together,
+    /// and the next burst waits for all of their data at the rate.
+    pub gso_bursts: bool,
     /// Memory the host gives a connection's received out-of-order data,
     /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue
     /// is dropped (Linux 2.2 `prune_queue`).
@@ -524,6 +530,7 @@ fn base() -> TcpConfig {
         adaptive_delack: false,
         frto: false,
         linux_pacing: false,
+        gso_bursts: false,
         mem_limit: 0,
         max_ssthresh: 0,
         ns2_lss: false,
@@ -579,6 +586,7 @@ pub fn profiles() -> Vec<Profile> {
                 adaptive_delack: true,
                 frto: true,
                 linux_pacing: true,
+                gso_bursts: true,
                 ack_before_data: true,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
@@ -607,7 +615,7 @@ pub fn profiles() -> Vec<Profile> {
                       SYN-ACK answered by a pure ACK before the data \
                       (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data)",
             notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
-                    grows (tcp_grow_window); no compressed SACKs; no TSO/GSO bursts; RACK's \
+                    grows (tcp_grow_window); no compressed SACKs; TSO/GSO bursts only where the pacing is enforced (BBR), the others' ACK-clocked sends being back to back anyway; RACK's \
                     reordering window never grows (no reordering is detected); ECN off unless the host \
                     sets it (Linux's \
                     default net.ipv4.tcp_ecn = 2 accepts ECN on incoming connections without \

@@ -226,6 +226,10 @@ pub struct Sender {
     rto_deadline: Option<SimTime>,
     pace_next: SimTime,
     pace_deadline: Option<SimTime>,
+    /// Segments still to leave in the current TSO/GSO burst (`gso_bursts`)
+    /// and what is left of its lateness credit.
+    gso_left: u32,
+    gso_credit: SimTime,
     syn_sent_at: SimTime,
     /// What Linux's pacing rate was computed from at the last ACK
     /// (`sk_pacing_rate` of a connection that does not pace): ratio in %,
@@ -380,6 +384,8 @@ impl Sender {
             rto_deadline: None,
             pace_next: SimTime::ZERO,
             pace_deadline: None,
+            gso_left: 0,
+            gso_credit: SimTime::ZERO,
             syn_sent_at: SimTime::ZERO,
             linux_rate: (0, 0, 0),
             syn_retransmitted: false,
@@ -503,6 +509,23 @@ impl Sender {
     /// What `tcp_update_pacing_rate` reads now (the ratio in %, max(cwnd,
     /// packets out), SRTT in us; 0 before an RTT sample), kept per ACK and
     /// turned into a rate only when a trace asks.
+    /// Linux `tcp_tso_segs` (`tcp_tso_autosize`): the segments of one
+    /// TSO/GSO burst, the pacing rate's 2^-10 s of data (`sk_pacing_shift`
+    /// 10) plus, on paths under 16 ms, `gso_max_size >> (min_rtt_us >> 9)`
+    /// (`tcp_tso_rtt_log` 9, since v5.18), at most 64 KiB, at least the
+    /// controller's `min_tso_segs`.
+    fn tso_segs(&self) -> u32 {
+        const GSO_MAX_SIZE: u64 = 65536;
+        let mut bytes = self.tp.pacing_rate >> 10;
+        // Before any sample tcp_min_rtt is ~0U: no addition.
+        let r = self.tp.min_rtt.as_micros() >> 9;
+        if self.tp.min_rtt > SimTime::ZERO && r < 32 {
+            bytes += GSO_MAX_SIZE >> r;
+        }
+        let bytes = bytes.min(GSO_MAX_SIZE);
+        ((bytes / self.mss.max(1) as u64) as u32).max(self.cc.min_tso_segs(&self.tp))
+    }
+
     fn note_linux_rate(&mut self) {
         let srtt_us = self.rtt.srtt().map_or(0, |s| s.0 / 1000);
         let ratio = if self.tp.cwnd < self.tp.ssthresh / 2 {
@@ -868,14 +891,27 @@ impl Sender {
             let rate = self.tp.pacing_rate as u128;
             if self.cfg.linux_pacing {
                 // Linux tcp_update_skb_after_send (internal pacing): the
-                // segment's data length at the rate, from its slot or now if
+                // burst's data length at the rate, from its slot or now if
                 // later, less up to half of it for the time it went late;
-                // none for the first 10 data segments.
+                // none for the first 10 data segments. A burst is one
+                // segment, or with `gso_bursts` one TSO/GSO skb.
                 if self.stats.segs_sent >= 10 {
                     let len = SimTime((h.payload.max(1) as u128 * 1_000_000_000 / rate) as u64);
-                    let start = now.max(self.pace_next);
-                    let credit = start - self.pace_next;
-                    self.pace_next = start + len - SimTime(len.0 / 2).min(credit);
+                    if self.gso_left == 0 {
+                        let start = now.max(self.pace_next);
+                        self.gso_credit = start - self.pace_next;
+                        self.pace_next = start;
+                        self.gso_left = if self.cfg.gso_bursts {
+                            self.tso_segs()
+                        } else {
+                            1
+                        };
+                    }
+                    self.gso_left -= 1;
+                    // min(total / 2, credit) over the burst, segment by segment.
+                    let d = SimTime(len.0 / 2).min(self.gso_credit);
+                    self.gso_credit = self.gso_credit - d;
+                    self.pace_next = self.pace_next + len - d;
                 }
             } else {
                 let bytes = h.wire_size() as u128;
@@ -970,6 +1006,8 @@ impl Sender {
             return;
         }
         self.pace_deadline = None;
+        // A TSO/GSO burst never spans two calls (tcp_write_xmit sends whole skbs).
+        self.gso_left = 0;
         let sack = self.uses_sack();
         let sack1_rec = self.sack1_on() && self.tp.ca_state == CaState::Recovery;
         let fb_rec = self.freebsd_sack_on() && self.tp.ca_state == CaState::Recovery;
@@ -981,7 +1019,7 @@ impl Sender {
         let mut cwnd_limited = false;
         let mut sent_new = false;
         loop {
-            if self.tp.pacing_rate > 0 && self.pace_next > now {
+            if self.tp.pacing_rate > 0 && self.pace_next > now && self.gso_left == 0 {
                 self.pace_deadline = Some(self.pace_next);
                 break;
             }
@@ -1125,6 +1163,7 @@ impl Sender {
             }
             self.schedule_loss_probe(now, false);
         }
+        self.gso_left = 0;
         // Held back by ns-2's window_ rather than cwnd is not cwnd-limited.
         let cwnd_limited =
             cwnd_limited && (self.cfg.window == 0 || self.tp.cwnd <= self.cfg.window);

@@ -3357,6 +3357,43 @@ fn linux_pacing_spaces_data_bytes_and_catches_up_half_a_gap_after_a_late_send() 
     assert_eq!(s.next_deadline(), Some(ms(200) + SimTime(gap)));
 }
 
+#[test]
+fn gso_bursts_pace_two_segments_at_a_time_as_linux_tcp_tso_segs() {
+    // tcp_tso_segs: 1 448 000 B/s >> 10 = 1 414 bytes, under one 1448-byte
+    // segment, so tcp_min_tso_segs = 2 per burst (the path's 100 ms min RTT
+    // adds nothing: 100 000 >> 9 = 195 >= 32). Each burst of 2 x 1448 data
+    // bytes holds the next one 2 ms; the first, after idling, is 1 ms early
+    // (half of its length of credit).
+    let mut c = cfg();
+    c.linux_pacing = true;
+    c.gso_bursts = true;
+    let (mut s, _, _) = established(&c, "newreno");
+    s.stats.segs_sent = 10;
+    s.tp.cwnd = 100;
+    s.tp.pacing_rate = 1_448_000;
+    let mut out = vec![];
+    let us = SimTime::from_micros;
+    s.on_segment(ms(200), &ack(seg_start(2), &[], true, 1), &mut out);
+    let data = |o: &[TcpHeader]| o.iter().filter(|h| h.payload > 0).count();
+    assert_eq!(data(&out), 2, "one burst of two");
+    assert_eq!(s.next_deadline(), Some(us(201_000)));
+    out.clear();
+    s.on_timer(us(201_000), &mut out);
+    assert_eq!(data(&out), 2);
+    assert_eq!(s.next_deadline(), Some(us(203_000)), "on time: 2 ms");
+    // 3 ms late: min(2 ms / 2, 3 ms) = 1 ms of credit.
+    out.clear();
+    s.on_timer(us(206_000), &mut out);
+    assert_eq!(data(&out), 2);
+    assert_eq!(s.next_deadline(), Some(us(207_000)));
+    // At 3 MB/s: 3 000 000 >> 10 = 2 929 bytes = 2 segments as well; at
+    // 6 MB/s, 5 859 bytes = 4 segments.
+    s.tp.pacing_rate = 6_000_000;
+    out.clear();
+    s.on_timer(us(207_000), &mut out);
+    assert_eq!(data(&out), 4);
+}
+
 /// ns-2 Sack1 at W = 32: slow start from 2 capped at maxcwnd_ 32 (ACKs of
 /// segments 0..=299), segments 300..=331 out; segments 300..300+L-1 are
 /// lost. The duplicate ACKs SACK [300+L, j+1) as segment j arrives.

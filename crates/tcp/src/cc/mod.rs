@@ -250,6 +250,11 @@ pub trait CongestionControl {
     }
     /// Rate-based control on every ACK (BBR); only called when `has_cong_control`.
     fn cong_control(&mut self, _tp: &mut CcState, _rs: &RateSample) {}
+    /// The fewest segments a TSO/GSO burst carries (Linux `min_tso_segs` of
+    /// `tcp_congestion_ops`, else `net.ipv4.tcp_min_tso_segs`, 2).
+    fn min_tso_segs(&self, _tp: &CcState) -> u32 {
+        2
+    }
     /// A loss recovery the algorithm requires regardless of the host (Tahoe, Reno).
     fn recovery(&self) -> Option<Recovery> {
         None
