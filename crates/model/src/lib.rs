@@ -289,6 +289,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("clock granularity (ns-2 tcpTick_, Linux's jiffy)"),
             ),
             (
+                s("hz"),
+                if c.hz > 0 { c.hz.to_string() } else { s("controller's own") },
+                s("kernel tick rate the jiffy-counting controllers take (Cubic, BIC; CONFIG_HZ)"),
+            ),
+            (
                 s("rtt_sampling"),
                 s(c.rtt_sampling.name()),
                 s("without timestamps: every-ack (Linux) or timed (one segment per RTT, BSD)"),

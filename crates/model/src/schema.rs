@@ -178,6 +178,7 @@ host_settings! {
     frto: bool,
     linux_pacing: bool,
     gso_bursts: bool,
+    hz: u32,
     mem_limit: Size,
     tcp_tick: Duration,
     initial_rto: Duration,
@@ -2296,6 +2297,16 @@ fn resolve_host(
     if let Some(v) = h.gso_bursts {
         c.gso_bursts = v;
     }
+    if let Some(v) = h.hz {
+        if ![100, 250, 1000].contains(&v) {
+            return Err(cx.err(
+                &f("hz"),
+                v,
+                "must be 100, 250 or 1000 (CONFIG_HZ; 300 does not divide a second in whole microseconds)",
+            ));
+        }
+        c.hz = v;
+    }
     if let Some(v) = h.mem_limit {
         if v.0 > 0 && v.0 < 4 * c.mss as u64 {
             return Err(cx.err(
@@ -2386,7 +2397,15 @@ fn resolve_host(
         c.cwnd_limited_growth = v;
     }
     let ccname = h.cc.clone().unwrap_or_else(|| c.default_cc.to_string());
-    let params: CcParams = h.cc_params.clone().unwrap_or_default();
+    let mut params: CcParams = h.cc_params.clone().unwrap_or_default();
+    // The profile's kernel tick for a controller that counts jiffies, unless
+    // the host sets its own.
+    let counts_jiffies = cc::registry()
+        .iter()
+        .any(|i| i.name == ccname && i.params.iter().any(|p| p.0 == "hz"));
+    if c.hz > 0 && counts_jiffies && !params.contains_key("hz") {
+        params.insert("hz".to_string(), c.hz as f64);
+    }
     let made = cc::make(&ccname, &params);
     if let (Ok(ctl), true) = (&made, c.handshake.one_way()) {
         // An ns-2 agent of the variant's own may default its NewReno settings

@@ -1008,3 +1008,33 @@ rate = "1Mbps"
         ],
     );
 }
+
+#[test]
+fn a_profile_s_kernel_tick_reaches_the_controllers_that_count_jiffies() {
+    // The linux profile's HZ 250 (this kernel's CONFIG_HZ) becomes Cubic's
+    // and BIC's `hz`, unless the host sets `hz` or `cc_params.hz`; BBR takes
+    // no `hz` and gets none; other profiles leave the controller's default.
+    let with = |lines: &str| {
+        let text = GOOD.replace("name = \"a\"", &format!("name = \"a\"\n{lines}"));
+        parse_scenario(&text, "good.toml").unwrap().hosts[0]
+            .cc_params
+            .get("hz")
+            .copied()
+    };
+    assert_eq!(with("profile = \"linux\"\ncc = \"cubic\""), Some(250.0));
+    assert_eq!(with("profile = \"linux\"\ncc = \"bic\""), Some(250.0));
+    assert_eq!(
+        with("profile = \"linux\"\ncc = \"cubic\"\nhz = 1000"),
+        Some(1000.0)
+    );
+    assert_eq!(
+        with("profile = \"linux\"\ncc = \"cubic\"\ncc_params = { hz = 100 }"),
+        Some(100.0)
+    );
+    assert_eq!(with("profile = \"linux\"\ncc = \"bbr\""), None);
+    assert_eq!(with("profile = \"rfc\"\ncc = \"cubic\""), None);
+    has_all(
+        &err(&GOOD.replace("name = \"a\"", "name = \"a\"\nhz = 300")),
+        &["hz", "300", "100, 250 or 1000"],
+    );
+}

@@ -286,6 +286,10 @@ pub struct TcpConfig {
     /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue
     /// is dropped (Linux 2.2 `prune_queue`).
     pub mem_limit: u64,
+    /// The kernel's tick rate (CONFIG_HZ) that controllers counting jiffies
+    /// take unless the host's `cc_params` sets `hz` (Cubic's and BIC's
+    /// `tcp_jiffies32`); 0: each controller's own default (1000).
+    pub hz: u32,
     /// Limited slow start above this window, segments (0 = off): RFC 3742 in
     /// slow start, or ns-2's rule with `ns2_lss`.
     pub max_ssthresh: u32,
@@ -532,6 +536,7 @@ fn base() -> TcpConfig {
         linux_pacing: false,
         gso_bursts: false,
         mem_limit: 0,
+        hz: 0,
         max_ssthresh: 0,
         ns2_lss: false,
         ns2_decrease: false,
@@ -588,6 +593,7 @@ pub fn profiles() -> Vec<Profile> {
                 linux_pacing: true,
                 gso_bursts: true,
                 ack_before_data: true,
+                hz: 250,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
                 ..base()

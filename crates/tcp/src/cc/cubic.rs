@@ -14,7 +14,8 @@
 //! - beta = 717/1024 (`BICTCP_BETA_SCALE`); ssthresh = max(cwnd * 717 / 1024, 2);
 //! - fast convergence: a loss below the previous `W_max` sets
 //!   `W_max = cwnd * (1024 + 717) / 2048`;
-//! - time in jiffies (`HZ`, parameter `hz`, default 1000), converted to 1/1024 s
+//! - time in jiffies (`HZ`, parameter `hz`, default 1000; a host's profile may
+//!   give its kernel's, the `linux` profile 250), converted to 1/1024 s
 //!   (`BICTCP_HZ`); C = `bic_scale` / 1024 = 41/1024 via `cube_rtt_scale = 410`
 //!   and `delta = 410 * (t - K)^3 >> 40` (so C is 410/1024 = 0.4004);
 //! - `K = cubic_root(cube_factor * (W_max - cwnd))`, `cube_factor = 2^40 / 410`,
