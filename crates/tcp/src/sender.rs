@@ -506,16 +506,14 @@ impl Sender {
         }
         (self.mss as u64 * 1_000_000 / 100 * ratio as u64 * cnt as u64 / srtt_us).max(1)
     }
-    /// What `tcp_update_pacing_rate` reads now (the ratio in %, max(cwnd,
-    /// packets out), SRTT in us; 0 before an RTT sample), kept per ACK and
-    /// turned into a rate only when a trace asks.
+
     /// Linux `tcp_tso_segs` (`tcp_tso_autosize`): the segments of one
     /// TSO/GSO burst, the pacing rate's 2^-10 s of data (`sk_pacing_shift`
-    /// 10) plus, on paths under 16 ms, `gso_max_size >> (min_rtt_us >> 9)`
-    /// (`tcp_tso_rtt_log` 9, since v5.18), at most 64 KiB, at least the
-    /// controller's `min_tso_segs`.
+    /// 10) plus `sk_gso_max_size >> (min_rtt_us >> 9)` (`tcp_tso_rtt_log` 9,
+    /// since v5.18; nothing from about 8 ms of min RTT up), at most
+    /// `sk_gso_max_size`, at least the controller's `min_tso_segs`.
     fn tso_segs(&self) -> u32 {
-        const GSO_MAX_SIZE: u64 = 65536;
+        const GSO_MAX_SIZE: u64 = crate::cc::GSO_MAX_BYTES;
         let mut bytes = self.tp.pacing_rate >> 10;
         // Before any sample tcp_min_rtt is ~0U: no addition.
         let r = self.tp.min_rtt.as_micros() >> 9;
@@ -526,6 +524,9 @@ impl Sender {
         ((bytes / self.mss.max(1) as u64) as u32).max(self.cc.min_tso_segs(&self.tp))
     }
 
+    /// What `tcp_update_pacing_rate` reads now (the ratio in %, max(cwnd,
+    /// packets out), SRTT in us; 0 before an RTT sample), kept per ACK and
+    /// turned into a rate only when a trace asks.
     fn note_linux_rate(&mut self) {
         let srtt_us = self.rtt.srtt().map_or(0, |s| s.0 / 1000);
         let ratio = if self.tp.cwnd < self.tp.ssthresh / 2 {
@@ -901,10 +902,12 @@ impl Sender {
                         let start = now.max(self.pace_next);
                         self.gso_credit = start - self.pace_next;
                         self.pace_next = start;
-                        self.gso_left = if self.cfg.gso_bursts {
-                            self.tso_segs()
-                        } else {
-                            1
+                        self.gso_left = match (self.cfg.gso_bursts, new) {
+                            (false, _) => 1,
+                            // tcp_write_xmit: at most tcp_cwnd_test's half
+                            // window of new data per skb.
+                            (true, true) => self.tso_segs().min((self.tp.cwnd / 2).max(1)),
+                            (true, false) => self.tso_segs(),
                         };
                     }
                     self.gso_left -= 1;
@@ -1196,6 +1199,8 @@ impl Sender {
     /// Process a segment from the receiver.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
         self.tp.now = now;
+        // A TSO/GSO burst is one skb: it never spans two events.
+        self.gso_left = 0;
         match self.state {
             SenderState::Closed => {}
             SenderState::SynSent => {
@@ -1491,28 +1496,15 @@ impl Sender {
             };
             self.cc.pkts_acked(&mut self.tp, &s);
             let mut lost_retrans = false;
+            // tcp_ack_is_dubious, in the state the ACK found.
+            let dubious = newly_sacked > 0 || ece || self.tp.ca_state != CaState::Open;
             if rack {
                 self.process_tlp_ack(h, true, newly_sacked > 0, dsack_tlp);
-                let dubious = newly_sacked > 0 || ece || self.tp.ca_state != CaState::Open;
-                let (n, armed, again) = self.rack_on_ack(now, &rate, dubious);
-                newly_lost += n;
-                reo_armed = armed;
-                lost_retrans = again;
+                self.rack.absorb(&rate.rack);
             }
 
             let mut grow = true;
             let undone = self.try_undo(h) || self.process_frto(h, true, newly_sacked > 0, &rate);
-            if undone && rack {
-                // Linux tests the undo (tcp_process_loss, tcp_try_undo_recovery)
-                // before tcp_identify_packet_loss; the undo cleared the LOST
-                // marks (tcp_undo_cwnd_reduction sets rack.advanced), so RACK
-                // scans again in the state the undo left (Open), and a loss it
-                // proves starts a recovery on this ACK (tcp_time_to_recover).
-                self.rack.set_advanced();
-                let (n, armed) = self.rack_scan(now);
-                newly_lost += n;
-                reo_armed |= armed;
-            }
             match self.tp.ca_state {
                 _ if undone => {}
                 CaState::Recovery => {
@@ -1659,6 +1651,17 @@ impl Sender {
                     }
                 }
             }
+            if rack && dubious {
+                // tcp_fastretrans_alert: the state's exit and the undo first
+                // (a full ACK ends Recovery or Loss; an undo clears the LOST
+                // marks and sets rack.advanced), then tcp_identify_packet_loss
+                // with the reordering window of the state they left.
+                let prior_retrans = self.sb.retrans;
+                let (n, armed) = self.rack_scan(now);
+                newly_lost += n;
+                reo_armed = armed;
+                lost_retrans = self.sb.retrans < prior_retrans;
+            }
             if rack
                 && self.sb.lost > 0
                 && matches!(
@@ -1671,6 +1674,18 @@ impl Sender {
                 grow = false;
             } else if lost_retrans && self.loss_to_recovery(now, out) {
                 grow = false;
+            } else if rack
+                && dubious
+                && matches!(self.tp.ca_state, CaState::Open | CaState::Disorder)
+            {
+                // tcp_fastretrans_alert's tcp_try_to_open -> tcp_try_keep_open:
+                // Disorder while anything is SACKed, lost or retransmitted.
+                let left = self.sb.sacked + self.sb.lost + self.sb.retrans > 0;
+                self.set_ca_state(if left {
+                    CaState::Disorder
+                } else {
+                    CaState::Open
+                });
             }
             // RFC 3168 6.1.2: the window does not grow on the ECE that reduces it.
             if ece && self.enter_cwr(ece_flight) {
@@ -1749,7 +1764,7 @@ impl Sender {
             let mut lost_retrans = false;
             if rack {
                 self.process_tlp_ack(h, false, newly_sacked > 0, dsack_tlp);
-                let (n, _, again) = self.rack_on_ack(now, &rate, true);
+                let (n, _, again) = self.rack_on_ack(now, &rate);
                 newly_lost += n;
                 lost_retrans = again;
             }
@@ -2010,6 +2025,8 @@ impl Sender {
         }
         self.undo_marker = false;
         self.stats.undos += 1;
+        // tcp_undo_cwnd_reduction: "Force RACK to re-exam losses".
+        self.rack.set_advanced();
     }
 
     /// F-RTO (RFC 5682 with SACK, Linux `tcp_process_loss`) on an ACK in the
@@ -2085,12 +2102,18 @@ impl Sender {
         true
     }
 
-    /// Linux `tcp_undo_cwnd_reduction(sk, true)` and the return to Open of
+    /// Linux `tcp_undo_cwnd_reduction` and the return to Open of
     /// `tcp_try_undo_loss` / `tcp_try_undo_recovery`: the window and
-    /// ssthresh back, nothing lost after all, no go-back-N resend.
+    /// ssthresh back, no go-back-N resend. Undoing a timeout clears the LOST
+    /// marks (`unmark_loss` true); undoing a RACK recovery keeps them
+    /// (`tcp_try_undo_recovery` passes false), so a loss above the recovery
+    /// point starts the next recovery at once (`tcp_time_to_recover`).
     fn undo_loss(&mut self) {
+        let unmark = self.tp.ca_state == CaState::Loss || !self.rack_on();
         self.undo_window();
-        self.sb.unmark_lost();
+        if unmark {
+            self.sb.unmark_lost();
+        }
         self.snd_nxt = self.snd_max;
         self.set_ca_state(CaState::Open);
     }
@@ -2580,6 +2603,7 @@ impl Sender {
     /// Fire every timer due at `now`.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.tp.now = now;
+        self.gso_left = 0;
         if self.pace_deadline.is_some_and(|d| d <= now) {
             self.pace_deadline = None;
             self.transmit(now, out);
@@ -2712,18 +2736,14 @@ impl Sender {
         )
     }
 
-    /// RACK on an ACK (`tcp_rack_advance` for what it delivered, then
-    /// `tcp_rack_mark_lost` when the ACK is dubious: it SACKs, echoes ECE,
-    /// duplicates, or finds the sender out of the Open state). Segments not
-    /// old enough yet arm the reordering timer, 2 ms after the latest of
-    /// them, at most one RTO away. Returns the segments newly marked lost,
-    /// whether the timer was armed, and whether a retransmission was found
-    /// lost again (`FLAG_LOST_RETRANS`: `retrans_out` fell).
-    fn rack_on_ack(&mut self, now: SimTime, rate: &RateAcc, dubious: bool) -> (u32, bool, bool) {
+    /// RACK on a duplicate ACK (`tcp_rack_advance` for what it delivered,
+    /// then `tcp_rack_mark_lost`). Segments not old enough yet arm the
+    /// reordering timer, 2 ms after the latest of them, at most one RTO
+    /// away. Returns the segments newly marked lost, whether the timer was
+    /// armed, and whether a retransmission was found lost again
+    /// (`FLAG_LOST_RETRANS`: `retrans_out` fell).
+    fn rack_on_ack(&mut self, now: SimTime, rate: &RateAcc) -> (u32, bool, bool) {
         self.rack.absorb(&rate.rack);
-        if !dubious {
-            return (0, false, false);
-        }
         let prior_retrans = self.sb.retrans;
         let (lost, armed) = self.rack_scan(now);
         (lost, armed, self.sb.retrans < prior_retrans)

@@ -3392,6 +3392,20 @@ fn gso_bursts_pace_two_segments_at_a_time_as_linux_tcp_tso_segs() {
     out.clear();
     s.on_timer(us(207_000), &mut out);
     assert_eq!(data(&out), 4);
+    // tcp_cwnd_test: at most half the window of new data per skb. cwnd 3
+    // with 1 of the initial 2 segments still out: room for 2, but a burst
+    // of max(3 / 2, 1) = 1 segment (the first after idling: half a gap
+    // early, 0.5 ms), then the second.
+    let (mut s, _, _) = established(&c, "newreno");
+    s.stats.segs_sent = 10;
+    s.tp.cwnd = 3;
+    s.tp.ssthresh = 2; // congestion avoidance: one segment acked adds < 1
+    s.tp.pacing_rate = 1_448_000;
+    out.clear();
+    s.on_segment(ms(200), &ack(seg_start(1), &[], true, 1), &mut out);
+    assert_eq!(s.tp.cwnd, 3);
+    assert_eq!(data(&out), 1);
+    assert_eq!(s.next_deadline(), Some(us(200_500)));
 }
 
 /// ns-2 Sack1 at W = 32: slow start from 2 capped at maxcwnd_ 32 (ACKs of
@@ -3656,5 +3670,55 @@ fn an_undo_in_loss_comes_before_rack_which_may_start_a_recovery_on_the_same_ack(
     assert_eq!(s.ca_state(), CaState::Recovery);
     assert_eq!(s.tp.ssthresh, 5);
     assert_eq!(data_seqs_of(&out).first(), Some(&p[2].seq));
+    s.check_invariants();
+}
+
+/// Linux `tcp_process_loss`: when the ACK reaches the recovery point the
+/// sender returns to Open (`tcp_try_undo_recovery`) before RACK scans
+/// (`tcp_identify_packet_loss`), so the reordering window is the Open
+/// state's min_rtt / 4 (fewer than `tcp_reordering` 3 segments SACKed, no
+/// reordering seen), not the Loss state's 0 (review18 B3). `linux`, Reno,
+/// without timestamps, F-RTO or TLP; the initial window P0..P9 is lost and
+/// resent by the timeout's slow start, new data follows.
+#[test]
+fn the_ack_ending_a_timeout_recovery_lets_rack_wait_the_open_state_reordering_window() {
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.frto = false;
+    c.tlp = false;
+    let (mut s, _, _) = established(&c, "reno");
+    let seg = |i: u64| 1 + i * 1460;
+    let t_rto = s.next_deadline().unwrap();
+    let mut out = vec![];
+    s.on_timer(t_rto, &mut out);
+    // Each retransmission's ACK 100 ms after it, until a flight carries new
+    // data (segments 10 and up) along with the last retransmissions.
+    let mut t = t_rto;
+    let mut sent = data_seqs_of(&out);
+    while sent.iter().all(|&q| q < seg(10)) {
+        t += ms(100);
+        let upto = sent.iter().copied().max().unwrap() + 1460;
+        out.clear();
+        s.on_segment(t, &ack(upto, &[], false, 0), &mut out);
+        assert_eq!(s.ca_state(), CaState::Loss);
+        sent = data_seqs_of(&out);
+    }
+    let new: Vec<u64> = sent.iter().copied().filter(|&q| q >= seg(10)).collect();
+    assert!(new.len() >= 2, "two new segments left together: {new:?}");
+    // The ACK of everything resent (the recovery point, segment 10) SACKs
+    // the second new segment, not the first, sent at the same instant.
+    let (a, b) = (new[0], new[1]);
+    out.clear();
+    s.on_segment(
+        t + ms(100),
+        &ack(seg(10), &[(b, b + 1460)], false, 0),
+        &mut out,
+    );
+    // Open (Disorder: one segment SACKed); a's RTT plus min_rtt / 4 has not
+    // passed (it left with b, whose RTT is RACK's): not lost yet, no new
+    // recovery; RACK's timer waits the window, 2 ms more, rounded up.
+    assert_eq!(s.ca_state(), CaState::Disorder);
+    assert_eq!(s.stats.fast_retransmits, 0);
+    assert!(!data_seqs_of(&out).contains(&a));
     s.check_invariants();
 }

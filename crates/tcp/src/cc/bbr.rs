@@ -145,7 +145,7 @@ const TCP_INIT_CWND: u32 = 10;
 /// Linux `sk_pacing_shift` default: TSO bursts of about 1 ms (rate >> 10).
 const PACING_SHIFT: u32 = 10;
 /// GSO_MAX_SIZE (64 KiB) - 1 - MAX_TCP_HEADER (320 on x86-64 distribution kernels).
-const TSO_MAX_BYTES: u64 = 65536 - 1 - 320;
+const TSO_MAX_BYTES: u64 = super::GSO_MAX_BYTES;
 
 /// One sample of the windowed max filter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

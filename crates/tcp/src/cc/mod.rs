@@ -304,6 +304,11 @@ pub trait CongestionControl {
     }
 }
 
+/// A socket's `sk_gso_max_size` on a Linux host: the device's 64 KiB
+/// (GSO_LEGACY_MAX_SIZE) less `MAX_TCP_HEADER + 1` (`sk_setup_caps`;
+/// MAX_TCP_HEADER 320 on x86-64 distribution kernels).
+pub const GSO_MAX_BYTES: u64 = 65536 - 1 - 320;
+
 /// Parameters given to a controller in a scenario: name -> value.
 pub type CcParams = BTreeMap<String, f64>;
 
