@@ -430,3 +430,24 @@ def test_compare_runs_both_backends_and_reports_them_side_by_side(tmp_path: Path
     assert "Simulator against the real stack" in html
     assert html.count("<figure") >= 2  # cwnd and queue overlays
     assert (out / "linux" / "timing.parquet").exists()
+
+
+@needs_root
+def test_the_backend_applies_gso_bursts_and_does_not_flag_the_profile_s_own_tick() -> None:
+    from tcplab import _core
+
+    base = "name = \"n\"\nduration = \"2s\"\n" + LINK + "[[flow]]\nfrom = \"a\"\nto = \"b\"\n"
+    # Cubic on the linux profile takes the profile's HZ 250 as cc_params.hz:
+    # the kernel's own tick, not a parameter the backend fails to apply.
+    notes = _core.check_linux(base.replace('cc = "reno"', 'cc = "cubic"'), "n.toml")
+    assert not any("controller parameters not applied" in n for n in notes), notes
+    # A parameter the host gives is still noted.
+    notes = _core.check_linux(
+        base.replace('cc = "reno"', 'cc = "cubic"\ncc_params = { beta = 800 }', 1), "n.toml"
+    )
+    assert any("host a: controller parameters not applied" in n for n in notes), notes
+    # gso_bursts = false: applied (one segment per GSO skb), not noted as ignored.
+    no_bursts = base.replace('cc = "reno"', 'cc = "bbr"\ngso_bursts = false', 1)
+    notes = _core.check_linux(no_bursts, "n.toml")
+    assert any("host a: one segment per GSO skb" in n for n in notes), notes
+    assert not any("gso_bursts = false (Linux" in n for n in notes), notes

@@ -32,6 +32,8 @@ pub struct HostSetup {
     pub sysctls: Vec<(String, String)>,
     /// Extra attributes of the route to the other hosts (`initcwnd 10`...).
     pub route: Vec<String>,
+    /// The TUN device's `gso_max_segs` (segments per GSO skb), when set.
+    pub gso_max_segs: Option<u32>,
 }
 
 type Job = Box<dyn FnOnce() + Send>;
@@ -120,6 +122,20 @@ fn configure(s: &HostSetup) -> Result<OwnedFd, String> {
         "ip",
         &a(&["addr", "add", &format!("{ip}/32"), "dev", TUN_NAME]),
     )?;
+    if let Some(n) = s.gso_max_segs {
+        cmd(
+            &s.name,
+            "ip",
+            &a(&[
+                "link",
+                "set",
+                "dev",
+                TUN_NAME,
+                "gso_max_segs",
+                &n.to_string(),
+            ]),
+        )?;
+    }
     let mut route = a(&["route", "add", "10.0.0.0/8", "dev", TUN_NAME, "src", &ip]);
     route.extend(s.route.iter().cloned());
     cmd(&s.name, "ip", &route)?;

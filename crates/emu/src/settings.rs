@@ -69,6 +69,7 @@ fn sysctl_exists(key: &str) -> bool {
 /// Settings the backend applies itself (the others are compared with the
 /// `linux` profile and noted when they differ).
 const APPLIED: &[&str] = &[
+    "gso_bursts",
     "initial_window",
     "min_rto",
     "max_rto",
@@ -190,6 +191,9 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
                 mtu: c.mss + 40,
                 sysctls,
                 route,
+                // gso_bursts = false: one segment per skb, as the simulator
+                // then paces (tcp_tso_segs is capped by sk_gso_max_segs).
+                gso_max_segs: (!c.gso_bursts).then_some(1),
             },
             cc: kcc.to_string(),
             sndbuf: explicit(c.sndbuf, linux.config.sndbuf),
@@ -217,7 +221,19 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
                 differ.join(", ")
             ));
         }
-        if !h.cc_params.is_empty() {
+        if !c.gso_bursts {
+            notes.push(format!(
+                "host {}: one segment per GSO skb (gso_max_segs 1 on its device), as gso_bursts = false",
+                h.name
+            ));
+        }
+        // The tick the profile gave the controller is the kernel's own.
+        let given = h
+            .cc_params
+            .iter()
+            .filter(|(k, v)| !(k.as_str() == "hz" && **v == c.hz as f64))
+            .count();
+        if given > 0 {
             notes.push(format!(
                 "host {}: controller parameters not applied (the kernel module's defaults)",
                 h.name

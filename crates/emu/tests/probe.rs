@@ -43,6 +43,7 @@ fn setup(name: &str, node: u32) -> HostSetup {
         mtu: 1500,
         sysctls: vec![],
         route: vec![],
+        gso_max_segs: None,
     }
 }
 
@@ -147,5 +148,36 @@ fn udp_probes_see_the_configured_rate_and_delay_within_one_percent() {
     eprintln!(
         "burst gap median {gap:.0} ns (expected {tx_ns:.0}); delay median {d:.0} ns (expected {expected:.0}); emulator lateness p99 {:.1} us",
         report.timing[0].lateness.percentile(99.0) * 1e6
+    );
+}
+
+#[test]
+fn a_host_without_gso_bursts_gets_one_segment_per_gso_skb() {
+    // gso_bursts = false sets the TUN device's gso_max_segs to 1, which caps
+    // tcp_tso_segs (min with sk_gso_max_segs): one segment per skb.
+    if !root() {
+        eprintln!("skipped: needs root, /dev/net/tun and iproute2");
+        return;
+    }
+    let show = |segs: Option<u32>| {
+        let mut s = setup("g", 0);
+        s.gso_max_segs = segs;
+        let h = HostNs::start(s).unwrap();
+        let out = h
+            .run_in(|| {
+                std::process::Command::new("ip")
+                    .args(["-d", "link", "show", "dev", tcplab_emu::netns::TUN_NAME])
+                    .output()
+                    .unwrap()
+            })
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let one = show(Some(1));
+    assert!(one.contains("gso_max_segs 1 "), "{one}");
+    let default = show(None);
+    assert!(
+        default.contains("gso_max_segs ") && !default.contains("gso_max_segs 1 "),
+        "{default}"
     );
 }
