@@ -69,6 +69,22 @@ def test_the_wider_parts_are_the_scenarios_issue_25_names() -> None:
     assert parts["long/linux"].modes == ("full",)
 
 
+def test_the_goodput_z_is_welch_s_statistic_worked_by_hand() -> None:
+    from tcplab.compare import mean_difference_z
+
+    # sim 1, 2, 3: mean 2, sample variance 1, standard error sqrt(1/3);
+    # linux 4, 4, 4, 4: mean 4, standard error 0. z = (2 - 4) / sqrt(1/3)
+    # = -2 sqrt(3) = -3.4641.
+    assert mean_difference_z([1.0, 2.0, 3.0], [4.0] * 4) == pytest.approx(-2 * math.sqrt(3))
+    # Both 1, 3 (standard error 1 each): z = (2 - 2) / sqrt(2) = 0.
+    assert mean_difference_z([1.0, 3.0], [3.0, 1.0]) == 0.0
+    # One seed: no spread to measure.
+    assert math.isnan(mean_difference_z([1.0], [2.0, 3.0]))
+    # Neither side varies: 0 when equal, an infinite z when not.
+    assert mean_difference_z([5.0, 5.0], [5.0, 5.0]) == 0.0
+    assert mean_difference_z([5.0, 5.0], [4.0, 4.0]) == math.inf
+
+
 def test_agreement_applies_the_bounds_of_issue_14() -> None:
     df = pl.DataFrame(
         {

@@ -105,6 +105,31 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(ys) / len(ys) if ys else math.nan
 
 
+def _stderr(xs: Sequence[float]) -> float:
+    """The standard error of the mean of ``xs`` (sample standard deviation
+    over the square root of their number); NaN below two values."""
+    ys = [x for x in xs if not math.isnan(x)]
+    if len(ys) < 2:
+        return math.nan
+    m = sum(ys) / len(ys)
+    return math.sqrt(sum((y - m) ** 2 for y in ys) / (len(ys) - 1) / len(ys))
+
+
+def mean_difference_z(sim: Sequence[float], linux: Sequence[float]) -> float:
+    """How many standard errors apart two sides' means are: (mean of
+    ``sim`` - mean of ``linux``) / sqrt(se_sim^2 + se_linux^2), Welch's
+    statistic. Below 2 in magnitude, the difference is within what the
+    seeds alone give; NaN with fewer than two values on a side; 0 or
+    +-inf when neither side varies."""
+    d = _mean(sim) - _mean(linux)
+    se = math.hypot(_stderr(sim), _stderr(linux))
+    if math.isnan(d) or math.isnan(se):
+        return math.nan
+    if se == 0.0:
+        return 0.0 if d == 0.0 else math.copysign(math.inf, d)
+    return d / se
+
+
 def _rel(sim: float, linux: float) -> float:
     if math.isnan(sim) or math.isnan(linux) or linux == 0:
         return math.nan
@@ -155,6 +180,10 @@ def comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.Da
             # The kernel's spread over the seeds: how far apart its own runs are.
             "goodput_linux_min_bps": min(float(r["goodput_bps"]) for r in lx),
             "goodput_linux_max_bps": max(float(r["goodput_bps"]) for r in lx),
+            # Welch's statistic of the two sides' seeds.
+            "goodput_z": mean_difference_z(
+                [float(r["goodput_bps"]) for r in s], [float(r["goodput_bps"]) for r in lx]
+            ),
             "rtt_sim_s": m(s, "rtt_s"),
             "rtt_linux_s": m(lx, "rtt_s"),
             "rtt_from": "srtt trace" if both_traced else "rtt_mean_s",

@@ -253,6 +253,7 @@ def _agreement(rep: Report, flows: pl.DataFrame | None, extras: list[str]) -> No
                 (pl.col("goodput_linux_min_bps") / 1e6).alias("linux min Mb/s"),
                 (pl.col("goodput_linux_max_bps") / 1e6).alias("linux max Mb/s"),
                 pl.col("in_kernel_range").alias("sim within linux seeds"),
+                pl.col("goodput_z").alias("goodput z"),
                 (pl.col("rtt_error") * 100).alias("RTT err %"),
                 pl.col("timeouts_sim").alias("RTOs sim"),
                 pl.col("timeouts_linux").alias("RTOs linux"),
@@ -261,7 +262,9 @@ def _agreement(rep: Report, flows: pl.DataFrame | None, extras: list[str]) -> No
             ),
             "Flow cells outside a bound. Linux min/max: the kernel's goodput over its seeds; "
             "a goodput miss whose simulated mean lies between them is within the kernel's "
-            "own run-to-run spread.",
+            "own run-to-run spread. Goodput z: the difference of the two means over its "
+            "standard error (Welch), from both sides' seeds: below 2 in magnitude, more "
+            "seeds are needed to tell the sides apart.",
             float_format=".2f",
         )
     worst = flows["goodput_error"].abs().max()
