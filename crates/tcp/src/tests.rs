@@ -3722,3 +3722,64 @@ fn the_ack_ending_a_timeout_recovery_lets_rack_wait_the_open_state_reordering_wi
     assert!(!data_seqs_of(&out).contains(&a));
     s.check_invariants();
 }
+
+/// Linux `tcp_try_undo_recovery` undoes a spurious recovery with
+/// `tcp_undo_cwnd_reduction(sk, false)`: the LOST marks stay, so a segment
+/// RACK had already found lost above the recovery point starts the next
+/// recovery on the same ACK (`tcp_time_to_recover`); only a timeout's undo
+/// clears them (review18 B2). `linux`, Reno, TLP off; the initial window
+/// P0..P9 leaves at 100 ms; P1 and P9 are missing.
+#[test]
+fn undoing_a_rack_recovery_keeps_its_lost_marks() {
+    let mut c = profile("linux").unwrap().config;
+    c.tlp = false;
+    let (mut s, _, first) = established(&c, "reno");
+    let p: Vec<u64> = data_seqs_of(&first);
+    assert_eq!(p.len(), 10);
+    let mss = p[1] - p[0];
+    let idx = |o: &[TcpHeader]| {
+        data_seqs_of(o)
+            .iter()
+            .map(|q| (q - 1) / mss)
+            .collect::<Vec<_>>()
+    };
+    let mut out = vec![];
+    // 200 ms: P2..P4 SACKed. RACK (three SACKed: window 0) finds P1 lost:
+    // Recovery (recover = the end of P9, ssthresh 5), P1 resent.
+    s.on_segment(ms(200), &ack(p[1], &[(p[2], p[5])], true, 1), &mut out);
+    assert_eq!((s.ca_state(), idx(&out)), (CaState::Recovery, vec![1]));
+    // 201-204 ms: P5..P8 SACKed one by one (P9, sent after P8, is not yet
+    // late): PRR sends new data, segments 10, 11, 12.
+    for (k, i) in [5usize, 6, 7, 8].iter().enumerate() {
+        out.clear();
+        s.on_segment(
+            ms(201 + k as u64),
+            &ack(p[1], &[(p[2], p[*i] + mss)], true, 1),
+            &mut out,
+        );
+    }
+    let n10 = p[9] + mss;
+    let n11 = n10 + mss;
+    // 250 ms: P1's retransmission arrived (the ACK jumps to P9, the hole),
+    // and segment 11 is SACKed, not 10. RACK, window 0 in Recovery: P9
+    // (sent at 100 ms) and segment 10 (sent before 11) are lost; both
+    // resent, then new data.
+    out.clear();
+    s.on_segment(ms(250), &ack(p[9], &[(n11, n11 + mss)], true, 1), &mut out);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(idx(&out)[..2], [9, 10]);
+    let recoveries = s.stats.fast_retransmits;
+    // 251 ms: the full ACK (up to segment 10, the recovery point), echoing
+    // a timestamp older than the first retransmission: the recovery was
+    // spurious and is undone (cwnd and ssthresh back). Segment 10 stays
+    // lost (its retransmission is out): a new recovery at once, without
+    // resending it again. (Had the undo cleared the mark, RACK would not
+    // mark it again: its retransmission left after segment 11.)
+    out.clear();
+    s.on_segment(ms(251), &ack(n10, &[(n11, n11 + mss)], true, 1), &mut out);
+    assert_eq!(s.stats.undos, 1);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(s.stats.fast_retransmits, recoveries + 1);
+    assert!(!data_seqs_of(&out).contains(&n10));
+    s.check_invariants();
+}
