@@ -291,7 +291,7 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
             (
                 s("hz"),
                 if c.hz > 0 { c.hz.to_string() } else { s("controller's own") },
-                s("kernel tick rate the jiffy-counting controllers take (Cubic, BIC; CONFIG_HZ)"),
+                s("kernel tick rate the jiffy-counting controllers take (Cubic, BIC, BBR; CONFIG_HZ)"),
             ),
             (
                 s("rtt_sampling"),

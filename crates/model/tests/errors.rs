@@ -1011,9 +1011,9 @@ rate = "1Mbps"
 
 #[test]
 fn a_profile_s_kernel_tick_reaches_the_controllers_that_count_jiffies() {
-    // The linux profile's HZ 250 (this kernel's CONFIG_HZ) becomes Cubic's
-    // and BIC's `hz`, unless the host sets `hz` or `cc_params.hz`; BBR takes
-    // no `hz` and gets none; other profiles leave the controller's default.
+    // The linux profile's HZ 250 (this kernel's CONFIG_HZ) becomes Cubic's,
+    // BIC's and BBR's `hz`, unless the host sets `hz` or `cc_params.hz`; Reno
+    // counts no jiffies and gets none; other profiles leave the default.
     let with = |lines: &str| {
         let text = GOOD.replace("name = \"a\"", &format!("name = \"a\"\n{lines}"));
         parse_scenario(&text, "good.toml").unwrap().hosts[0]
@@ -1031,7 +1031,8 @@ fn a_profile_s_kernel_tick_reaches_the_controllers_that_count_jiffies() {
         with("profile = \"linux\"\ncc = \"cubic\"\ncc_params = { hz = 100 }"),
         Some(100.0)
     );
-    assert_eq!(with("profile = \"linux\"\ncc = \"bbr\""), None);
+    assert_eq!(with("profile = \"linux\"\ncc = \"bbr\""), Some(250.0));
+    assert_eq!(with("profile = \"linux\"\ncc = \"reno\""), None);
     assert_eq!(with("profile = \"rfc\"\ncc = \"cubic\""), None);
     has_all(
         &err(&GOOD.replace("name = \"a\"", "name = \"a\"\nhz = 300")),

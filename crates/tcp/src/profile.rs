@@ -287,8 +287,8 @@ pub struct TcpConfig {
     /// is dropped (Linux 2.2 `prune_queue`).
     pub mem_limit: u64,
     /// The kernel's tick rate (CONFIG_HZ) that controllers counting jiffies
-    /// take unless the host's `cc_params` sets `hz` (Cubic's and BIC's
-    /// `tcp_jiffies32`); 0: each controller's own default (1000).
+    /// take unless the host's `cc_params` sets `hz` (Cubic's, BIC's and
+    /// BBR's `tcp_jiffies32`); 0: each controller's own default (1000).
     pub hz: u32,
     /// Limited slow start above this window, segments (0 = off): RFC 3742 in
     /// slow start, or ns-2's rule with `ns2_lss`.

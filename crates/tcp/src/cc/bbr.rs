@@ -56,8 +56,9 @@
 //!   sender's next paced departure is not visible in `CcState`), so only its
 //!   `+ tso_segs_goal` term when pacing_gain > 1 remains.
 //! - Clocks: µs timestamps as Linux's `tcp_mstamp` (`SimTime::as_micros`); the
-//!   min_rtt and PROBE_RTT stamps count jiffies of a HZ=1000 kernel
-//!   (milliseconds), with Linux's strict `after()` comparisons.
+//!   min_rtt and PROBE_RTT stamps count jiffies (`hz`, default 1000; the
+//!   `linux` profile gives its kernel's 250), with Linux's strict `after()`
+//!   comparisons.
 //!   `tp->delivered_mstamp` is kept here: set to now on ACKs that deliver data
 //!   (tcp_rate_gen) and on a transmission start with nothing in flight
 //!   (tcp_rate_skb_sent), the only two places Linux sets it.
@@ -236,11 +237,6 @@ fn us(t: SimTime) -> u64 {
     t.as_micros()
 }
 
-/// Jiffies of a HZ=1000 kernel: milliseconds.
-fn jiffies(t: SimTime) -> u64 {
-    t.0 / 1_000_000
-}
-
 /// Linux `tcp_stamp_us_delta`: t1 - t0 in µs, or 0.
 fn stamp_us_delta(t1: SimTime, t0: SimTime) -> u64 {
     us(t1).saturating_sub(us(t0))
@@ -269,11 +265,13 @@ fn splitmix64(state: &mut u64) -> u64 {
 pub struct Bbr {
     seed: u64,
     rng: u64,
+    /// The kernel's tick rate (CONFIG_HZ) its jiffies count.
+    hz: u64,
     /// Min RTT in the 10 s window, µs (`u32::MAX`: none yet).
     min_rtt_us: u32,
-    /// When min_rtt was taken, jiffies (ms).
+    /// When min_rtt was taken, jiffies.
     min_rtt_stamp: u64,
-    /// End of PROBE_RTT, jiffies (ms); `None` is Linux's 0.
+    /// End of PROBE_RTT, jiffies; `None` is Linux's 0.
     probe_rtt_done_stamp: Option<u64>,
     /// Max recent delivery rate, segments/µs << 24, over rounds.
     bw: MinMax,
@@ -319,11 +317,13 @@ pub struct Bbr {
 }
 
 impl Bbr {
-    /// A BBR instance whose gain-cycle randomisation is seeded by `seed`.
-    pub fn new(seed: u64) -> Self {
+    /// A BBR instance whose gain-cycle randomisation is seeded by `seed`,
+    /// on a kernel of `hz` ticks per second (CONFIG_HZ: 100, 250, 1000).
+    pub fn new(seed: u64, hz: u64) -> Self {
         Bbr {
             seed,
             rng: seed,
+            hz,
             min_rtt_us: u32::MAX,
             min_rtt_stamp: 0,
             probe_rtt_done_stamp: None,
@@ -789,14 +789,24 @@ impl Bbr {
         }
     }
 
+    /// `tcp_jiffies32` at `t`.
+    fn jiffies(&self, t: SimTime) -> u64 {
+        (t.0 as u128 * self.hz as u128 / 1_000_000_000) as u64
+    }
+
+    /// Linux `msecs_to_jiffies` (rounds up).
+    fn msecs_to_jiffies(&self, ms: u64) -> u64 {
+        (ms * self.hz).div_ceil(1000)
+    }
+
     /// Linux `bbr_check_probe_rtt_done`.
     fn check_probe_rtt_done(&mut self, tp: &mut CcState) {
         match self.probe_rtt_done_stamp {
-            Some(done) if jiffies(tp.now) > done => {}
+            Some(done) if self.jiffies(tp.now) > done => {}
             _ => return,
         }
         // Wait a while until the next PROBE_RTT.
-        self.min_rtt_stamp = jiffies(tp.now);
+        self.min_rtt_stamp = self.jiffies(tp.now);
         // (The clamp is ours: prior_cwnd was a clamped cwnd, so Linux needs none.)
         tp.cwnd = tp.cwnd.max(self.prior_cwnd).min(tp.cwnd_clamp);
         self.reset_mode();
@@ -804,8 +814,8 @@ impl Bbr {
 
     /// Linux `bbr_update_min_rtt`: the 10 s min_rtt filter and PROBE_RTT.
     fn update_min_rtt(&mut self, tp: &mut CcState, rs: &RateSample) {
-        let now = jiffies(tp.now);
-        let filter_expired = now > self.min_rtt_stamp + MIN_RTT_WIN_SEC * 1000;
+        let now = self.jiffies(tp.now);
+        let filter_expired = now > self.min_rtt_stamp + MIN_RTT_WIN_SEC * self.hz;
         if let Some(rtt) = rs.rtt {
             let rtt_us = us(rtt).min(u32::MAX as u64) as u32;
             // Only a strictly lower RTT postpones PROBE_RTT (Linux since
@@ -834,7 +844,7 @@ impl Bbr {
             tp.app_limited = (tp.delivered + tp.in_flight as u64).max(1);
             // Hold the minimum inflight for max(200 ms, 1 round).
             if self.probe_rtt_done_stamp.is_none() && tp.in_flight <= CWND_MIN_TARGET {
-                self.probe_rtt_done_stamp = Some(now + PROBE_RTT_MODE_MS);
+                self.probe_rtt_done_stamp = Some(now + self.msecs_to_jiffies(PROBE_RTT_MODE_MS));
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = tp.delivered;
             } else if self.probe_rtt_done_stamp.is_some() {
@@ -892,7 +902,7 @@ impl CongestionControl for Bbr {
 
     /// Linux `bbr_init`.
     fn init(&mut self, tp: &mut CcState) {
-        *self = Bbr::new(self.seed);
+        *self = Bbr::new(self.seed, self.hz);
         self.rng = self.seed ^ tp.now.0.rotate_left(32);
         tp.ssthresh = u32::MAX;
         self.next_rtt_delivered = tp.delivered;
@@ -901,7 +911,7 @@ impl CongestionControl for Bbr {
         } else {
             u32::MAX
         };
-        self.min_rtt_stamp = jiffies(tp.now);
+        self.min_rtt_stamp = self.jiffies(tp.now);
         self.bw.reset(self.rtt_cnt, 0);
         self.init_pacing_rate_from_rtt(tp);
         self.reset_lt_bw_sampling(tp);
@@ -981,8 +991,15 @@ impl CongestionControl for Bbr {
 
 fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
     let mut seed = 0u64;
+    let mut hz = 1000u64;
     for (k, &v) in p {
         match k.as_str() {
+            "hz" => {
+                if ![100.0, 250.0, 1000.0].contains(&v) {
+                    return Err(format!("bbr: parameter hz = {v} must be 100, 250 or 1000"));
+                }
+                hz = v as u64;
+            }
             "seed" => {
                 if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= (1u64 << 53) as f64) {
                     return Err(format!(
@@ -993,12 +1010,12 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
             }
             _ => {
                 return Err(format!(
-                    "controller bbr has no parameter {k:?} (it takes: seed)"
+                    "controller bbr has no parameter {k:?} (it takes: seed, hz)"
                 ))
             }
         }
     }
-    Ok(Box::new(Bbr::new(seed)))
+    Ok(Box::new(Bbr::new(seed, hz)))
 }
 
 /// Registry entry.
@@ -1006,11 +1023,18 @@ pub const INFO: CcInfo = CcInfo {
     name: "bbr",
     description: "BBR v1: pace at the max delivery rate, cwnd = 2 BDP; startup, drain, gain cycling, min-RTT probing",
     source: "Cardwell et al., ACM Queue 2016; Linux net/ipv4/tcp_bbr.c (v5.4..v6.x, with extra_acked), lib/win_minmax.c",
-    params: &[(
-        "seed",
-        "0",
-        "seed of the random first phase of the PROBE_BW gain cycle (Linux prandom_u32_max(7)), mixed with the connection's start time",
-    )],
+    params: &[
+        (
+            "seed",
+            "0",
+            "seed of the random first phase of the PROBE_BW gain cycle (Linux prandom_u32_max(7)), mixed with the connection's start time",
+        ),
+        (
+            "hz",
+            "1000",
+            "kernel tick rate (CONFIG_HZ: 100, 250, 1000) of the min_rtt and PROBE_RTT stamps",
+        ),
+    ],
     make,
 };
 
@@ -1091,11 +1115,16 @@ mod tests {
         /// Connection established at 10 ms with cwnd 10 and a 10 ms SYN RTT;
         /// the first flight leaves at once.
         fn new() -> Flow {
+            Flow::new_hz(1000)
+        }
+
+        /// `new` on a kernel of `hz` ticks per second.
+        fn new_hz(hz: u64) -> Flow {
             let mut tp = CcState::new(10, 1448);
             tp.now = ms(10);
             tp.srtt = ms(10);
             tp.min_rtt = ms(10);
-            let mut b = Bbr::new(0);
+            let mut b = Bbr::new(0, hz);
             b.init(&mut tp);
             b.cwnd_event(&mut tp, CwndEvent::TxStart);
             tp.in_flight = 10;
@@ -1125,8 +1154,8 @@ mod tests {
         /// STARTUP with samples of 10, 20, 24, 24, 24 segments per 10 ms in five
         /// rounds (20..60 ms), DRAIN at 61 ms, PROBE_BW at 62 ms (the steps are
         /// checked in `startup_exits_after_three_rounds_without_25_percent_growth_then_drains`).
-        fn in_probe_bw() -> Flow {
-            let mut f = Flow::new();
+        fn in_probe_bw_hz(hz: u64) -> Flow {
+            let mut f = Flow::new_hz(hz);
             for (i, d) in [10, 20, 24, 24, 24].into_iter().enumerate() {
                 f.ack(Ack {
                     sample: Some((d, ms(10))),
@@ -1149,7 +1178,11 @@ mod tests {
 
         /// PROBE_BW pinned to phase `idx` (Linux draws the first phase at random).
         fn in_phase(idx: usize) -> Flow {
-            let mut f = Flow::in_probe_bw();
+            Flow::in_phase_hz(idx, 1000)
+        }
+
+        fn in_phase_hz(idx: usize, hz: u64) -> Flow {
+            let mut f = Flow::in_probe_bw_hz(hz);
             f.b.cycle_idx = idx;
             f.b.pacing_gain = PACING_GAIN[idx];
             f.b.cycle_mstamp = f.b.delivered_mstamp;
@@ -1165,7 +1198,7 @@ mod tests {
         // (2.885 * 10 * 1448 B / 0.1 s * 0.99 = 413 6xx).
         let mut tp = CcState::new(10, 1448);
         tp.srtt = ms(100);
-        let mut b = Bbr::new(0);
+        let mut b = Bbr::new(0, 1000);
         b.init(&mut tp);
         assert_eq!(tp.pacing_rate, 413_638);
         assert!(b.has_seen_rtt);
@@ -1174,7 +1207,7 @@ mod tests {
         // 167 772 * 1448 * 739 >> 8 = 701 281 717 (179 528 119 584 / 256);
         // * 990 000 >> 24 = 41 381 651 bytes/s.
         let mut tp = CcState::new(10, 1448);
-        let mut b = Bbr::new(0);
+        let mut b = Bbr::new(0, 1000);
         b.init(&mut tp);
         assert_eq!(tp.pacing_rate, 41_381_651);
         assert!(!b.has_seen_rtt);
@@ -1431,12 +1464,44 @@ mod tests {
         let mut seen = [false; CYCLE_LEN];
         for seed in 0..200 {
             let mut tp = CcState::new(10, 1448);
-            let mut b = Bbr::new(seed);
+            let mut b = Bbr::new(seed, 1000);
             b.init(&mut tp);
             b.reset_probe_bw_mode();
             seen[b.cycle_idx] = true;
         }
         assert_eq!(seen, [true, false, true, true, true, true, true, true]);
+    }
+
+    #[test]
+    fn the_min_rtt_window_and_probe_rtt_count_the_kernel_s_jiffies() {
+        // min_rtt was set at 10 ms (bbr_init). HZ 1000: jiffy 10, expired
+        // after 10 + 10 000 = jiffy 10 010, so at 10 011 ms. HZ 250: 10 ms is
+        // jiffy 2 (floor 2.5), expired after 2 + 2 500 = 2 502, i.e. from jiffy
+        // 2 503 = 10 012 ms; PROBE_RTT's 200 ms are msecs_to_jiffies(200) = 50.
+        let late = |t: u64| Ack {
+            rtt: Some(ms(12)),
+            ..ack_at(t)
+        };
+        let mut f = Flow::in_phase(2);
+        f.ack(late(10_011));
+        assert_eq!(f.b.mode, Mode::ProbeRtt);
+        let mut f = Flow::in_phase_hz(2, 250);
+        assert_eq!((f.b.hz, f.b.min_rtt_stamp), (250, 2)); // bbr_init at 10 ms
+        f.ack(late(10_011));
+        assert_ne!(f.b.mode, Mode::ProbeRtt);
+        f.ack(late(10_012));
+        assert_eq!(f.b.mode, Mode::ProbeRtt);
+        // Inflight at 4 at 10 100 ms (jiffy 2 525): done after 2 575.
+        f.ack(Ack {
+            in_flight: 4,
+            ..late(10_100)
+        });
+        assert_eq!(f.b.probe_rtt_done_stamp, Some(2_575));
+        // A bad tick is refused by name.
+        let e = (INFO.make)(&[("hz".to_string(), 300.0)].into_iter().collect())
+            .err()
+            .unwrap();
+        assert!(e.contains("hz") && e.contains("300"), "{e}");
     }
 
     #[test]
@@ -1762,7 +1827,7 @@ mod tests {
             tp.cwnd_clamp = clamp;
             tp.cwnd = tp.cwnd.min(clamp);
             tp.now = ms(1);
-            let mut b = Bbr::new(7);
+            let mut b = Bbr::new(7, 1000);
             b.init(&mut tp);
             for o in &ops {
                 match *o {
