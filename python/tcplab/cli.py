@@ -827,11 +827,13 @@ def compare(
         )
     if df.height:
         table = _table(
-            "simulator against Linux (sim / linux, mean over seeds; err = sim / linux - 1)",
+            "simulator against Linux (sim / linux, mean over seeds; err = sim / linux - 1; "
+            "z = the goodputs' difference over its standard error from the seeds)",
             [
                 ("flow", "left"),
                 ("goodput Mb/s", "right"),
                 ("err %", "right"),
+                ("z", "right"),
                 ("RTT ms", "right"),
                 ("err %", "right"),
                 ("retx", "right"),
@@ -848,6 +850,7 @@ def compare(
                 name,
                 pair(r["goodput_sim_bps"], r["goodput_linux_bps"], ".3f", 1e-6),
                 _num(r["goodput_error"], "+.1f", 100.0),
+                _num(r["goodput_z"], "+.1f"),
                 pair(r["rtt_sim_s"], r["rtt_linux_s"], ".1f", 1e3),
                 _num(r["rtt_error"], "+.1f", 100.0),
                 pair(r["retrans_sim"], r["retrans_linux"], ",.1f"),
