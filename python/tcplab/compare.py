@@ -111,7 +111,7 @@ def _stderr(xs: Sequence[float]) -> float:
     ys = [x for x in xs if not math.isnan(x)]
     if len(ys) < 2:
         return math.nan
-    m = sum(ys) / len(ys)
+    m = _mean(ys)
     return math.sqrt(sum((y - m) ** 2 for y in ys) / (len(ys) - 1) / len(ys))
 
 

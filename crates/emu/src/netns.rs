@@ -104,38 +104,18 @@ fn configure(s: &HostSetup) -> Result<OwnedFd, String> {
     let ip = dotted(tcplab_model::pcap::node_ip(s.node));
     let a = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     cmd(&s.name, "ip", &a(&["link", "set", "lo", "up"]))?;
-    cmd(
-        &s.name,
-        "ip",
-        &a(&[
-            "link",
-            "set",
-            "dev",
-            TUN_NAME,
-            "mtu",
-            &s.mtu.to_string(),
-            "up",
-        ]),
-    )?;
+    let mtu = s.mtu.to_string();
+    let mut link = a(&["link", "set", "dev", TUN_NAME, "mtu", &mtu]);
+    if let Some(n) = s.gso_max_segs {
+        link.extend(["gso_max_segs".to_string(), n.to_string()]);
+    }
+    link.push("up".to_string());
+    cmd(&s.name, "ip", &link)?;
     cmd(
         &s.name,
         "ip",
         &a(&["addr", "add", &format!("{ip}/32"), "dev", TUN_NAME]),
     )?;
-    if let Some(n) = s.gso_max_segs {
-        cmd(
-            &s.name,
-            "ip",
-            &a(&[
-                "link",
-                "set",
-                "dev",
-                TUN_NAME,
-                "gso_max_segs",
-                &n.to_string(),
-            ]),
-        )?;
-    }
     let mut route = a(&["route", "add", "10.0.0.0/8", "dev", TUN_NAME, "src", &ip]);
     route.extend(s.route.iter().cloned());
     cmd(&s.name, "ip", &route)?;

@@ -2298,7 +2298,7 @@ fn resolve_host(
         c.gso_bursts = v;
     }
     if let Some(v) = h.hz {
-        if ![100, 250, 1000].contains(&v) {
+        if !cc::KERNEL_HZ.contains(&v) {
             return Err(cx.err(
                 &f("hz"),
                 v,

@@ -621,9 +621,10 @@ pub fn profiles() -> Vec<Profile> {
                       SYN-ACK answered by a pure ACK before the data \
                       (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data)",
             notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
-                    grows (tcp_grow_window); no compressed SACKs; TSO/GSO bursts only where the pacing is enforced (BBR), the others' ACK-clocked sends being back to back anyway; RACK's \
-                    reordering window never grows (no reordering is detected); ECN off unless the host \
-                    sets it (Linux's \
+                    grows (tcp_grow_window); no compressed SACKs; TSO/GSO bursts only where \
+                    pacing is enforced (BBR), the others' ACK-clocked sends being back to back \
+                    anyway; RACK's reordering window never grows (no reordering is detected); ECN \
+                    off unless the host sets it (Linux's \
                     default net.ipv4.tcp_ecn = 2 accepts ECN on incoming connections without \
                     asking for it on outgoing ones)",
         },

@@ -513,14 +513,14 @@ impl Sender {
     /// since v5.18; nothing from about 8 ms of min RTT up), at most
     /// `sk_gso_max_size`, at least the controller's `min_tso_segs`.
     fn tso_segs(&self) -> u32 {
-        const GSO_MAX_SIZE: u64 = crate::cc::GSO_MAX_BYTES;
+        use crate::cc::GSO_MAX_BYTES;
         let mut bytes = self.tp.pacing_rate >> 10;
         // Before any sample tcp_min_rtt is ~0U: no addition.
         let r = self.tp.min_rtt.as_micros() >> 9;
         if self.tp.min_rtt > SimTime::ZERO && r < 32 {
-            bytes += GSO_MAX_SIZE >> r;
+            bytes += GSO_MAX_BYTES >> r;
         }
-        let bytes = bytes.min(GSO_MAX_SIZE);
+        let bytes = bytes.min(GSO_MAX_BYTES);
         ((bytes / self.mss.max(1) as u64) as u32).max(self.cc.min_tso_segs(&self.tp))
     }
 

@@ -791,7 +791,7 @@ impl Bbr {
 
     /// `tcp_jiffies32` at `t`.
     fn jiffies(&self, t: SimTime) -> u64 {
-        (t.0 as u128 * self.hz as u128 / 1_000_000_000) as u64
+        super::jiffies(t, self.hz)
     }
 
     /// Linux `msecs_to_jiffies` (rounds up).
@@ -994,12 +994,7 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
     let mut hz = 1000u64;
     for (k, &v) in p {
         match k.as_str() {
-            "hz" => {
-                if ![100.0, 250.0, 1000.0].contains(&v) {
-                    return Err(format!("bbr: parameter hz = {v} must be 100, 250 or 1000"));
-                }
-                hz = v as u64;
-            }
+            "hz" => hz = super::check_hz("bbr", v)?,
             "seed" => {
                 if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= (1u64 << 53) as f64) {
                     return Err(format!(
@@ -1022,7 +1017,7 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
 pub const INFO: CcInfo = CcInfo {
     name: "bbr",
     description: "BBR v1: pace at the max delivery rate, cwnd = 2 BDP; startup, drain, gain cycling, min-RTT probing",
-    source: "Cardwell et al., ACM Queue 2016; Linux net/ipv4/tcp_bbr.c (v5.4..v6.x, with extra_acked), lib/win_minmax.c",
+    source: "Cardwell et al., ACM Queue 2016; Linux net/ipv4/tcp_bbr.c (v5.10..v6.x, with extra_acked), lib/win_minmax.c",
     params: &[
         (
             "seed",

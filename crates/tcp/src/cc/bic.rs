@@ -165,7 +165,7 @@ impl CongestionControl for Bic {
         let Some(acked) = ca_acked(tp, acked) else {
             return;
         };
-        let now = (tp.now.0 as u128 * self.p.hz as u128 / 1_000_000_000) as u64;
+        let now = super::jiffies(tp.now, self.p.hz);
         self.update(now, tp.cwnd);
         cong_avoid_ai(tp, self.cnt, acked);
     }
@@ -233,9 +233,7 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
         };
     }
     let [fast_convergence, max_increment, low_window, beta, smooth_part, initial_ssthresh, hz] = v;
-    if ![100, 250, 1000].contains(&hz) {
-        return Err(format!("bic: parameter hz = {hz} must be 100, 250 or 1000"));
-    }
+    let hz = super::check_hz("bic", hz as f64)?;
     Ok(Box::new(Bic::new(Params {
         fast_convergence: fast_convergence == 1,
         max_increment,
@@ -243,7 +241,7 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
         beta,
         smooth_part,
         initial_ssthresh,
-        hz: hz as u64,
+        hz,
     })))
 }
 

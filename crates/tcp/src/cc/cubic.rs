@@ -276,7 +276,7 @@ impl Cubic {
     }
 
     fn jiffies(&self, t: SimTime) -> u64 {
-        (t.0 as u128 * self.p.hz as u128 / 1_000_000_000) as u64
+        super::jiffies(t, self.p.hz)
     }
 
     /// `bictcp_reset`: the fields before `unused` in Linux's struct, and `found`
@@ -538,11 +538,7 @@ fn parse(p: &CcParams) -> Result<Params, String> {
                 ("hz", 1000, 100, 1000),
             ],
         )?;
-    if ![100, 250, 1000].contains(&hz) {
-        return Err(format!(
-            "cubic: parameter hz = {hz} must be 100, 250 or 1000"
-        ));
-    }
+    let hz = super::check_hz("cubic", hz as f64)?;
     Ok(Params {
         fast_convergence: fast_convergence == 1,
         tcp_friendliness: tcp_friendliness == 1,
@@ -552,7 +548,7 @@ fn parse(p: &CcParams) -> Result<Params, String> {
         hystart_detect,
         hystart_low_window,
         hystart_ack_delta_us,
-        hz: hz as u64,
+        hz,
     })
 }
 

@@ -304,6 +304,26 @@ pub trait CongestionControl {
     }
 }
 
+/// The kernel tick rates (CONFIG_HZ) a controller's jiffies may count:
+/// Kconfig.hz's choices whose tick is a whole number of microseconds (not 300).
+pub const KERNEL_HZ: [u32; 3] = [100, 250, 1000];
+
+/// A controller's `hz` parameter, one of [`KERNEL_HZ`].
+pub(crate) fn check_hz(ctl: &str, v: f64) -> Result<u64, String> {
+    if KERNEL_HZ.iter().any(|&h| h as f64 == v) {
+        Ok(v as u64)
+    } else {
+        Err(format!(
+            "{ctl}: parameter hz = {v} must be 100, 250 or 1000"
+        ))
+    }
+}
+
+/// `tcp_jiffies32` at `t` on a kernel of `hz` ticks per second.
+pub(crate) fn jiffies(t: SimTime, hz: u64) -> u64 {
+    (t.0 as u128 * hz as u128 / 1_000_000_000) as u64
+}
+
 /// A socket's `sk_gso_max_size` on a Linux host: the device's 64 KiB
 /// (GSO_LEGACY_MAX_SIZE) less `MAX_TCP_HEADER + 1` (`sk_setup_caps`;
 /// MAX_TCP_HEADER 320 on x86-64 distribution kernels).

@@ -125,7 +125,7 @@ impl Rack {
     }
 
     /// Scan again on the next `mark_lost` (Linux `tcp_undo_cwnd_reduction`
-    /// sets `rack.advanced` when it clears the LOST marks).
+    /// sets `rack.advanced` on every undo).
     pub fn set_advanced(&mut self) {
         self.advanced = true;
     }
