@@ -231,10 +231,6 @@ pub struct Sender {
     gso_left: u32,
     gso_credit: SimTime,
     syn_sent_at: SimTime,
-    /// What Linux's pacing rate was computed from at the last ACK
-    /// (`sk_pacing_rate` of a connection that does not pace): ratio in %,
-    /// max(cwnd, packets out), SRTT in us.
-    linux_rate: (u32, u32, u64),
     syn_retransmitted: bool,
     /// RTT samples taken (FreeBSD `t_rttupdated`, which the host cache needs).
     rtt_updates: u32,
@@ -387,7 +383,6 @@ impl Sender {
             gso_left: 0,
             gso_credit: SimTime::ZERO,
             syn_sent_at: SimTime::ZERO,
-            linux_rate: (0, 0, 0),
             syn_retransmitted: false,
             rtt_updates: 0,
             fb_newdata: 0,
@@ -497,14 +492,11 @@ impl Sender {
     /// `tcp_pacing_ca_ratio`), which `TCP_INFO` reports: as computed at the
     /// last ACK, as Linux updates it (a timeout changes it only at the next).
     pub fn reported_pacing_rate(&self) -> u64 {
-        if self.tp.pacing_rate > 0 || !self.cfg.linux_pacing {
-            return self.tp.pacing_rate;
+        if self.tp.pacing_rate > 0 {
+            self.tp.pacing_rate
+        } else {
+            self.tp.sk_pacing_rate
         }
-        let (ratio, cnt, srtt_us) = self.linux_rate;
-        if srtt_us == 0 {
-            return 0;
-        }
-        (self.mss as u64 * 1_000_000 / 100 * ratio as u64 * cnt as u64 / srtt_us).max(1)
     }
 
     /// Linux `tcp_tso_segs` (`tcp_tso_autosize`): the segments of one
@@ -524,18 +516,22 @@ impl Sender {
         ((bytes / self.mss.max(1) as u64) as u32).max(self.cc.min_tso_segs(&self.tp))
     }
 
-    /// What `tcp_update_pacing_rate` reads now (the ratio in %, max(cwnd,
-    /// packets out), SRTT in us; 0 before an RTT sample), kept per ACK and
-    /// turned into a rate only when a trace asks.
+    /// `tcp_update_pacing_rate` for a connection that does not pace: the
+    /// rate Linux keeps in `sk_pacing_rate` (0 before an RTT sample), which
+    /// `TCP_INFO` reports and Cubic's HyStart reads.
     fn note_linux_rate(&mut self) {
         let srtt_us = self.rtt.srtt().map_or(0, |s| s.0 / 1000);
-        let ratio = if self.tp.cwnd < self.tp.ssthresh / 2 {
+        if srtt_us == 0 {
+            self.tp.sk_pacing_rate = 0;
+            return;
+        }
+        let ratio: u64 = if self.tp.cwnd < self.tp.ssthresh / 2 {
             200
         } else {
             120
         };
-        let cnt = self.tp.cwnd.max(self.sb.len() as u32);
-        self.linux_rate = (ratio, cnt, srtt_us);
+        let cnt = self.tp.cwnd.max(self.sb.len() as u32) as u64;
+        self.tp.sk_pacing_rate = (self.mss as u64 * 1_000_000 / 100 * ratio * cnt / srtt_us).max(1);
     }
     /// Take the RTT sample produced by the last ACK, if any.
     pub fn take_rtt_sample(&mut self) -> Option<SimTime> {

@@ -40,11 +40,14 @@
 //!   set ssthresh = cwnd.
 //!
 //! Deviations from Linux:
-//! - `hystart_ack_delay()` reads the socket's pacing rate, which Linux always sets
-//!   (`tcp_update_pacing_rate`), and `sk_pacing_status`. The simulator has a pacing
-//!   rate only when a controller paces, so with `tp.pacing_rate == 0` the TSO/GRO
-//!   cushion is 0 and the ACK-train threshold is halved (`SK_PACING_NONE`); with a
-//!   rate, the cushion is `min(1 ms, 4 * 65536 B / rate)` and no halving.
+//! - `hystart_ack_delay()` reads `sk_pacing_rate`, which Linux sets on every
+//!   connection (`tcp_update_pacing_rate`), and `sk_pacing_status`. The simulator
+//!   has that rate where the host computes it as Linux does (`linux_pacing`:
+//!   `tp.sk_pacing_rate`, the last ACK's); elsewhere, and before the first RTT
+//!   sample, none, and the TSO/GRO cushion is 0. The cushion is
+//!   `min(1 ms, 4 * sk_gso_max_size / rate)`: 1 ms below 2.1 Gbit/s. A connection
+//!   that does not pace (`tp.pacing_rate == 0`, `SK_PACING_NONE`) halves the
+//!   ACK-train threshold: `(delay_min + 1 ms) / 2` on a `linux` host.
 //! - Products that overflow 32 bits in Linux only beyond a few million segments
 //!   (`cwnd * beta`, the fast-convergence product) are computed in 64 bits. The cubic
 //!   term keeps Linux's wrapping 64-bit arithmetic (it wraps 347 s into an epoch
@@ -167,8 +170,6 @@ const HYSTART_MIN_SAMPLES: u8 = 8;
 /// Bounds of the delay-increase threshold, us (`HYSTART_DELAY_MIN`/`_MAX`).
 const HYSTART_DELAY_MIN: u32 = 4000;
 const HYSTART_DELAY_MAX: u32 = 16000;
-/// `sk_gso_max_size` (GSO_LEGACY_MAX_SIZE) used by `hystart_ack_delay`.
-const GSO_MAX_SIZE: u64 = 65536;
 
 /// Linux `cubic_root`: cube root of `a` by a 64-entry table of cbrt(x << 18) - 1
 /// on the leading bits, then one Newton-Raphson step (average error ~0.195%).
@@ -392,10 +393,15 @@ impl Cubic {
 
     /// TSO/GRO cushion of the ACK-train test, us (Linux `hystart_ack_delay`).
     fn hystart_ack_delay(tp: &CcState) -> u64 {
-        if tp.pacing_rate == 0 {
+        let rate = if tp.pacing_rate > 0 {
+            tp.pacing_rate
+        } else {
+            tp.sk_pacing_rate
+        };
+        if rate == 0 {
             return 0;
         }
-        (GSO_MAX_SIZE * 4 * 1_000_000 / tp.pacing_rate).min(1000)
+        (super::GSO_MAX_BYTES * 4 * 1_000_000 / rate).min(1000)
     }
 
     /// Linux `hystart_update` with an RTT sample `delay` (us).
@@ -1174,6 +1180,32 @@ mod tests {
         let mut h = harness(Box::new(linux(&[("hystart_detect", 2.0)])), 16, u32::MAX);
         acks(&mut h, 100, ms(1), ms(100));
         assert_eq!((h.tp.cwnd, h.tp.ssthresh), (116, u32::MAX));
+    }
+
+    #[test]
+    fn the_ack_train_threshold_has_linuxs_tso_cushion_from_the_rate_every_connection_has() {
+        // The same train with RTT 101 ms: round 3 starts at ACK 49 (t = 49 ms).
+        // hystart_ack_delay = min(1000, 4 x sk_gso_max_size 65215 x 10^6 / rate) us,
+        // then halved (a connection that does not pace, SK_PACING_NONE):
+        // - no rate (a host that does not compute one): 101000 / 2 = 50500 us,
+        //   passed at ACK 100 (51 ms): ssthresh = cwnd = 115;
+        // - sk_pacing_rate 10^6 B/s (Linux sets it on every connection):
+        //   4 x 65215 x 10^6 / 10^6 = 260860 -> 1000 us, (101000 + 1000) / 2 =
+        //   51000 us, not passed at 51 ms, passed at ACK 101 (52 ms): 116;
+        // - 10^9 B/s: 260860000 / 10^9 = 260 us, (101000 + 260) / 2 = 50630 us:
+        //   ACK 100 again.
+        for (rate, exit_ack) in [(0u64, 100u32), (1_000_000, 101), (1_000_000_000, 100)] {
+            let mut h = harness(Box::new(linux(&[])), 16, u32::MAX);
+            h.tp.sk_pacing_rate = rate;
+            acks(&mut h, exit_ack - 1, ms(1), ms(101));
+            assert_eq!(h.tp.ssthresh, u32::MAX, "rate {rate}");
+            acks(&mut h, 1, ms(1), ms(101));
+            assert_eq!(
+                (h.tp.cwnd, h.tp.ssthresh),
+                (15 + exit_ack, 15 + exit_ack),
+                "rate {rate}"
+            );
+        }
     }
 
     #[test]

@@ -94,6 +94,11 @@ pub struct CcState {
     pub delivered: u64,
     /// Pacing rate, bytes per second; 0 = no pacing.
     pub pacing_rate: u64,
+    /// The rate Linux's `tcp_update_pacing_rate` gives every connection,
+    /// pacing or not (`sk_pacing_rate`), bytes per second, as of the last
+    /// ACK: set on hosts that compute it (`linux_pacing`), else 0. A
+    /// controller that paces sets `pacing_rate` instead.
+    pub sk_pacing_rate: u64,
     /// Oldest unacknowledged sequence number (bytes).
     pub snd_una: u64,
     /// Next sequence number to send (bytes).
@@ -140,6 +145,7 @@ impl CcState {
             ca_state: CaState::Open,
             delivered: 0,
             pacing_rate: 0,
+            sk_pacing_rate: 0,
             snd_una: 0,
             snd_nxt: 0,
             lost: 0,
