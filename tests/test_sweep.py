@@ -8,6 +8,7 @@ import contextlib
 import json
 import math
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -757,6 +758,30 @@ def test_read_table_takes_a_trace_by_name_or_by_file_name(tmp_path: Path) -> Non
     assert pl.read_parquet(out / "trace_cwnd.parquet").equals(by_file)
     with pytest.raises(ValueError, match="no table 'trace_nope'"):
         sweep.read_table(out, "trace_nope")
+
+
+def test_read_table_reuses_the_collected_table_only_while_it_is_current(tmp_path: Path) -> None:
+    """read_table reads the table collect wrote instead of every run's file,
+    and the runs' files again as soon as a run is redone, added or removed."""
+    out = sweep.run_sweep(load(scenario(tmp_path, "repetitions = 3")), tmp_path / "o", jobs=1)
+    collected = pl.read_parquet(out / "flows.parquet")
+    assert sweep.read_table(out, "flows").equals(collected)
+    runs = sorted((out / sweep.RUNS).iterdir())
+    # A run redone (its table rewritten after collect): its new value is read.
+    f = runs[1] / "flows.parquet"
+    redone = pl.read_parquet(f).with_columns(pl.lit(123.0).alias("goodput_bps"))
+    time.sleep(0.01)
+    redone.write_parquet(f)
+    fresh = sweep.read_table(out, "flows")
+    assert fresh.filter(pl.col("run") == runs[1].name)["goodput_bps"].to_list() == [123.0]
+    assert fresh.filter(pl.col("run") != runs[1].name).equals(
+        collected.filter(pl.col("run") != runs[1].name)
+    )
+    # Collected again, then a run removed: two rows, not the collected three.
+    sweep.collect(out)
+    assert sweep.read_table(out, "flows").equals(fresh)
+    shutil.rmtree(runs[0])
+    assert sweep.read_table(out, "flows")["run"].to_list() == [r.name for r in runs[1:]]
 
 
 def test_collect_keeps_only_the_tables_of_this_sweep(tmp_path: Path) -> None:

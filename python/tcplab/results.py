@@ -549,13 +549,26 @@ class ResultFileError(ValueError):
 PARQUET_MAGIC = b"PAR1"
 
 
-def parquet_damage(path: str | os.PathLike[str]) -> str | None:  # noqa: PLR0911 - one per check
+def parquet_damage(path: str | os.PathLike[str]) -> str | None:
     """Why ``path`` is not a readable Parquet file, or None when it looks
     whole: it must start and end with the magic bytes ``PAR1``, its footer
     length must fit in the file, and its footer (the schema) must parse.
     Cheap: reads the first and last bytes and the footer, not the data."""
     import polars as pl
 
+    why = _parquet_frame_damage(path)
+    if why is not None:
+        return why
+    try:
+        pl.read_parquet_schema(Path(path))
+    except Exception as e:  # polars' own error types, whatever the damage
+        return f"its footer does not parse ({_first_line(e)})"
+    return None
+
+
+def _parquet_frame_damage(path: str | os.PathLike[str]) -> str | None:
+    """``parquet_damage``'s checks of the file's frame (size, magic bytes,
+    footer length), without parsing the footer: one small read."""
     p = Path(path)
     try:
         size = p.stat().st_size
@@ -574,24 +587,21 @@ def parquet_damage(path: str | os.PathLike[str]) -> str | None:  # noqa: PLR0911
     footer = int.from_bytes(tail[:4], "little")
     if footer > size - 12:
         return f"its footer claims {footer} bytes, more than the file holds (damaged)"
-    try:
-        pl.read_parquet_schema(p)
-    except Exception as e:  # polars' own error types, whatever the damage
-        return f"its footer does not parse ({_first_line(e)})"
     return None
 
 
 def read_parquet(path: str | os.PathLike[str]) -> pl.DataFrame:
     """Read a result table; a file that is not a whole Parquet file raises
-    ``ResultFileError`` naming it and saying what is wrong."""
+    ``ResultFileError`` naming it and saying what is wrong (as
+    ``parquet_damage`` words it; the footer is parsed once, by the read)."""
     import polars as pl
 
-    why = parquet_damage(path)
+    why = _parquet_frame_damage(path)
     if why is None:
         try:
             return pl.read_parquet(Path(path))
-        except (OSError, pl.exceptions.PolarsError) as e:
-            why = _first_line(e)
+        except Exception as e:  # polars' own error types, whatever the damage
+            why = parquet_damage(path) or _first_line(e)
     raise ResultFileError(f"{path}: not a readable Parquet file: {why}")
 
 
