@@ -780,6 +780,10 @@ def test_read_table_reuses_the_collected_table_only_while_it_is_current(tmp_path
     # Collected again, then a run removed: two rows, not the collected three.
     sweep.collect(out)
     assert sweep.read_table(out, "flows").equals(fresh)
+    # A collected table without the provenance columns of this sweep's axes
+    # (left by another sweep of the same runs) is not taken either.
+    pl.read_parquet(out / "flows.parquet").drop("seed").write_parquet(out / "flows.parquet")
+    assert sweep.read_table(out, "flows").equals(fresh)
     shutil.rmtree(runs[0])
     assert sweep.read_table(out, "flows")["run"].to_list() == [r.name for r in runs[1:]]
 

@@ -1334,7 +1334,9 @@ def _runs(out: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
         yield d, _read_json(d / RUN_FILE)
 
 
-def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.DataFrame:
+def _prov_exprs(prov: Mapping[str, Any], axes: Sequence[str]) -> list[pl.Expr]:
+    """A run's provenance columns as literals: run, point, each axis's
+    coordinate, rep, seed."""
     import polars as pl
 
     cols = [pl.lit(prov["run"]).alias("run"), pl.lit(prov["point"]).alias("point")]
@@ -1342,7 +1344,13 @@ def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.
         v = coord_label(prov["coords"].get(a))
         cols.append(pl.lit(v).alias(a))
     cols += [pl.lit(prov["rep"]).alias("rep"), pl.lit(prov["seed"], dtype=pl.UInt64).alias("seed")]
-    return df.select([*cols, pl.all()])
+    return cols
+
+
+def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.DataFrame:
+    import polars as pl
+
+    return df.select([*_prov_exprs(prov, axes), pl.all()])
 
 
 def _table_base(table: str) -> str:
@@ -1376,7 +1384,7 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     runs = [(d / fname, prov) for d, prov in _runs(outp) if (d / fname).exists()]
     if not runs:
         return pl.DataFrame()
-    current = _collected_table(outp / fname, runs)
+    current = _collected_table(outp / fname, runs, axes)
     if current is not None:
         return current
     # polars reads outside the GIL: a few threads read the runs' files at
@@ -1393,26 +1401,41 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     return repeated.hstack(data).sort(["point", "rep"], maintain_order=True)
 
 
-def _collected_table(
-    path: Path, runs: Sequence[tuple[Path, Mapping[str, Any]]]
-) -> pl.DataFrame | None:
-    """The table ``collect`` wrote at ``path``, when it is that of exactly
-    these runs' files (``runs``: each run's table file and provenance) and
-    newer than every one of them and than the sweep's manifest; else None
-    (no such table, or stale: a run added, removed or redone since, the
-    sweep started again; unreadable: read the runs again)."""
+def _collected_is_current(
+    path: Path, runs: Sequence[tuple[Path, Mapping[str, Any]]], axes: Sequence[str]
+) -> bool:
+    """Whether the table ``collect`` wrote at ``path`` is that of exactly
+    these runs' files (``runs``: each run's table file and provenance) on
+    these ``axes``: newer than every one of them, with the same runs and the
+    provenance columns of these axes (not when a run was added, removed or
+    redone since; not when it cannot be read)."""
+    import polars as pl
+
     try:
         written = path.stat().st_mtime_ns
-        if (path.parent / MANIFEST).stat().st_mtime_ns > written:
-            return None
         if any(f.stat().st_mtime_ns > written for f, _ in runs):
-            return None
-        df = read_parquet(path)
-    except (OSError, ResultFileError):
+            return False
+        lf = pl.scan_parquet(path)
+        prov = ["run", "point", *axes, "rep", "seed"]
+        if lf.collect_schema().names()[: len(prov)] != prov:
+            return False
+        have = lf.select("run").collect()["run"]
+    except Exception:  # absent, unreadable: not current
+        return False
+    return set(have.unique().to_list()) == {p["run"] for _, p in runs}
+
+
+def _collected_table(
+    path: Path, runs: Sequence[tuple[Path, Mapping[str, Any]]], axes: Sequence[str]
+) -> pl.DataFrame | None:
+    """The table ``collect`` wrote at ``path`` when it is current for
+    ``runs`` and ``axes`` (``_collected_is_current``), else None."""
+    if not _collected_is_current(path, runs, axes):
         return None
-    if "run" not in df.columns or set(df["run"].unique().to_list()) != {p["run"] for _, p in runs}:
+    try:
+        return read_parquet(path)
+    except ResultFileError:
         return None
-    return df
 
 
 def _read_run_table(path: Path) -> pl.DataFrame:
@@ -1429,26 +1452,77 @@ def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
     has, and return them. With ``csv`` each gets a CSV copy; without, CSV
     copies are removed, so that none is older than its table. A table no run
     has (left by an earlier sweep in the directory) is removed."""
+    import polars as pl
+
     from tcplab.results import TRACE_PREFIX, TRACES, _write_atomic, polars_io
 
     outp = Path(out)
+    axes = [a for a, _ in _read_manifest(outp)["axes"]]
+    done = list(_runs(outp))
     written = []
     for base in [*TABLES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]:
-        df = read_table(outp, base)
-        parquet, copy_ = inside(outp, f"{base}.parquet"), inside(outp, f"{base}.csv")
-        if df.height == 0:
+        fname = f"{base}.parquet"
+        parquet, copy_ = inside(outp, fname), inside(outp, f"{base}.csv")
+        # In read_table's order (point, then rep), so that no sort is needed.
+        runs = sorted(
+            ((d / fname, prov) for d, prov in done if (d / fname).exists()),
+            key=lambda r: (r[1]["point"], r[1]["rep"]),
+        )
+        if runs and not _collected_is_current(parquet, runs, axes):
+            if base.startswith(TRACE_PREFIX):
+                # Traces can be millions of rows: streamed, never held whole.
+                _sink_table(outp, base, parquet, runs, axes)
+            else:
+                # The per-run tables are small: at once (many small scans
+                # cost more than they save).
+                _write_atomic(parquet, polars_io(read_table(outp, base).write_parquet))
+        if not runs or _rows(parquet) == 0:
             parquet.unlink(missing_ok=True)
             copy_.unlink(missing_ok=True)
             continue
-        _write_atomic(parquet, polars_io(df.write_parquet))
         written.append(parquet)
         if csv:
-            nested = [c for c, t in df.schema.items() if t.is_nested()]
-            _write_atomic(copy_, polars_io(df.drop(nested).write_csv))
+            lf = pl.scan_parquet(parquet)
+            nested = [c for c, t in lf.collect_schema().items() if t.is_nested()]
+            _write_atomic(copy_, polars_io(lf.drop(nested).sink_csv))
             written.append(copy_)
         else:
             copy_.unlink(missing_ok=True)
     return written
+
+
+def _sink_table(
+    outp: Path,
+    base: str,
+    parquet: Path,
+    runs: Sequence[tuple[Path, Mapping[str, Any]]],
+    axes: Sequence[str],
+) -> None:
+    """Write read_table's table of ``runs`` to ``parquet`` streaming (the
+    runs' files are scanned batch by batch, never held whole). A damaged
+    run file is named as read_table names it."""
+    import polars as pl
+
+    from tcplab.results import _write_atomic, polars_io
+
+    lf = pl.concat(
+        [pl.scan_parquet(f).select([*_prov_exprs(p, axes), pl.all()]) for f, p in runs],
+        how="diagonal_relaxed",
+    )
+    try:
+        _write_atomic(parquet, polars_io(lf.sink_parquet))
+    except Exception:
+        read_table(outp, base)  # raises ResultFileError naming the damaged file
+        raise
+
+
+def _rows(parquet: Path) -> int:
+    """Rows of a Parquet file (from its footer); 0 when there is none."""
+    import polars as pl
+
+    if not parquet.exists():
+        return 0
+    return int(pl.scan_parquet(parquet).select(pl.len()).collect().item())
 
 
 def failures(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
