@@ -328,7 +328,9 @@ def test_a_full_disk_during_tcplab_run_is_a_user_error_and_leaves_no_half_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     p = tmp_path / "s.toml"
-    p.write_text(SCENARIO.replace('duration = "2s"', 'duration = "30s"') + "[trace]\ncwnd = true\n")
+    # About 210 KB of results (a 1 ms queue trace besides cwnd's) for 64 KB.
+    trace = '[trace]\ncwnd = true\nqueue = true\ninterval = "1ms"\n'
+    p.write_text(SCENARIO.replace('duration = "2s"', 'duration = "30s"') + trace)
     with tiny_disk(tmp_path / "disk", "64k") as disk:
         assert exit_code("run", str(p), "--out", str(disk / "o"), "-q") == 2
         err = capsys.readouterr().err
@@ -351,12 +353,25 @@ def test_polars_reporting_a_full_disk_is_an_os_error_naming_the_file(
     Results(fake_raw()).write(tmp_path / "o")
     before = files_under(tmp_path)
     monkeypatch.setattr(pl.DataFrame, "write_parquet", full)
+    res = Results(fake_raw())
+    assert res.flows.height > 0  # built, so written by polars (not by the core)
     with pytest.raises(OSError, match="No space left on device") as e:
-        Results(fake_raw()).write(tmp_path / "o")
+        res.write(tmp_path / "o")
     assert e.value.errno == errno.ENOSPC
     assert e.value.strerror == os.strerror(errno.ENOSPC)
     assert Path(e.value.filename).name == "flows.parquet"
     assert files_under(tmp_path) == before
+
+    # `tcplab run` writes its tables with the core: the disk fills under it.
+    real_bytes = Path.write_bytes
+
+    def full_bytes(self: Path, data: bytes) -> int:
+        if self.suffix == ".parquet":
+            real_bytes(self, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+        return real_bytes(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full_bytes)
     p = tmp_path / "s.toml"
     p.write_text(SCENARIO)
     assert exit_code("run", str(p), "--out", str(tmp_path / "o"), "-q") == 2
@@ -399,7 +414,9 @@ def test_a_sweep_on_a_really_full_disk_keeps_whole_runs_only(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     p = tmp_path / "s.toml"
-    p.write_text(SWEEP.replace("[[host]]", "[trace]\ncwnd = true\nqueue = true\n[[host]]", 1))
+    # About 440 KB of runs (traces every 100 us) for 300 KB.
+    trace = '[trace]\ncwnd = true\nqueue = true\ninterval = "100us"\n'
+    p.write_text(SWEEP.replace("[[host]]", trace + "[[host]]", 1))
     with tiny_disk(tmp_path / "disk", "300k") as disk:
         out = disk / "o"
         assert exit_code("sweep", str(p), "--out", str(out), "-j", "1", "-q") == 2

@@ -166,18 +166,34 @@ def test_failed_write_leaves_old_files_and_no_temporary(
     Results(raw).write(tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
+    # Tables are written by the core (their bytes) or by polars: the third
+    # table written either way fails half-way.
     real_write = pl.DataFrame.write_parquet
+    real_bytes = Path.write_bytes
     calls = 0
 
-    def fail_on_third(self: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
+    def third_fails(file: Any) -> bool:
         nonlocal calls
+        if not str(file).endswith(".parquet"):
+            return False
         calls += 1
         if calls == 3:
-            Path(file).write_bytes(b"half a parquet file")
+            real_bytes(Path(file), b"half a parquet file")
+            return True
+        return False
+
+    def fail_on_third(self: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
+        if third_fails(file):
             raise OSError("disk full")
         real_write(self, file, *args, **kwargs)
 
+    def fail_bytes_on_third(self: Path, data: bytes) -> int:
+        if third_fails(self):
+            raise OSError("disk full")
+        return real_bytes(self, data)
+
     monkeypatch.setattr(pl.DataFrame, "write_parquet", fail_on_third)
+    monkeypatch.setattr(Path, "write_bytes", fail_bytes_on_third)
     changed = fake_raw()
     changed["flows"]["name"] = ["gamma", "delta"]
     with pytest.raises(OSError, match="disk full"):
@@ -341,3 +357,115 @@ to = "b"
     # Other profiles report none.
     rfc = text.replace('"bbr"', '"cubic"').replace('profile = "linux"', 'profile = "rfc"')
     assert tcplab.run(rfc, seed=1).traces["cwnd"]["pacing_rate_bps"].is_nan().all()
+
+
+# ------------------------------------------------ tables written by the core
+
+CORE_WRITTEN = """
+name = "every table"
+duration = "6s"
+[measure]
+phases = ["3s"]
+[trace]
+cwnd = true
+rtt = true
+queue = true
+interval = "100ms"
+[[host]]
+name = "a"
+bus_rate = "100Mbps"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "10ms"
+queue = { packets = 20 }
+[[flow]]
+name = "bulk"
+from = "a"
+to = "b"
+[[flow]]
+name = "late"
+from = "b"
+to = "a"
+start = "5.9s"
+[[traffic]]
+name = "web"
+from = "a"
+to = "b"
+rate = 5
+size = { dist = "pareto", shape = 1.5, scale = 10000 }
+"""
+
+
+def test_tables_the_core_writes_read_back_as_polars_builds_them(tmp_path: Path) -> None:
+    """Every table of a run (flows, links, the optional tables, the three
+    traces with their name column) is written by the core without
+    polars, and polars reads each file back as the DataFrame it builds from
+    the same columns, and as polars itself writes it."""
+    from tcplab import _core
+
+    raw = _core.run(CORE_WRITTEN, "every.toml")
+    fast = Results(raw)
+    fast.write(tmp_path / "core")
+    slow = Results(raw)
+    frames = {
+        "flows": slow.flows,
+        "links": slow.links,
+        **{
+            n: slow._optional_frame(n)
+            for n in ("phases", "link_phases", "generators", "transfers", "episodes", "hosts")
+        },
+        **{f"trace_{n}": df for n, df in slow.traces.items()},
+    }
+    slow.write(tmp_path / "polars")
+    names = sorted(p.name for p in (tmp_path / "core").glob("*.parquet"))
+    assert len(names) == 11, names
+    for name in names:
+        data = (tmp_path / "core" / name).read_bytes()
+        assert data[-40:].find(b"tcplab") >= 0, f"{name} not written by the core"
+        got = pl.read_parquet(tmp_path / "core" / name)
+        assert got.equals(pl.read_parquet(tmp_path / "polars" / name)), name
+        assert got.schema == frames[name.removesuffix(".parquet")].schema, name
+        assert got.equals(frames[name.removesuffix(".parquet")]), name
+
+
+@pytest.mark.parametrize(
+    ("columns", "dtype"),
+    [
+        ({"a": [True, None, False]}, pl.Boolean),
+        ({"a": [1, None, -(2**63)]}, pl.Int64),
+        ({"a": [2**63, None, 1]}, pl.UInt64),
+        ({"a": [0.5, None, float("nan")]}, pl.Float64),
+        ({"a": ["x", None, ""]}, pl.String),
+    ],
+)
+def test_the_core_writes_what_polars_infers(columns: dict[str, Any], dtype: Any) -> None:
+    import io
+
+    from tcplab import _core
+
+    data = _core.parquet_table(columns)
+    assert data is not None
+    got = pl.read_parquet(io.BytesIO(data))
+    assert got.schema["a"] == dtype
+    assert got.equals(pl.DataFrame(columns))
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [
+        {"a": []},  # polars: Null
+        {"a": [None, None]},  # Null
+        {"a": [1, 2.5]},  # mixed
+        {"a": [1, "x"]},
+        {"a": [[1], [2]]},  # nested
+        {"a": [-1, 2**63]},  # neither Int64 nor UInt64
+        {"a": [1, 2], "b": [1]},  # lengths differ
+    ],
+)
+def test_columns_the_core_leaves_to_polars(columns: dict[str, Any]) -> None:
+    from tcplab import _core
+
+    assert _core.parquet_table(columns) is None

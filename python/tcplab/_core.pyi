@@ -3,7 +3,7 @@
 Summaries come back one list per column; traces come back as NumPy arrays.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 import numpy as np
@@ -16,6 +16,7 @@ __all__ = [
     "__version__",
     "catalog",
     "check_linux",
+    "parquet_table",
     "parse_duration",
     "parse_size",
     "run",
@@ -183,6 +184,12 @@ def run(
     ("building", "running", "collecting") and a few times a second while
     running; an exception it raises (or a pending KeyboardInterrupt) stops the
     run and is raised. Raises ScenarioError."""
+
+def parquet_table(columns: Mapping[str, Any]) -> bytes | None:
+    """A result table (column name -> list of values or 1-D numpy array) as
+    the bytes of a Parquet file polars reads back as the DataFrame it builds
+    from the same dict; None when a column is of a kind left to polars
+    (mixed, empty, all None, other types) or the lengths differ."""
 
 def check_linux(text: str, path: str) -> list[str]:
     """Check that a scenario can run on this machine's real Linux stack,

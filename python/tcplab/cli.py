@@ -523,9 +523,10 @@ def cli(ctx: click.Context) -> None:
 )
 def run(scenario: str, seed: int | None, out: Path | None, quiet: bool, backend: str) -> None:
     """Run SCENARIO (a TOML file), print a summary and write the results."""
-    # In the order they are needed: numpy by the core for traces, polars to
-    # write, rich to print.
-    _preload(["numpy", "polars"] + ([] if quiet else ["rich.console", "rich.table"]))
+    # In the order they are needed: numpy by the core for traces, rich to
+    # print. The core writes the tables (polars only for a kind of column it
+    # leaves to polars: none of the tables a run has today).
+    _preload(["numpy"] + ([] if quiet else ["rich.console", "rich.table"]))
     # The default --out is checked before the run, not after it.
     out = out if out is not None else _default_out(Path(scenario).stem)
     with _run_progress(scenario, quiet or backend != "sim") as progress:

@@ -224,6 +224,42 @@ class Results:
         names = pl.Series(name_col, source.get("name", []), dtype=pl.String)
         return df.insert_column(df.columns.index(index_col) + 1, names.gather(df[index_col]))
 
+    def _trace_columns_named(self, name: str) -> dict[str, Any]:
+        """A trace's columns with the name column ``_trace_frame`` inserts
+        (``flow_name`` after ``flow``...), without polars."""
+        columns = dict(self._trace_columns[name])
+        key = _TRACE_KEYS.get(name)
+        if key is None or key[0] not in columns:
+            return columns
+        index_col, table, name_col = key
+        source = self._flow_columns if table == "flows" else self._link_columns
+        names = source.get("name", [])
+        out: dict[str, Any] = {}
+        for col, values in columns.items():
+            out[col] = values
+            if col == index_col:
+                out[name_col] = [names[i] for i in values.tolist()]
+        return out
+
+    def _table_writer(
+        self,
+        columns: Mapping[str, Any],
+        frame: pl.DataFrame | None,
+        build: Callable[[], pl.DataFrame],
+    ) -> Callable[[Path], object]:
+        """A writer of one table: by the core (``parquet_table``: no polars
+        import, the same file contents as polars reads them) while the table's
+        DataFrame has not been built; else, or for columns the core leaves to
+        polars, by polars."""
+        if frame is None:
+            from tcplab import _core
+
+            data = _core.parquet_table(dict(columns))
+            if data is not None:
+                return _bytes_writer(data)
+            return _frame_writer(build)
+        return _parquet_writer(frame)
+
     def flow_records(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The flows table as a list of dicts (no polars needed); its first
         ``limit`` rows when given."""
@@ -283,17 +319,31 @@ class Results:
         """Write every file of the run into the new, empty directory ``d``
         (names checked against ``out``, where they will end up)."""
         files: list[tuple[str, Callable[[Path], object]]] = [
-            (FLOWS_FILE, _parquet_writer(self.flows)),
-            (LINKS_FILE, _parquet_writer(self.links)),
+            (FLOWS_FILE, self._table_writer(self._flow_columns, self._flows, lambda: self.flows)),
+            (LINKS_FILE, self._table_writer(self._link_columns, self._links, lambda: self.links)),
         ]
         files += [
-            (f"{name}.parquet", _parquet_writer(self._optional_frame(name)))
+            (
+                f"{name}.parquet",
+                self._table_writer(
+                    self._optional[name],
+                    self._optional_frames.get(name),
+                    lambda name=name: self._optional_frame(name),  # type: ignore[misc]
+                ),
+            )
             for name in OPTIONAL_TABLES
             if self._has_rows(name)
         ]
         files += [
-            (f"{TRACE_PREFIX}{name}{TRACE_SUFFIX}", _parquet_writer(df))
-            for name, df in self.traces.items()
+            (
+                f"{TRACE_PREFIX}{name}{TRACE_SUFFIX}",
+                self._table_writer(
+                    self._trace_columns_named(name),
+                    None if self._traces is None else self._traces[name],
+                    lambda name=name: self.traces[name],  # type: ignore[misc]
+                ),
+            )
+            for name in self._trace_columns
         ]
         files += [(pcap_file(link), _bytes_writer(data)) for link, data in self.pcap.items()]
         scenario = self.scenario
@@ -307,6 +357,15 @@ class Results:
             inside(out, name)  # before anything is written
         for name, write in files:
             write(inside(d, name))
+
+
+def _frame_writer(frame: Callable[[], pl.DataFrame]) -> Callable[[Path], None]:
+    """A writer of the DataFrame ``frame()`` gives, built when written."""
+
+    def write(path: Path) -> None:
+        _parquet_writer(frame())(path)
+
+    return write
 
 
 def is_run_file(name: str) -> bool:

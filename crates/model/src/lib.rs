@@ -2,6 +2,7 @@
 //! probes that measure it, and `run()`.
 
 pub mod memory;
+pub mod parquet;
 pub mod pcap;
 pub mod results;
 pub mod schema;

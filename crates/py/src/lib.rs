@@ -6,11 +6,12 @@
 //! per column; traces, which can be millions of rows, come back as NumPy
 //! arrays that take ownership of the Rust vectors without copying.
 
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+use tcplab_model::parquet::{self, Column};
 use tcplab_model::{
     Catalog, CatalogEntry, CwndTrace, EpisodeResult, FlowResult, GeneratorResult, HostResult,
     LinkPhaseResult, LinkResult, MemoryPart, Meta, PhaseResult, QueueTrace, RttTrace, RunResult,
@@ -120,6 +121,124 @@ fn run<'py>(
         (Some(result), None) => run_result_to_py(py, result),
         (None, None) => unreachable!("a run stops only when its callback raised"),
     }
+}
+
+/// A result table (column name -> a list of values, or a 1-D numpy array)
+/// as the bytes of a Parquet file that polars reads back as the DataFrame
+/// it builds from the same dict: lists of bools, ints (Int64, or UInt64
+/// when a value needs it), floats or strings, with None as null; numpy
+/// arrays of bool, int32/64, uint32/64, float32/64. None when a column is of
+/// another kind (mixed, empty or all None: polars' Null), or the lengths
+/// differ: the caller writes the table with polars instead.
+#[pyfunction]
+fn parquet_table<'py>(
+    py: Python<'py>,
+    columns: &Bound<'py, PyDict>,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let mut cols = Vec::with_capacity(columns.len());
+    for (k, v) in columns.iter() {
+        let name: String = k.extract()?;
+        match column_of(&v)? {
+            Some(c) => cols.push((name, c)),
+            None => return Ok(None),
+        }
+    }
+    if let Some((_, first)) = cols.first() {
+        if cols.iter().any(|(_, c)| c.len() != first.len()) {
+            return Ok(None);
+        }
+    }
+    let bytes = py.detach(|| parquet::write(&cols));
+    Ok(Some(PyBytes::new(py, &bytes)))
+}
+
+/// One column for `parquet_table`, or None if it is of a kind it leaves to polars.
+fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
+    macro_rules! array {
+        ($t:ty, $variant:ident) => {
+            if let Ok(a) = v.cast::<PyArray1<$t>>() {
+                let a = a.readonly();
+                return Ok(Some(Column::$variant(
+                    a.as_array().iter().map(|&x| Some(x)).collect(),
+                )));
+            }
+        };
+    }
+    array!(f64, Float64);
+    array!(u32, UInt32);
+    array!(u64, UInt64);
+    array!(i64, Int64);
+    array!(i32, Int32);
+    array!(f32, Float32);
+    array!(bool, Bool);
+    let Ok(list) = v.cast::<PyList>() else {
+        return Ok(None);
+    };
+    #[derive(PartialEq, Clone, Copy)]
+    enum Kind {
+        Bool,
+        Int,
+        Float,
+        Str,
+    }
+    let mut kind = None;
+    for x in list.iter() {
+        let k = if x.is_none() {
+            continue;
+        } else if x.is_instance_of::<PyBool>() {
+            Kind::Bool
+        } else if x.is_instance_of::<PyInt>() {
+            Kind::Int
+        } else if x.is_instance_of::<PyFloat>() {
+            Kind::Float
+        } else if x.is_instance_of::<PyString>() {
+            Kind::Str
+        } else {
+            return Ok(None);
+        };
+        match kind {
+            None => kind = Some(k),
+            Some(seen) if seen != k => return Ok(None),
+            _ => {}
+        }
+    }
+    fn opt<'py>(x: Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+        (!x.is_none()).then_some(x)
+    }
+    Ok(match kind {
+        None => None,
+        Some(Kind::Bool) => Some(Column::Bool(
+            list.iter()
+                .map(|x| opt(x).map(|x| x.extract()).transpose())
+                .collect::<PyResult<_>>()?,
+        )),
+        Some(Kind::Float) => Some(Column::Float64(
+            list.iter()
+                .map(|x| opt(x).map(|x| x.extract()).transpose())
+                .collect::<PyResult<_>>()?,
+        )),
+        Some(Kind::Str) => Some(Column::Utf8(
+            list.iter()
+                .map(|x| opt(x).map(|x| x.extract()).transpose())
+                .collect::<PyResult<_>>()?,
+        )),
+        Some(Kind::Int) => {
+            let signed: Result<Vec<Option<i64>>, _> = list
+                .iter()
+                .map(|x| opt(x).map(|x| x.extract()).transpose())
+                .collect();
+            match signed {
+                Ok(v) => Some(Column::Int64(v)),
+                Err(_) => {
+                    let unsigned: Result<Vec<Option<u64>>, _> = list
+                        .iter()
+                        .map(|x| opt(x).map(|x| x.extract()).transpose())
+                        .collect();
+                    unsigned.ok().map(Column::UInt64)
+                }
+            }
+        }
+    })
 }
 
 /// Check that a scenario can run on the real Linux stack of this machine
@@ -624,6 +743,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__git_revision__", env!("TCPLAB_BUILD_GIT_REVISION"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet_table, m)?)?;
     m.add("BackendError", m.py().get_type::<BackendError>())?;
     m.add_function(wrap_pyfunction!(run_linux, m)?)?;
     m.add_function(wrap_pyfunction!(check_linux, m)?)?;
