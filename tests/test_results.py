@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given
@@ -463,6 +464,7 @@ def test_the_core_writes_what_polars_infers(columns: dict[str, Any], dtype: Any)
         {"a": [[1], [2]]},  # nested
         {"a": [-1, 2**63]},  # neither Int64 nor UInt64
         {"a": [1, 2], "b": [1]},  # lengths differ
+        {"a": np.ma.masked_array([1.0, 2.0], mask=[False, True])},  # polars: a null
     ],
 )
 def test_columns_the_core_leaves_to_polars(columns: dict[str, Any]) -> None:

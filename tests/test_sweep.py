@@ -8,7 +8,6 @@ import contextlib
 import json
 import math
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -770,8 +769,7 @@ def test_read_table_reuses_the_collected_table_only_while_it_is_current(tmp_path
     # A run redone (its table rewritten after collect): its new value is read.
     f = runs[1] / "flows.parquet"
     redone = pl.read_parquet(f).with_columns(pl.lit(123.0).alias("goodput_bps"))
-    time.sleep(0.01)
-    redone.write_parquet(f)
+    redone.write_parquet(f)  # at once: file times are coarse (the same tick counts as newer)
     fresh = sweep.read_table(out, "flows")
     assert fresh.filter(pl.col("run") == runs[1].name)["goodput_bps"].to_list() == [123.0]
     assert fresh.filter(pl.col("run") != runs[1].name).equals(
@@ -786,6 +784,17 @@ def test_read_table_reuses_the_collected_table_only_while_it_is_current(tmp_path
     assert sweep.read_table(out, "flows").equals(fresh)
     shutil.rmtree(runs[0])
     assert sweep.read_table(out, "flows")["run"].to_list() == [r.name for r in runs[1:]]
+    # A run's file put back with its old times (a copy keeping them, a
+    # backup restored) after collect: its change time is new, so it is read.
+    sweep.collect(out)
+    old = tmp_path / "old.parquet"
+    shutil.copy2(f, old)  # the redone run's table, times kept
+    pl.read_parquet(f).with_columns(pl.lit(7.0).alias("goodput_bps")).write_parquet(f)
+    sweep.collect(out)
+    shutil.copy2(old, f)  # back to 123.0, with the time it had before that collect
+    assert f.stat().st_mtime_ns < (out / "flows.parquet").stat().st_mtime_ns
+    got = sweep.read_table(out, "flows").filter(pl.col("run") == runs[1].name)
+    assert got["goodput_bps"].to_list() == [123.0]
 
 
 def test_collect_keeps_only_the_tables_of_this_sweep(tmp_path: Path) -> None:

@@ -659,6 +659,8 @@ def read_parquet(path: str | os.PathLike[str]) -> pl.DataFrame:
     if why is None:
         try:
             return pl.read_parquet(Path(path))
+        except MemoryError:
+            raise
         except Exception as e:  # polars' own error types, whatever the damage
             why = parquet_damage(path) or _first_line(e)
     raise ResultFileError(f"{path}: not a readable Parquet file: {why}")

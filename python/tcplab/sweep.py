@@ -1381,7 +1381,7 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     fname = f"{_table_base(table)}.parquet"
     outp = Path(out)
     axes = [a for a, _ in _read_manifest(outp)["axes"]]
-    runs = [(d / fname, prov) for d, prov in _runs(outp) if (d / fname).exists()]
+    runs = _table_runs(outp, fname)
     if not runs:
         return pl.DataFrame()
     current = _collected_table(outp / fname, runs, axes)
@@ -1401,20 +1401,52 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     return repeated.hstack(data).sort(["point", "rep"], maintain_order=True)
 
 
+def _table_runs(
+    outp: Path, fname: str, done: Sequence[tuple[Path, dict[str, Any]]] | None = None
+) -> list[tuple[Path, dict[str, Any]]]:
+    """The finished runs that have the table file ``fname``: (its path, the
+    run's provenance), in the tables' row order, point then rep (so that the
+    columns of runs that differ come in one order, whoever reads them)."""
+    runs = [(d / fname, prov) for d, prov in (_runs(outp) if done is None else done)]
+    return sorted(
+        ((f, p) for f, p in runs if f.exists()), key=lambda r: (r[1]["point"], r[1]["rep"])
+    )
+
+
+def scan_table(out: str | os.PathLike[str], table: str) -> pl.LazyFrame:
+    """``read_table`` as a LazyFrame: a scan of the table ``collect`` wrote
+    when it is current (so that a report reads only the columns and rows it
+    needs: traces can be millions of rows), else ``read_table``'s frame."""
+    import polars as pl
+
+    fname = f"{_table_base(table)}.parquet"
+    outp = Path(out)
+    axes = [a for a, _ in _read_manifest(outp)["axes"]]
+    runs = _table_runs(outp, fname)
+    if runs and _collected_is_current(outp / fname, runs, axes):
+        return pl.scan_parquet(outp / fname)
+    return read_table(outp, table).lazy()
+
+
 def _collected_is_current(
     path: Path, runs: Sequence[tuple[Path, Mapping[str, Any]]], axes: Sequence[str]
 ) -> bool:
     """Whether the table ``collect`` wrote at ``path`` is that of exactly
     these runs' files (``runs``: each run's table file and provenance) on
-    these ``axes``: newer than every one of them, with the same runs and the
-    provenance columns of these axes (not when a run was added, removed or
-    redone since; not when it cannot be read)."""
+    these ``axes``: written strictly after every one of them was written or
+    put in place (their modification and change times: a run copied in with
+    its old times has a new change time), with the same runs and the
+    provenance columns of these axes. Not when a run was added, removed or
+    redone since (file times are coarse, a few ms: a run written in the same
+    tick as the table counts as newer), nor when it cannot be read."""
     import polars as pl
 
     try:
         written = path.stat().st_mtime_ns
-        if any(f.stat().st_mtime_ns > written for f, _ in runs):
-            return False
+        for f, _ in runs:
+            st = f.stat()
+            if max(st.st_mtime_ns, st.st_ctime_ns) >= written:
+                return False
         lf = pl.scan_parquet(path)
         prov = ["run", "point", *axes, "rep", "seed"]
         if lf.collect_schema().names()[: len(prov)] != prov:
@@ -1463,11 +1495,7 @@ def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
     for base in [*TABLES, *(f"{TRACE_PREFIX}{t}" for t in TRACES)]:
         fname = f"{base}.parquet"
         parquet, copy_ = inside(outp, fname), inside(outp, f"{base}.csv")
-        # In read_table's order (point, then rep), so that no sort is needed.
-        runs = sorted(
-            ((d / fname, prov) for d, prov in done if (d / fname).exists()),
-            key=lambda r: (r[1]["point"], r[1]["rep"]),
-        )
+        runs = _table_runs(outp, fname, done)
         if runs and not _collected_is_current(parquet, runs, axes):
             if base.startswith(TRACE_PREFIX):
                 # Traces can be millions of rows: streamed, never held whole.
@@ -1503,7 +1531,7 @@ def _sink_table(
     run file is named as read_table names it."""
     import polars as pl
 
-    from tcplab.results import _write_atomic, polars_io
+    from tcplab.results import _write_atomic, parquet_damage, polars_io
 
     lf = pl.concat(
         [pl.scan_parquet(f).select([*_prov_exprs(p, axes), pl.all()]) for f, p in runs],
@@ -1512,7 +1540,14 @@ def _sink_table(
     try:
         _write_atomic(parquet, polars_io(lf.sink_parquet))
     except Exception:
-        read_table(outp, base)  # raises ResultFileError naming the damaged file
+        # Name a damaged run file as read_table would (its footer checked,
+        # not its data: the traces are not read whole here either).
+        for f, _ in runs:
+            why = parquet_damage(f)
+            if why is not None:
+                raise ResultFileError(
+                    f"{f}: not a readable Parquet file: {why}; {_RESUME_HINT}"
+                ) from None
         raise
 
 

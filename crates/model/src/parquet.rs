@@ -131,13 +131,14 @@ impl Column {
 }
 
 /// The Parquet file of `columns` (name, values), all of one length: its
-/// bytes, ready to be written. Panics if the lengths differ.
-pub fn write(columns: &[(String, Column)]) -> Vec<u8> {
+/// bytes, ready to be written. None when the lengths differ or a column is
+/// too large for one page (the format's 32-bit sizes and counts: 2^31 rows,
+/// 2 GiB per column): write such a table another way.
+pub fn write(columns: &[(String, Column)]) -> Option<Vec<u8>> {
     let rows = columns.first().map_or(0, |(_, c)| c.len());
-    assert!(
-        columns.iter().all(|(_, c)| c.len() == rows),
-        "columns of different lengths"
-    );
+    if columns.iter().any(|(_, c)| c.len() != rows) || i32::try_from(rows).is_err() {
+        return None;
+    }
     let mut file = b"PAR1".to_vec();
     let mut chunks = Vec::with_capacity(columns.len());
     for (name, col) in columns {
@@ -148,10 +149,14 @@ pub fn write(columns: &[(String, Column)]) -> Vec<u8> {
         raw.extend(&levels);
         raw.extend(&values);
         let page = compress(&raw);
+        let (Ok(raw_len), Ok(page_len)) = (i32::try_from(raw.len()), i32::try_from(page.len()))
+        else {
+            return None;
+        };
         let mut header = Thrift::default();
         header.i32(1, 0); // type: DATA_PAGE
-        header.i32(2, raw.len() as i32); // uncompressed_page_size
-        header.i32(3, page.len() as i32); // compressed_page_size
+        header.i32(2, raw_len); // uncompressed_page_size
+        header.i32(3, page_len); // compressed_page_size
         header.begin(5); // data_page_header
         header.i32(1, rows as i32); // num_values
         header.i32(2, 0); // encoding: PLAIN
@@ -232,12 +237,16 @@ pub fn write(columns: &[(String, Column)]) -> Vec<u8> {
     meta.i64(2, total); // total_byte_size
     meta.i64(3, rows as i64); // num_rows
     meta.struct_end();
-    meta.binary(6, b"tcplab"); // created_by
+    // created_by, as the spec has it: "<application> version <version>".
+    meta.binary(
+        6,
+        concat!("tcplab version ", env!("CARGO_PKG_VERSION")).as_bytes(),
+    );
     meta.stop();
     file.extend(&meta.buf);
     file.extend((meta.buf.len() as u32).to_le_bytes());
     file.extend(b"PAR1");
-    file
+    Some(file)
 }
 
 /// Parquet's codec of the pages (`CompressionCodec` ZSTD).
@@ -414,6 +423,14 @@ mod tests {
     }
 
     #[test]
+    fn columns_of_different_lengths_are_refused() {
+        let a = ("a".to_string(), Column::Bool(vec![Some(true)]));
+        let b = ("b".to_string(), Column::Bool(vec![]));
+        assert!(write(&[a, b]).is_none());
+        assert!(write(&[]).is_some()); // no column, no row: still a file
+    }
+
+    #[test]
     fn a_file_has_the_magic_bytes_and_its_footer_length() {
         let f = write(&[
             ("a".into(), Column::Int64(vec![Some(1), None, Some(-3)])),
@@ -421,7 +438,8 @@ mod tests {
                 "b".into(),
                 Column::Utf8(vec![Some("x".into()), Some("yz".into()), None]),
             ),
-        ]);
+        ])
+        .unwrap();
         assert_eq!(&f[..4], b"PAR1");
         assert_eq!(&f[f.len() - 4..], b"PAR1");
         let footer = u32::from_le_bytes(f[f.len() - 8..f.len() - 4].try_into().unwrap()) as usize;

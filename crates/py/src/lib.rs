@@ -128,8 +128,9 @@ fn run<'py>(
 /// it builds from the same dict: lists of bools, ints (Int64, or UInt64
 /// when a value needs it), floats or strings, with None as null; numpy
 /// arrays of bool, int32/64, uint32/64, float32/64. None when a column is of
-/// another kind (mixed, empty or all None: polars' Null), or the lengths
-/// differ: the caller writes the table with polars instead.
+/// another kind (mixed, empty or all None: polars' Null; a masked array),
+/// the lengths differ or a column is too large for one page: the caller
+/// writes the table with polars instead.
 #[pyfunction]
 fn parquet_table<'py>(
     py: Python<'py>,
@@ -143,13 +144,8 @@ fn parquet_table<'py>(
             None => return Ok(None),
         }
     }
-    if let Some((_, first)) = cols.first() {
-        if cols.iter().any(|(_, c)| c.len() != first.len()) {
-            return Ok(None);
-        }
-    }
     let bytes = py.detach(|| parquet::write(&cols));
-    Ok(Some(PyBytes::new(py, &bytes)))
+    Ok(bytes.map(|b| PyBytes::new(py, &b)))
 }
 
 /// One column for `parquet_table`, or None if it is of a kind it leaves to polars.
@@ -163,6 +159,10 @@ fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
                 )));
             }
         };
+    }
+    if v.hasattr("mask")? {
+        // A numpy masked array: its masked values are nulls to polars.
+        return Ok(None);
     }
     array!(f64, Float64);
     array!(u32, UInt32);

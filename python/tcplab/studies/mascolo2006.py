@@ -388,35 +388,39 @@ def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by
     import polars as pl
 
     from tcplab import figures
-    from tcplab.sweep import read_table
+    from tcplab.sweep import scan_table
 
     if not (out / "sweep.json").exists():
         return
-    tr = read_table(out, "cwnd")
-    if tr.height == 0:
+    # Only the columns and flows drawn are read (the traces of every
+    # variant can be millions of rows).
+    lf = scan_table(out, "cwnd")
+    names = lf.collect_schema().names()
+    if not names:
         rep.add_text("No cwnd trace was recorded.")
         return
-    tr = tr.rename(
-        {
-            k: v
-            for k, v in {VARIANT: "variant", PROFILE: "profile", RTT: "rtt"}.items()
-            if k in tr.columns
-        }
-    )
+    axes = {
+        k: v for k, v in {VARIANT: "variant", PROFILE: "profile", RTT: "rtt"}.items() if k in names
+    }
     # A flow's trace ends at its stop: the sender's state afterwards is no
     # window in use, and drawing it flat to the end would look like one.
     stops = flow_stops(out)
-    tr = tr.filter(
-        pl.col("time_s")
-        <= pl.col("flow_name").replace_strict(stops, default=math.inf, return_dtype=pl.Float64)
-    )
     # The legend says "flow": the trace's flow_name, not its index.
     tr = (
-        tr.filter(pl.col("flow_name").is_in(list(flows)))
-        .drop("flow")
+        lf.select([*axes, "time_s", "cwnd", "flow_name"])
+        .rename(axes)
+        .filter(pl.col("flow_name").is_in(list(flows)))
+        .filter(
+            pl.col("time_s")
+            <= pl.col("flow_name").replace_strict(stops, default=math.inf, return_dtype=pl.Float64)
+        )
         .rename({"flow_name": "flow"})
         .sort(["flow", "time_s"])  # the legend in the flows' order
+        .collect()
     )
+    if tr.height == 0:
+        rep.add_text(f"No cwnd trace of {', '.join(flows)} was recorded.")
+        return
     for variant in VARIANTS:
         for profile in PROFILES:
             for rtt in RTTS if by_rtt else (None,):
