@@ -1647,6 +1647,11 @@ impl Sender {
                     }
                 }
             }
+            if rack && dubious && dsack {
+                // tcp_fastretrans_alert: tcp_try_undo_dsack after the state's
+                // exit and the partial undo, before the loss marking.
+                self.try_undo_dsack();
+            }
             if rack && dubious {
                 // tcp_fastretrans_alert: the state's exit and the undo first
                 // (a full ACK ends Recovery or Loss; an undo clears the LOST
@@ -1760,6 +1765,11 @@ impl Sender {
             let mut lost_retrans = false;
             if rack {
                 self.process_tlp_ack(h, false, newly_sacked > 0, dsack_tlp);
+                if dsack {
+                    // tcp_fastretrans_alert: tcp_try_undo_dsack (Recovery,
+                    // Open, Disorder) before tcp_identify_packet_loss.
+                    self.try_undo_dsack();
+                }
                 let (n, _, again) = self.rack_on_ack(now, &rate);
                 newly_lost += n;
                 lost_retrans = again;
@@ -1854,6 +1864,8 @@ impl Sender {
             }
         }
         if dsack {
+            // Without RACK (and for an ACK that was not dubious): here. With
+            // RACK it ran before the loss marking, and is a no-op now.
             self.try_undo_dsack();
         }
         if self.prr.active() && !rate_based {

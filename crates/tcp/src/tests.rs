@@ -3321,6 +3321,62 @@ fn dsacks_of_every_retransmission_undo_the_recovery() {
     assert_ne!(s.ca_state(), CaState::Recovery);
 }
 
+/// Linux `tcp_fastretrans_alert` in Recovery: `tcp_try_undo_dsack` before
+/// `tcp_identify_packet_loss`. A duplicate ACK whose D-SACK proves the last
+/// retransmission needless and whose SACK shows a new loss first undoes the
+/// recovery, then RACK marks the loss and, the state no longer Recovery,
+/// `tcp_time_to_recover` starts a new one on the same ACK.
+#[test]
+fn a_dsack_undo_comes_before_rack_which_starts_the_next_recovery_on_the_same_ack() {
+    // As dsacks_of_every_retransmission_undo_the_recovery: P1..P10 out at
+    // the handshake (t0), P11..P20 at 150 ms; P2..P4 SACKed: Recovery, P1
+    // resent; the original P1 arrives (cumulative ACK to P5).
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.tlp = false;
+    let (mut s, _, _) = established(&c, "reno");
+    s.tp.cwnd = 20;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(1, &[], false, 0), &mut out);
+    let p: Vec<u64> = data_seqs_of(&out);
+    assert_eq!(p.len(), 10);
+    let mss = p[1] - p[0];
+    for k in 1..=3u64 {
+        s.on_segment(
+            ms(250 + k),
+            &ack(1, &[(1 + mss, 1 + (k + 1) * mss)], false, 0),
+            &mut out,
+        );
+    }
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    s.on_segment(ms(260), &ack(1 + 4 * mss, &[], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    let recoveries = s.stats.fast_retransmits;
+    // 350 ms, a duplicate ACK: the D-SACK of P1's retransmission (its only
+    // one: undo_retrans 1 -> 0) and P7..P9 SACKed. The undo restores the
+    // window (state Disorder); then RACK, P9 sent at t0 and delivered now
+    // (RTT 350 ms - t0), with the Disorder window 0 (no reordering seen,
+    // three SACKed >= tp->reordering 3): P5 and P6, sent with P9 at t0 but
+    // before it, are late by t0 + (350 - t0) - 350 = 0 <= 0: lost. A new
+    // recovery at once, P5 resent.
+    out.clear();
+    s.on_segment(
+        ms(350),
+        &ack(
+            1 + 4 * mss,
+            &[(1, 1 + mss), (1 + 6 * mss, 1 + 9 * mss)],
+            false,
+            0,
+        ),
+        &mut out,
+    );
+    assert_eq!(s.stats.undos, 1);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(s.stats.fast_retransmits, recoveries + 1);
+    assert!(data_seqs_of(&out).contains(&(1 + 4 * mss)));
+    s.check_invariants();
+}
+
 #[test]
 fn linux_pacing_spaces_data_bytes_and_catches_up_half_a_gap_after_a_late_send() {
     // tcp_update_skb_after_send: 1448 data bytes at 1 448 000 B/s = 1 ms
