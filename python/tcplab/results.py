@@ -216,24 +216,33 @@ class Results:
         import polars as pl
 
         df = pl.DataFrame(dict(columns))
-        key = _TRACE_KEYS.get(name)
-        if key is None or key[0] not in df.columns:
+        key = self._trace_name_source(name, columns)
+        if key is None:
             return df
+        index_col, name_col, source = key
+        names = pl.Series(name_col, source, dtype=pl.String)
+        return df.insert_column(df.columns.index(index_col) + 1, names.gather(df[index_col]))
+
+    def _trace_name_source(
+        self, name: str, columns: Mapping[str, Any]
+    ) -> tuple[str, str, list[Any]] | None:
+        """For a trace with an index column (``flow``, ``link``): that
+        column, the name column inserted after it and the names it indexes."""
+        key = _TRACE_KEYS.get(name)
+        if key is None or key[0] not in columns:
+            return None
         index_col, table, name_col = key
         source = self._flow_columns if table == "flows" else self._link_columns
-        names = pl.Series(name_col, source.get("name", []), dtype=pl.String)
-        return df.insert_column(df.columns.index(index_col) + 1, names.gather(df[index_col]))
+        return index_col, name_col, source.get("name", [])
 
     def _trace_columns_named(self, name: str) -> dict[str, Any]:
         """A trace's columns with the name column ``_trace_frame`` inserts
         (``flow_name`` after ``flow``...), without polars."""
         columns = dict(self._trace_columns[name])
-        key = _TRACE_KEYS.get(name)
-        if key is None or key[0] not in columns:
+        key = self._trace_name_source(name, columns)
+        if key is None:
             return columns
-        index_col, table, name_col = key
-        source = self._flow_columns if table == "flows" else self._link_columns
-        names = source.get("name", [])
+        index_col, name_col, names = key
         out: dict[str, Any] = {}
         for col, values in columns.items():
             out[col] = values
@@ -663,7 +672,12 @@ def read_parquet(path: str | os.PathLike[str]) -> pl.DataFrame:
             raise
         except Exception as e:  # polars' own error types, whatever the damage
             why = parquet_damage(path) or _first_line(e)
-    raise ResultFileError(f"{path}: not a readable Parquet file: {why}")
+    raise ResultFileError(unreadable_parquet(path, why))
+
+
+def unreadable_parquet(path: str | os.PathLike[str], why: str) -> str:
+    """How ``read_parquet`` words a file that is not a readable Parquet file."""
+    return f"{path}: not a readable Parquet file: {why}"
 
 
 def _first_line(e: BaseException) -> str:

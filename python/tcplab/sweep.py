@@ -1347,12 +1347,6 @@ def _prov_exprs(prov: Mapping[str, Any], axes: Sequence[str]) -> list[pl.Expr]:
     return cols
 
 
-def _tidy(df: pl.DataFrame, prov: Mapping[str, Any], axes: Sequence[str]) -> pl.DataFrame:
-    import polars as pl
-
-    return df.select([*_prov_exprs(prov, axes), pl.all()])
-
-
 def _table_base(table: str) -> str:
     """The file name, less ``.parquet``, of a table named as in ``TABLES``, as
     a trace (``cwnd``) or as its file (``trace_cwnd``); ValueError for others."""
@@ -1373,9 +1367,6 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     trace_cwnd...) over every finished run, tidy: one row per run and flow (or
     link...), with the run, point, coordinates, rep and seed first. A table no
     run has is empty (no columns); a name that is no table is a ValueError."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    import numpy as np
     import polars as pl
 
     fname = f"{_table_base(table)}.parquet"
@@ -1387,14 +1378,27 @@ def read_table(out: str | os.PathLike[str], table: str) -> pl.DataFrame:
     current = _collected_table(outp / fname, runs, axes)
     if current is not None:
         return current
+    return _concat_runs(runs, axes)
+
+
+def _concat_runs(
+    runs: Sequence[tuple[Path, Mapping[str, Any]]], axes: Sequence[str]
+) -> pl.DataFrame:
+    """``read_table``'s table of ``runs`` (each run's table file and
+    provenance, in point/rep order), read from the runs' files."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    import polars as pl
+
     # polars reads outside the GIL: a few threads read the runs' files at
     # once (in order; the first damaged file in run order is the one named).
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
         frames = list(pool.map(_read_run_table, [f for f, _ in runs]))
-    # Each run's provenance as a one-row frame of literals (as _tidy types
-    # them), concatenated and repeated over the run's rows: the same table
-    # as concatenating every _tidy(frame), built in one pass.
-    prov = pl.concat([_tidy(pl.DataFrame(), p, axes) for _, p in runs], how="diagonal_relaxed")
+    # Each run's provenance as a one-row frame of literals, concatenated and
+    # repeated over the run's rows: the same table as selecting the
+    # provenance beside each run's frame and concatenating, in one pass.
+    prov = pl.concat([pl.select(_prov_exprs(p, axes)) for _, p in runs], how="diagonal_relaxed")
     rows = np.repeat(np.arange(len(frames)), [f.height for f in frames])
     repeated = prov.select(pl.all().gather(pl.Series(rows)))
     data = pl.concat(frames, how="diagonal_relaxed")
@@ -1423,9 +1427,11 @@ def scan_table(out: str | os.PathLike[str], table: str) -> pl.LazyFrame:
     outp = Path(out)
     axes = [a for a, _ in _read_manifest(outp)["axes"]]
     runs = _table_runs(outp, fname)
-    if runs and _collected_is_current(outp / fname, runs, axes):
+    if not runs:
+        return pl.LazyFrame()
+    if _collected_is_current(outp / fname, runs, axes):
         return pl.scan_parquet(outp / fname)
-    return read_table(outp, table).lazy()
+    return _concat_runs(runs, axes).lazy()
 
 
 def _collected_is_current(
@@ -1499,11 +1505,11 @@ def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
         if runs and not _collected_is_current(parquet, runs, axes):
             if base.startswith(TRACE_PREFIX):
                 # Traces can be millions of rows: streamed, never held whole.
-                _sink_table(outp, base, parquet, runs, axes)
+                _sink_table(parquet, runs, axes)
             else:
                 # The per-run tables are small: at once (many small scans
                 # cost more than they save).
-                _write_atomic(parquet, polars_io(read_table(outp, base).write_parquet))
+                _write_atomic(parquet, polars_io(_concat_runs(runs, axes).write_parquet))
         if not runs or _rows(parquet) == 0:
             parquet.unlink(missing_ok=True)
             copy_.unlink(missing_ok=True)
@@ -1520,18 +1526,14 @@ def collect(out: str | os.PathLike[str], csv: bool = False) -> list[Path]:
 
 
 def _sink_table(
-    outp: Path,
-    base: str,
-    parquet: Path,
-    runs: Sequence[tuple[Path, Mapping[str, Any]]],
-    axes: Sequence[str],
+    parquet: Path, runs: Sequence[tuple[Path, Mapping[str, Any]]], axes: Sequence[str]
 ) -> None:
     """Write read_table's table of ``runs`` to ``parquet`` streaming (the
     runs' files are scanned batch by batch, never held whole). A damaged
     run file is named as read_table names it."""
     import polars as pl
 
-    from tcplab.results import _write_atomic, parquet_damage, polars_io
+    from tcplab.results import _write_atomic, parquet_damage, polars_io, unreadable_parquet
 
     lf = pl.concat(
         [pl.scan_parquet(f).select([*_prov_exprs(p, axes), pl.all()]) for f, p in runs],
@@ -1545,9 +1547,7 @@ def _sink_table(
         for f, _ in runs:
             why = parquet_damage(f)
             if why is not None:
-                raise ResultFileError(
-                    f"{f}: not a readable Parquet file: {why}; {_RESUME_HINT}"
-                ) from None
+                raise ResultFileError(f"{unreadable_parquet(f, why)}; {_RESUME_HINT}") from None
         raise
 
 

@@ -202,42 +202,24 @@ fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
             _ => {}
         }
     }
-    fn opt<'py>(x: Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
-        (!x.is_none()).then_some(x)
+    /// Every value of the list as a `T`, None for None.
+    fn values<'py, T: for<'a> FromPyObject<'a, 'py, Error = PyErr>>(
+        list: &Bound<'py, PyList>,
+    ) -> PyResult<Vec<Option<T>>> {
+        list.iter()
+            .map(|x| (!x.is_none()).then(|| x.extract()).transpose())
+            .collect()
     }
     Ok(match kind {
         None => None,
-        Some(Kind::Bool) => Some(Column::Bool(
-            list.iter()
-                .map(|x| opt(x).map(|x| x.extract()).transpose())
-                .collect::<PyResult<_>>()?,
-        )),
-        Some(Kind::Float) => Some(Column::Float64(
-            list.iter()
-                .map(|x| opt(x).map(|x| x.extract()).transpose())
-                .collect::<PyResult<_>>()?,
-        )),
-        Some(Kind::Str) => Some(Column::Utf8(
-            list.iter()
-                .map(|x| opt(x).map(|x| x.extract()).transpose())
-                .collect::<PyResult<_>>()?,
-        )),
-        Some(Kind::Int) => {
-            let signed: Result<Vec<Option<i64>>, _> = list
-                .iter()
-                .map(|x| opt(x).map(|x| x.extract()).transpose())
-                .collect();
-            match signed {
-                Ok(v) => Some(Column::Int64(v)),
-                Err(_) => {
-                    let unsigned: Result<Vec<Option<u64>>, _> = list
-                        .iter()
-                        .map(|x| opt(x).map(|x| x.extract()).transpose())
-                        .collect();
-                    unsigned.ok().map(Column::UInt64)
-                }
-            }
-        }
+        Some(Kind::Bool) => Some(Column::Bool(values(list)?)),
+        Some(Kind::Float) => Some(Column::Float64(values(list)?)),
+        Some(Kind::Str) => Some(Column::Utf8(values(list)?)),
+        // Int64, or UInt64 when a value needs it (as polars infers).
+        Some(Kind::Int) => match values::<i64>(list) {
+            Ok(v) => Some(Column::Int64(v)),
+            Err(_) => values::<u64>(list).ok().map(Column::UInt64),
+        },
     })
 }
 

@@ -492,11 +492,7 @@ impl Sender {
     /// `tcp_pacing_ca_ratio`), which `TCP_INFO` reports: as computed at the
     /// last ACK, as Linux updates it (a timeout changes it only at the next).
     pub fn reported_pacing_rate(&self) -> u64 {
-        if self.tp.pacing_rate > 0 {
-            self.tp.pacing_rate
-        } else {
-            self.tp.sk_pacing_rate
-        }
+        self.tp.linux_rate()
     }
 
     /// Linux `tcp_tso_segs` (`tcp_tso_autosize`): the segments of one

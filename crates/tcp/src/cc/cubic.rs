@@ -393,11 +393,7 @@ impl Cubic {
 
     /// TSO/GRO cushion of the ACK-train test, us (Linux `hystart_ack_delay`).
     fn hystart_ack_delay(tp: &CcState) -> u64 {
-        let rate = if tp.pacing_rate > 0 {
-            tp.pacing_rate
-        } else {
-            tp.sk_pacing_rate
-        };
+        let rate = tp.linux_rate();
         if rate == 0 {
             return 0;
         }

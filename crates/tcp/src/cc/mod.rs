@@ -158,6 +158,17 @@ impl CcState {
             tx_mark: 0,
         }
     }
+    /// What Linux's `sk_pacing_rate` holds, bytes per second: the
+    /// controller's rate when it paces, else the one `tcp_update_pacing_rate`
+    /// computed (`sk_pacing_rate`; 0 where the host computes none).
+    #[inline]
+    pub fn linux_rate(&self) -> u64 {
+        if self.pacing_rate > 0 {
+            self.pacing_rate
+        } else {
+            self.sk_pacing_rate
+        }
+    }
     /// Linux `tcp_in_slow_start`.
     #[inline]
     pub fn in_slow_start(&self) -> bool {
