@@ -3279,12 +3279,13 @@ fn windows_detects_a_spurious_timeout_without_timestamps_by_frto() {
     s.check_invariants();
 }
 
-#[test]
-fn dsacks_of_every_retransmission_undo_the_recovery() {
-    // prr-frto-undo.md 3.5 without timestamps: P1 only reordered; recovery
-    // resends it; the original arrives (cumulative ACK), then the receiver
-    // D-SACKs the retransmission: undo_retrans 1 -> 0, the window and
-    // ssthresh come back (cwnd = max(cwnd, prior 20)).
+/// prr-frto-undo.md 3.5 without timestamps, up to the D-SACK: a Reno
+/// sender with P1..P10 out at the handshake (t0) and P11..P20 at 150 ms;
+/// P2..P4 SACKed (the dupthresh shortcut): Recovery, ssthresh 10, P1
+/// resent; the original P1 arrives at 260 ms (cumulative ACK of P1..P4),
+/// still in Recovery. Returns the sender, the MSS and ssthresh before the
+/// recovery.
+fn p1_resent_then_its_original_acked() -> (Sender, u64, u32) {
     let mut c = profile("linux").unwrap().config;
     c.timestamps = false;
     c.tlp = false;
@@ -3293,9 +3294,9 @@ fn dsacks_of_every_retransmission_undo_the_recovery() {
     let mut out = vec![];
     s.on_segment(ms(150), &ack(1, &[], false, 0), &mut out);
     let p: Vec<u64> = data_seqs_of(&out);
+    assert_eq!(p.len(), 10);
     let mss = p[1] - p[0];
     let ssthresh0 = s.tp.ssthresh;
-    // Three SACKs above P1 (the dupthresh shortcut): recovery, P1 resent.
     out.clear();
     for k in 1..=3u64 {
         s.on_segment(
@@ -3307,9 +3308,19 @@ fn dsacks_of_every_retransmission_undo_the_recovery() {
     assert_eq!(s.ca_state(), CaState::Recovery);
     assert!(data_seqs_of(&out).contains(&1));
     assert_eq!(s.tp.ssthresh, 10);
-    // The original P1 arrives: cumulative ACK of P1..P4; then the D-SACK of
-    // its retransmission.
     s.on_segment(ms(260), &ack(1 + 4 * mss, &[], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    (s, mss, ssthresh0)
+}
+
+#[test]
+fn dsacks_of_every_retransmission_undo_the_recovery() {
+    // prr-frto-undo.md 3.5 without timestamps: P1 only reordered; recovery
+    // resends it; the original arrives (cumulative ACK), then the receiver
+    // D-SACKs the retransmission: undo_retrans 1 -> 0, the window and
+    // ssthresh come back (cwnd = max(cwnd, prior 20)).
+    let (mut s, mss, ssthresh0) = p1_resent_then_its_original_acked();
+    let mut out = vec![];
     s.on_segment(
         ms(350),
         &ack(1 + 4 * mss, &[(1, 1 + mss)], false, 0),
@@ -3328,29 +3339,7 @@ fn dsacks_of_every_retransmission_undo_the_recovery() {
 /// `tcp_time_to_recover` starts a new one on the same ACK.
 #[test]
 fn a_dsack_undo_comes_before_rack_which_starts_the_next_recovery_on_the_same_ack() {
-    // As dsacks_of_every_retransmission_undo_the_recovery: P1..P10 out at
-    // the handshake (t0), P11..P20 at 150 ms; P2..P4 SACKed: Recovery, P1
-    // resent; the original P1 arrives (cumulative ACK to P5).
-    let mut c = profile("linux").unwrap().config;
-    c.timestamps = false;
-    c.tlp = false;
-    let (mut s, _, _) = established(&c, "reno");
-    s.tp.cwnd = 20;
-    let mut out = vec![];
-    s.on_segment(ms(150), &ack(1, &[], false, 0), &mut out);
-    let p: Vec<u64> = data_seqs_of(&out);
-    assert_eq!(p.len(), 10);
-    let mss = p[1] - p[0];
-    for k in 1..=3u64 {
-        s.on_segment(
-            ms(250 + k),
-            &ack(1, &[(1 + mss, 1 + (k + 1) * mss)], false, 0),
-            &mut out,
-        );
-    }
-    assert_eq!(s.ca_state(), CaState::Recovery);
-    s.on_segment(ms(260), &ack(1 + 4 * mss, &[], false, 0), &mut out);
-    assert_eq!(s.ca_state(), CaState::Recovery);
+    let (mut s, mss, _) = p1_resent_then_its_original_acked();
     let recoveries = s.stats.fast_retransmits;
     // 350 ms, a duplicate ACK: the D-SACK of P1's retransmission (its only
     // one: undo_retrans 1 -> 0) and P7..P9 SACKed. The undo restores the
@@ -3359,7 +3348,7 @@ fn a_dsack_undo_comes_before_rack_which_starts_the_next_recovery_on_the_same_ack
     // three SACKed >= tp->reordering 3): P5 and P6, sent with P9 at t0 but
     // before it, are late by t0 + (350 - t0) - 350 = 0 <= 0: lost. A new
     // recovery at once, P5 resent.
-    out.clear();
+    let mut out = vec![];
     s.on_segment(
         ms(350),
         &ack(
