@@ -426,6 +426,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("Linux's delayed ACKs: quick-ACK mode, adaptive timeout (tcp_event_data_recv)"),
             ),
             (
+                s("push"),
+                c.push.to_string(),
+                s("PSH at the end of each application write; a segment with PSH is ACKed at once (Linux 6.6+)"),
+            ),
+            (
                 s("frto"),
                 c.frto.to_string(),
                 s("F-RTO: new data after a timeout tells a spurious one, which is undone (RFC 5682)"),

@@ -175,6 +175,7 @@ host_settings! {
     tlp: bool,
     dsack: bool,
     adaptive_delack: bool,
+    push: bool,
     frto: bool,
     linux_pacing: bool,
     gso_bursts: bool,
@@ -2287,6 +2288,9 @@ fn resolve_host(
     }
     if let Some(v) = h.adaptive_delack {
         c.adaptive_delack = v;
+    }
+    if let Some(v) = h.push {
+        c.push = v;
     }
     if let Some(v) = h.frto {
         c.frto = v;

@@ -20,6 +20,8 @@ use tcplab_net::Ecn;
 
 /// SYN flag.
 pub const SYN: u8 = 0x02;
+/// PSH flag: the end of an application write (`push`).
+pub const PSH: u8 = 0x08;
 /// ACK flag.
 pub const ACK: u8 = 0x10;
 /// FIN flag.

@@ -265,6 +265,21 @@ pub struct TcpConfig {
     /// delayed-ACK timeout starting at `delack_timeout`; off: every
     /// `delack_segments` segments or `delack_timeout`.
     pub adaptive_delack: bool,
+    /// PSH as Linux sets and reads it. Sender: new data leaves in GSO skbs
+    /// of min(`tcp_tso_segs`, `tcp_cwnd_test`'s quota) segments, and
+    /// `__tcp_transmit_skb` forces PSH on every skb of more than one (GSO
+    /// keeps it on the last segment; the flag is the sent clone's, so a
+    /// retransmission does not inherit it); the application's last write
+    /// marks the transfer's last segment (`tcp_push`, kept for its
+    /// retransmissions). Receiver: a segment carrying PSH is ACKed at once
+    /// when the application has read it (`tcp_measure_rcv_mss` sets
+    /// ICSK_ACK_PUSHED for a full-sized one since Linux 6.6, commit
+    /// 4720852ed9af; `tcp_cleanup_rbuf` then ACKs). Both are the kernel's
+    /// (captured on the real stack: docs/reproduce.md, linux-check, "PSH
+    /// and the receiver's ACKs"), but off in every profile: with them the
+    /// braud2016 cells move away from the kernel, so something they
+    /// interact with is still missing (same section).
+    pub push: bool,
     /// F-RTO (RFC 5682, Linux `tcp_process_loss`) on SACK connections: after
     /// a timeout, the first new ACK sends new data instead of more
     /// retransmissions; an ACK or SACK of a segment sent before the timeout
@@ -532,6 +547,7 @@ fn base() -> TcpConfig {
         tlp: false,
         dsack: false,
         adaptive_delack: false,
+        push: false,
         frto: false,
         linux_pacing: false,
         gso_bursts: false,

@@ -33,7 +33,7 @@
 //! quick-ACK on a Not-ECT segment after ECT ones (a likely retransmission) is
 //! not modelled; ACKs here are immediate for holes and duplicates anyway.
 
-use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, PSH, SYN};
 use crate::profile::{BufferAccounting, TcpConfig};
 use crate::sender::wscale_for;
 use tcplab_engine::SimTime;
@@ -361,7 +361,10 @@ impl Receiver {
                     self.lack.on_data(now, &mut self.quick, wnd, self.mss);
                 }
                 let full = h.payload >= self.mss;
+                // `push`: the application reads the segment at once, and
+                // a PSH makes tcp_cleanup_rbuf ACK it (ICSK_ACK_PUSHED).
                 if self.cfg.delack_timeout == SimTime::ZERO
+                    || self.cfg.push && h.has(PSH)
                     || self.quick > 0
                     || self.ack_now
                     || self.pending >= self.cfg.delack_segments

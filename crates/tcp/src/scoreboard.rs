@@ -15,6 +15,9 @@ pub const LOST: u8 = 2;
 pub const RETRANS: u8 = 4;
 /// It was retransmitted at least once (Karn's rule).
 pub const EVER_RETRANS: u8 = 8;
+/// It carries PSH, the end of an application write (`push`); kept for its
+/// retransmissions, as Linux keeps it in the skb's `tcp_flags`.
+pub const PUSH: u8 = 16;
 
 /// One segment of the sequence space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

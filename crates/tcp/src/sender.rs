@@ -61,10 +61,12 @@ use crate::cc::{
     ns2_limited_slow_start, ns2_lss_increment, rfc3742_k, AckSample, CaState, CcState,
     CongestionControl, CwndEvent, RateSample, SentSeg,
 };
-use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, PSH, SYN};
 use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
 use crate::rtt::{RtoEstimator, RttEstimator, RttSampling};
-use crate::scoreboard::{RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, RETRANS, SACKED};
+use crate::scoreboard::{
+    RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, PUSH, RETRANS, SACKED,
+};
 
 use tcplab_engine::SimTime;
 use tcplab_net::Ecn;
@@ -203,6 +205,12 @@ pub struct Sender {
     pub snd_max: u64,
     /// One past the last data byte (1 + application bytes); `u64::MAX` for bulk.
     data_end: u64,
+    /// With `push`: the new-data segments left in the GSO skb being sent,
+    /// those sent of it, and the index in `out` of its latest (whose PSH
+    /// `__tcp_transmit_skb` sets when the skb has more than one).
+    unit_left: u32,
+    unit_sent: u32,
+    unit_last: usize,
     sb: Scoreboard,
     rtt: RttEstimator,
     recover: u64,
@@ -362,6 +370,9 @@ impl Sender {
             snd_nxt: 0,
             snd_max: 0,
             data_end: bytes.map_or(u64::MAX, |b| 1 + b),
+            unit_left: 0,
+            unit_sent: 0,
+            unit_last: 0,
             sb: Scoreboard::new(mss, cap),
             rtt,
             recover: 0,
@@ -502,7 +513,9 @@ impl Sender {
     /// `sk_gso_max_size`, at least the controller's `min_tso_segs`.
     fn tso_segs(&self) -> u32 {
         use crate::cc::GSO_MAX_BYTES;
-        let mut bytes = self.tp.pacing_rate >> 10;
+        // sk_pacing_rate: the enforced rate, or the one Linux keeps for a
+        // connection that does not pace (`push` sizes its GSO skbs so).
+        let mut bytes = self.tp.linux_rate() >> 10;
         // Before any sample tcp_min_rtt is ~0U: no addition.
         let r = self.tp.min_rtt.as_micros() >> 9;
         if self.tp.min_rtt > SimTime::ZERO && r < 32 {
@@ -863,6 +876,9 @@ impl Sender {
         if seg.fin {
             h.flags |= FIN;
         }
+        if seg.flags & PUSH != 0 {
+            h.flags |= PSH;
+        }
         // Linux tcp_ecn_send: new data goes out ECT(0), the first after a
         // reduction with CWR; retransmissions and FIN-only segments Not-ECT.
         if self.ecn_ok && new && seg.payload > 0 {
@@ -922,6 +938,9 @@ impl Sender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<TcpHeader>) {
+        if self.unit_sent > 0 {
+            self.unit_close(out);
+        }
         if self.undo_marker && self.retrans_stamp.is_none() {
             self.retrans_stamp = Some(now);
         }
@@ -978,13 +997,20 @@ impl Sender {
             self.cc.cwnd_event(&mut self.tp, CwndEvent::TxStart);
         }
         let tx = self.tx_snap(now);
+        // `push`: the last write's tcp_push marks the transfer's last
+        // segment (tcp_mark_push, kept in the skb for its retransmissions).
+        let flags = if self.cfg.push && payload > 0 && start + payload as u64 == self.data_end {
+            PUSH
+        } else {
+            0
+        };
         let seg = Seg {
             start,
             len,
             payload,
             fin,
             sent: now,
-            flags: 0,
+            flags,
             tx,
         };
         self.sb.push(seg);
@@ -995,6 +1021,48 @@ impl Sender {
         self.emit(now, seg, true, out);
     }
 
+    /// `push`: a new-data segment is about to go as the `wnd`-window
+    /// allows; open a GSO skb if none is open: `tcp_write_xmit` builds it of
+    /// min(`tcp_tso_segs`, `tcp_cwnd_test`'s quota: the window's room but
+    /// at most half of cwnd) segments, within the receive window and the
+    /// data there is.
+    fn unit_open(&mut self, wnd: u32, start: u64) {
+        if self.unit_left > 0 {
+            return;
+        }
+        let mss = self.mss.max(1) as u64;
+        let quota = wnd
+            .saturating_sub(self.sb.in_flight())
+            .min((self.tp.cwnd / 2).max(1));
+        let rwnd_room = (self.rwnd.max(1).saturating_sub(start - self.snd_una) / mss) as u32;
+        let data = (self.data_end.saturating_sub(start).div_ceil(mss)).min(u32::MAX as u64) as u32;
+        self.unit_left = self.tso_segs().min(quota).min(rwnd_room).min(data).max(1);
+        self.unit_sent = 0;
+    }
+
+    /// `push`: a segment of the open GSO skb went out as `out[idx]`.
+    fn unit_sent_one(&mut self, idx: usize, out: &mut [TcpHeader]) {
+        self.unit_left = self.unit_left.saturating_sub(1);
+        self.unit_sent += 1;
+        self.unit_last = idx;
+        if self.unit_left == 0 {
+            self.unit_close(out);
+        }
+    }
+
+    /// `push`: the GSO skb ends (whole, or cut short by the loop): with more
+    /// than one segment, its last carries PSH (`__tcp_transmit_skb` forces
+    /// it on every GSO packet; GSO keeps it on the last segment only).
+    fn unit_close(&mut self, out: &mut [TcpHeader]) {
+        if self.unit_sent > 1 {
+            if let Some(h) = out.get_mut(self.unit_last) {
+                h.flags |= PSH;
+            }
+        }
+        self.unit_left = 0;
+        self.unit_sent = 0;
+    }
+
     /// Send whatever the windows allow.
     fn transmit(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         if self.state != SenderState::Established {
@@ -1003,6 +1071,8 @@ impl Sender {
         self.pace_deadline = None;
         // A TSO/GSO burst never spans two calls (tcp_write_xmit sends whole skbs).
         self.gso_left = 0;
+        self.unit_left = 0;
+        self.unit_sent = 0;
         let sack = self.uses_sack();
         let sack1_rec = self.sack1_on() && self.tp.ca_state == CaState::Recovery;
         let fb_rec = self.freebsd_sack_on() && self.tp.ca_state == CaState::Recovery;
@@ -1144,7 +1214,13 @@ impl Sender {
             if out_after > self.snd_limit {
                 break;
             }
-            self.send_new(now, start, len, payload, fin, out);
+            if self.cfg.push && payload > 0 {
+                self.unit_open(wnd, start);
+                self.send_new(now, start, len, payload, fin, out);
+                self.unit_sent_one(out.len() - 1, out);
+            } else {
+                self.send_new(now, start, len, payload, fin, out);
+            }
             sent_new = true;
             if sack1_rec {
                 self.sack1.sent();
@@ -1159,6 +1235,9 @@ impl Sender {
             self.schedule_loss_probe(now, false);
         }
         self.gso_left = 0;
+        if self.unit_sent > 0 {
+            self.unit_close(out);
+        }
         // Held back by ns-2's window_ rather than cwnd is not cwnd-limited.
         let cwnd_limited =
             cwnd_limited && (self.cfg.window == 0 || self.tp.cwnd <= self.cfg.window);

@@ -3828,3 +3828,148 @@ fn undoing_a_rack_recovery_keeps_its_lost_marks() {
     assert!(!data_seqs_of(&out).contains(&n10));
     s.check_invariants();
 }
+
+/// The `linux` profile with `push` (PSH at the end of each application
+/// write, and a PSH segment ACKed at once by the receiver).
+fn push_cfg() -> TcpConfig {
+    let mut c = profile("linux").unwrap().config;
+    c.push = true;
+    c
+}
+
+fn pushed_seqs(out: &[TcpHeader]) -> Vec<u64> {
+    out.iter()
+        .filter(|h| h.payload > 0 && h.has(crate::header::PSH))
+        .map(|h| (h.seq - 1) / MSS)
+        .collect()
+}
+
+#[test]
+fn push_sets_psh_on_the_last_segment_of_each_gso_skb_of_more_than_one() {
+    // tcp_write_xmit builds each skb of min(tcp_tso_segs, tcp_cwnd_test)
+    // segments: tcp_tso_segs is 2 here (sk_pacing_rate 2 * 10 * 1448 B per
+    // 100 ms = 289,600 B/s, >> 10 = 282 B: no whole segment, so
+    // min_tso_segs 2), the quota the window's room but at most cwnd / 2.
+    // __tcp_transmit_skb forces PSH on a skb of more than one segment.
+    // IW 10: five skbs of two, PSH on S1, S3, S5, S7, S9.
+    let c = push_cfg();
+    let (mut s, _, first) = established(&c, "reno");
+    assert_eq!(data_seqs(&first), (0..10).collect::<Vec<_>>());
+    assert_eq!(pushed_seqs(&first), vec![1, 3, 5, 7, 9]);
+    // Congestion avoidance at cwnd 10: an ACK of one segment leaves room
+    // for one, a skb of one segment without PSH (S10).
+    s.tp.ssthresh = 10;
+    let mut out = vec![];
+    s.on_segment(
+        ms(200),
+        &ack(seg_start(1), &[], true, 100_000_000),
+        &mut out,
+    );
+    assert_eq!(data_seqs(&out), vec![10]);
+    assert!(pushed_seqs(&out).is_empty());
+    // Two more acknowledged: one skb of two, PSH on S12.
+    out.clear();
+    s.on_segment(
+        ms(201),
+        &ack(seg_start(3), &[], true, 100_000_000),
+        &mut out,
+    );
+    assert_eq!(data_seqs(&out), vec![11, 12]);
+    assert_eq!(pushed_seqs(&out), vec![12]);
+    // Three more: quota 3, skbs of two and one, PSH on S14 only.
+    out.clear();
+    s.on_segment(
+        ms(202),
+        &ack(seg_start(6), &[], true, 100_000_000),
+        &mut out,
+    );
+    assert_eq!(data_seqs(&out), vec![13, 14, 15]);
+    assert_eq!(pushed_seqs(&out), vec![14]);
+}
+
+#[test]
+fn push_marks_the_end_of_a_transfer_for_good_and_a_gso_skb_only_as_sent() {
+    // 5 segments: skbs S0-S1 and S2-S3 (PSH on S1, S3) and S4, the end of
+    // the application's write (tcp_push marks it: PSH). Resent, S4 keeps
+    // PSH (it is in the skb's tcp_flags); S3 does not (__tcp_transmit_skb
+    // set it on the clone it sent).
+    let c = push_cfg();
+    let mut s = Sender::new(
+        c.clone(),
+        cc::make("reno", &CcParams::new()).unwrap(),
+        Some(5 * MSS),
+    );
+    let mut r = Receiver::new(c.clone());
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let mut back = vec![];
+    r.on_segment(ms(50), &syn, &mut back);
+    s.on_segment(ms(100), &back[0], &mut out);
+    assert_eq!(data_seqs(&out), (0..5).collect::<Vec<_>>());
+    assert_eq!(pushed_seqs(&out), vec![1, 3, 4]);
+    // S0-S2 acknowledged; S3 and S4 lost. The loss probe sends the FIN
+    // (new data first); the timeout resends S3 (cwnd 1), the next ACK lets
+    // S4 go again.
+    out.clear();
+    s.on_segment(
+        ms(200),
+        &ack(seg_start(3), &[], true, 100_000_000),
+        &mut out,
+    );
+    out.clear();
+    let at = s.next_deadline().unwrap();
+    s.on_timer(at, &mut out);
+    assert!(out.iter().all(|h| h.payload == 0 && h.has(FIN)));
+    out.clear();
+    let at = s.next_deadline().unwrap();
+    s.on_timer(at, &mut out);
+    assert_eq!(data_seqs(&out), vec![3]);
+    assert!(pushed_seqs(&out).is_empty());
+    out.clear();
+    s.on_segment(at + ms(100), &ack(seg_start(4), &[], true, at.0), &mut out);
+    assert_eq!(data_seqs(&out), vec![4]);
+    assert_eq!(pushed_seqs(&out), vec![4]);
+}
+
+#[test]
+fn a_linux_receiver_with_push_acks_a_psh_segment_at_once() {
+    // Past the 16 quick ACKs: S16 waits for a second segment, S17 is ACKed
+    // with it; S18 carries PSH, so once the application has read it the ACK
+    // goes at once (tcp_cleanup_rbuf with ICSK_ACK_PUSHED), covering S18
+    // alone; S19 waits again. Without `push` S18 waits like S16.
+    for push in [true, false] {
+        let mut c = profile("linux").unwrap().config;
+        c.push = push;
+        let (_, mut r, _) = established(&c, "cubic");
+        let seg = |i: u64, flags: u8| TcpHeader {
+            flags: ACK | flags,
+            seq: seg_start(i),
+            ack: 1,
+            payload: MSS as u32,
+            has_ts: true,
+            tsval: 1,
+            ..Default::default()
+        };
+        let mut out = vec![];
+        for i in 0..16 {
+            r.on_segment(ms(200 + i), &seg(i, 0), &mut out);
+        }
+        out.clear();
+        r.on_segment(ms(216), &seg(16, 0), &mut out);
+        assert!(out.is_empty());
+        r.on_segment(ms(217), &seg(17, 0), &mut out);
+        assert_eq!(out.len(), 1);
+        out.clear();
+        r.on_segment(ms(218), &seg(18, crate::header::PSH), &mut out);
+        if push {
+            assert_eq!(out.len(), 1, "S18 with PSH ACKed at once");
+            assert_eq!(out[0].ack, seg_start(19));
+            out.clear();
+            r.on_segment(ms(219), &seg(19, 0), &mut out);
+            assert!(out.is_empty(), "S19 waits for a second segment");
+        } else {
+            assert!(out.is_empty(), "without push S18 waits");
+        }
+    }
+}
