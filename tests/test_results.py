@@ -471,3 +471,28 @@ def test_columns_the_core_leaves_to_polars(columns: dict[str, Any]) -> None:
     from tcplab import _core
 
     assert _core.parquet_table(columns) is None
+
+
+def test_summary_leaves_a_table_longer_than_the_cap_to_parquet(
+    raw: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fake_raw has 2 flows and 2 links: with the cap at 1 both tables are
+    # Parquet only and meta.parquet_only names them; the files hold them whole.
+    from tcplab import _core
+
+    res = Results(raw)
+    assert (res.row_count("flows"), res.row_count("links")) == (2, 2)
+    monkeypatch.setattr(_core, "SUMMARY_MAX_ROWS", 1)
+    out = res.write(tmp_path)
+    summary = json.loads((out / "summary.json").read_text())
+    assert "flows" not in summary
+    assert "links" not in summary
+    assert {"flows", "links"} <= set(summary["meta"]["parquet_only"])
+    assert pl.read_parquet(out / "flows.parquet")["name"].to_list() == ["alpha", "beta"]
+    assert pl.read_parquet(out / "links.parquet").height == 2
+
+
+def test_summary_holds_every_table_within_the_cap(raw: dict[str, Any], tmp_path: Path) -> None:
+    summary = json.loads((Results(raw).write(tmp_path) / "summary.json").read_text())
+    assert "parquet_only" not in summary["meta"]
+    assert [r["name"] for r in summary["flows"]] == ["alpha", "beta"]

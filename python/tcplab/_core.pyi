@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "SUMMARY_MAX_ROWS",
     "BackendError",
     "ScenarioError",
     "__git_revision__",
@@ -27,6 +28,8 @@ __all__ = [
 __version__: str
 #: The source tree's git revision when the extension was built ("" if not a checkout).
 __git_revision__: str
+#: Tables longer than this are left out of summary.json (Parquet only).
+SUMMARY_MAX_ROWS: int
 
 # The TypedDicts below describe the dicts the functions return; they exist
 # only for type checkers (see stubtest-allowlist.txt).

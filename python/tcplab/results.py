@@ -286,17 +286,30 @@ class Results:
 
     def summary(self) -> dict[str, Any]:
         """``{"meta": ..., "flows": [...], "links": [...]}`` ready for JSON:
-        non-finite floats (NaN for "no sample") become ``None``."""
-        out: dict[str, Any] = {
-            "meta": _finite(dict(self.meta)),
-            "flows": [_finite(r) for r in self.flow_records()],
-            "links": [_finite(r) for r in self.link_records()],
-        }
+        non-finite floats (NaN for "no sample") become ``None``. A table of
+        more than ``_core.SUMMARY_MAX_ROWS`` (10,000) rows is left to its
+        Parquet file (a row as a dict and its JSON costs about 12 kB in
+        Python): ``meta["parquet_only"]`` names those tables."""
+        from tcplab import _core
+
+        meta = _finite(dict(self.meta))
+        out: dict[str, Any] = {"meta": meta}
+        big: list[str] = []
         # Transfers can be tens of thousands of rows: Parquet only.
-        for name in ("phases", "link_phases", "generators", "timing"):
-            rows = self.records(name)
-            if rows:
-                out[name] = [_finite(r) for r in rows]
+        for name in ("flows", "links", "phases", "link_phases", "generators", "timing"):
+            if name in ("flows", "links"):
+                n = self.row_count(name)
+            elif self._has_rows(name):
+                n = len(next(iter(self._optional[name].values()), ()))
+            else:
+                continue
+            if n > _core.SUMMARY_MAX_ROWS:
+                big.append(name)
+                continue
+            if n or name in ("flows", "links"):
+                out[name] = [_finite(r) for r in self.records(name)]
+        if big:
+            meta["parquet_only"] = big
         return out
 
     def write(

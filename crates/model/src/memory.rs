@@ -59,8 +59,9 @@ pub struct MemoryEstimate {
 
 /// The process itself: the interpreter, numpy, polars, rich and the core,
 /// with a small run's tables (`tcplab run` of braud2016's long-lived
-/// scenario peaks at 82 MB resident).
-const BASE: f64 = 80e6;
+/// scenario peaks at 40 MB resident since it writes its tables without
+/// polars; 82 MB before).
+const BASE: f64 = 40e6;
 /// Reading a scenario file: the TOML document and its deserialisation, per
 /// byte of text (80 MB of `[[flow]]` tables peak at 5 GB).
 const PARSE_PER_BYTE: f64 = 62.0;
@@ -69,18 +70,33 @@ const PARSE_PER_BYTE: f64 = 62.0;
 /// its JSON text, most of it), beyond the core's own: per row of the flows
 /// table (47 columns), of the links table (17), of phases and link_phases
 /// (11, 14), transfers (12, not in summary.json), episodes (11), and per trace
-/// row. Measured: 18.1 kB per flow of 1000 bytes (20,000 and 80,000 flows),
+/// row. Measured: 18.1 kB per flow of 1000 bytes (20,000 and 80,000 flows,
+/// before summary.json left tables of more than 10,000 rows out; 6.6 kB since),
 /// 17.6 kB per host on a router (two links each), 3.2 kB per flow and phase,
-/// 507 B per generated connection, 91, 47 and 44 B per cwnd, queue and RTT
-/// sample, all in total, less the core's part.
-const PY_FLOW_ROW: f64 = 14_000.0;
-const PY_LINK_ROW: f64 = 4_000.0;
+/// 507 B per generated connection, all in total, less the core's part;
+/// since the core writes the tables (Parquet from Python's columns, one
+/// column converted at a time): 152, 110 and 112 B per cwnd, queue and RTT
+/// sample, 3.4 kB per host on a router, 7.1 kB per flow.
+const PY_FLOW_ROW: f64 = 1_500.0;
+/// What a flows row costs on top while summary.json holds it (its dict and
+/// JSON text): only the first `SUMMARY_MAX_ROWS` rows. Measured with the
+/// cap (the same experiment, 20,000 and 80,000 flows, both above it):
+/// 6.6 kB per flow in all, against 18.1 kB when summary.json held every
+/// row, so a row beyond the cap costs 11.5 kB less.
+const PY_SUMMARY_FLOW_ROW: f64 = 12_500.0;
+/// Tables longer than this are left out of summary.json (Parquet only;
+/// `tcplab.results` reads it from here).
+pub const SUMMARY_MAX_ROWS: usize = 10_000;
+const PY_LINK_ROW: f64 = 500.0;
+/// What a links row costs on top while summary.json holds it (the first
+/// `SUMMARY_MAX_ROWS` rows; see `PY_SUMMARY_FLOW_ROW`).
+const PY_SUMMARY_LINK_ROW: f64 = 3_500.0;
 const PY_PHASE_ROW: f64 = 3_000.0;
 const PY_TRANSFER_ROW: f64 = 250.0;
 const PY_EPISODE_ROW: f64 = 600.0;
-const PY_TRACE_CWND_ROW: f64 = 35.0;
-const PY_TRACE_QUEUE_ROW: f64 = 23.0;
-const PY_TRACE_RTT_ROW: f64 = 15.0;
+const PY_TRACE_CWND_ROW: f64 = 96.0;
+const PY_TRACE_QUEUE_ROW: f64 = 86.0;
+const PY_TRACE_RTT_ROW: f64 = 82.0;
 /// A captured packet's record in the pcap file (16-byte record header, the
 /// Ethernet, IP and TCP headers with options: 82 bytes measured for data
 /// segments and ACKs with timestamps).
@@ -267,7 +283,9 @@ pub fn estimate(sc: &Scenario, text_len: usize) -> MemoryEstimate {
         format!("{} simplex links", count(n_links)),
         (
             n_links * LINK + n_links * (n_phases + 1.0) * LINK_PHASE + fq_buckets,
-            n_links * PY_LINK_ROW + n_links * n_phases * PY_PHASE_ROW,
+            n_links * PY_LINK_ROW
+                + n_links.min(SUMMARY_MAX_ROWS as f64) * PY_SUMMARY_LINK_ROW
+                + n_links * n_phases * PY_PHASE_ROW,
         ),
         1,
         n_links,
@@ -410,7 +428,7 @@ pub fn estimate(sc: &Scenario, text_len: usize) -> MemoryEstimate {
             format!("{} [[flow]] tables", count(flows)),
             (
                 flows * (CONNECTION + STATIC_FLOW) + windows + buckets,
-                flows * PY_FLOW_ROW,
+                flows * PY_FLOW_ROW + flows.min(SUMMARY_MAX_ROWS as f64) * PY_SUMMARY_FLOW_ROW,
             ),
             1,
             flows,

@@ -136,18 +136,38 @@ impl Column {
 /// 2 GiB per column): write such a table another way.
 pub fn write(columns: &[(String, Column)]) -> Option<Vec<u8>> {
     let rows = columns.first().map_or(0, |(_, c)| c.len());
-    if columns.iter().any(|(_, c)| c.len() != rows) || i32::try_from(rows).is_err() {
+    let names: Vec<&str> = columns.iter().map(|(n, _)| n.as_str()).collect();
+    write_with(rows, &names, |i| {
+        Some(std::borrow::Cow::Borrowed(&columns[i].1))
+    })
+}
+
+/// `write` with each column asked of `column(i)` when its page is written
+/// and dropped after it, so that one column's values are in memory at a
+/// time, not the table's. None as `write`, or when `column` gives None.
+pub fn write_with<'a>(
+    rows: usize,
+    names: &[&str],
+    mut column: impl FnMut(usize) -> Option<std::borrow::Cow<'a, Column>>,
+) -> Option<Vec<u8>> {
+    if i32::try_from(rows).is_err() {
         return None;
     }
     let mut file = b"PAR1".to_vec();
-    let mut chunks = Vec::with_capacity(columns.len());
-    for (name, col) in columns {
+    // Per column: (physical type, logical annotation, offset, size, raw size).
+    let mut chunks = Vec::with_capacity(names.len());
+    for i in 0..names.len() {
+        let col = column(i)?;
+        if col.len() != rows {
+            return None;
+        }
         let (levels, values) = col.levels_and_values();
         let levels = rle_levels(&levels);
         let mut raw = Vec::with_capacity(4 + levels.len() + values.len());
         raw.extend((levels.len() as u32).to_le_bytes());
         raw.extend(&levels);
         raw.extend(&values);
+        drop(values);
         let page = compress(&raw);
         let (Ok(raw_len), Ok(page_len)) = (i32::try_from(raw.len()), i32::try_from(page.len()))
         else {
@@ -169,35 +189,36 @@ pub fn write(columns: &[(String, Column)]) -> Option<Vec<u8>> {
         let raw_size = (header.buf.len() + raw.len()) as i64;
         file.extend(&header.buf);
         file.extend(&page);
-        chunks.push((name, col.physical(), offset, size, raw_size));
+        let logical = match col.as_ref() {
+            Column::Utf8(_) => Logical::String,
+            Column::UInt32(_) => Logical::Unsigned(32),
+            Column::UInt64(_) => Logical::Unsigned(64),
+            _ => Logical::None,
+        };
+        chunks.push((col.physical(), logical, offset, size, raw_size));
     }
     let mut meta = Thrift::default();
     meta.i32(1, 1); // version
-    meta.list_begin(2, 12, columns.len() + 1); // schema
+    meta.list_begin(2, 12, names.len() + 1); // schema
     meta.struct_begin();
     meta.binary(4, b"schema"); // the root: name, num_children
-    meta.i32(5, columns.len() as i32);
+    meta.i32(5, names.len() as i32);
     meta.struct_end();
-    for (name, col) in columns {
+    for (name, &(physical, logical, ..)) in names.iter().zip(&chunks) {
         meta.struct_begin();
-        meta.i32(1, col.physical());
+        meta.i32(1, physical);
         meta.i32(3, 1); // repetition_type: OPTIONAL
         meta.binary(4, name.as_bytes());
         // converted_type and logicalType
-        match col {
-            Column::Utf8(_) => {
+        match logical {
+            Logical::String => {
                 meta.i32(6, 0); // UTF8
                 meta.begin(10);
                 meta.begin(1); // STRING: StringType {}
                 meta.end();
                 meta.end();
             }
-            Column::UInt32(_) | Column::UInt64(_) => {
-                let bits = if matches!(col, Column::UInt32(_)) {
-                    32
-                } else {
-                    64
-                };
+            Logical::Unsigned(bits) => {
                 meta.i32(6, if bits == 32 { 13 } else { 14 }); // UINT_32, UINT_64
                 meta.begin(10);
                 meta.begin(10); // INTEGER: IntType { bitWidth, isSigned }
@@ -206,7 +227,7 @@ pub fn write(columns: &[(String, Column)]) -> Option<Vec<u8>> {
                 meta.end();
                 meta.end();
             }
-            _ => {}
+            Logical::None => {}
         }
         meta.struct_end();
     }
@@ -215,12 +236,12 @@ pub fn write(columns: &[(String, Column)]) -> Option<Vec<u8>> {
     meta.struct_begin();
     meta.list_begin(1, 12, chunks.len()); // columns
     let mut total = 0;
-    for (name, physical, offset, size, raw_size) in &chunks {
+    for (name, &(physical, _, offset, size, raw_size)) in names.iter().zip(&chunks) {
         total += raw_size;
         meta.struct_begin();
-        meta.i64(2, *offset); // file_offset
+        meta.i64(2, offset); // file_offset
         meta.begin(3); // meta_data
-        meta.i32(1, *physical);
+        meta.i32(1, physical);
         meta.list_begin(2, 5, 2); // encodings: PLAIN, RLE
         meta.list_i32(0);
         meta.list_i32(3);
@@ -228,9 +249,9 @@ pub fn write(columns: &[(String, Column)]) -> Option<Vec<u8>> {
         meta.list_binary(name.as_bytes());
         meta.i32(4, CODEC); // codec
         meta.i64(5, rows as i64); // num_values
-        meta.i64(6, *raw_size); // total_uncompressed_size
-        meta.i64(7, *size); // total_compressed_size
-        meta.i64(9, *offset); // data_page_offset
+        meta.i64(6, raw_size); // total_uncompressed_size
+        meta.i64(7, size); // total_compressed_size
+        meta.i64(9, offset); // data_page_offset
         meta.end();
         meta.struct_end();
     }
@@ -247,6 +268,14 @@ pub fn write(columns: &[(String, Column)]) -> Option<Vec<u8>> {
     file.extend((meta.buf.len() as u32).to_le_bytes());
     file.extend(b"PAR1");
     Some(file)
+}
+
+/// A column's logical annotation (`converted_type` and `logicalType`).
+#[derive(Clone, Copy)]
+enum Logical {
+    None,
+    String,
+    Unsigned(u8),
 }
 
 /// Parquet's codec of the pages (`CompressionCodec` ZSTD).

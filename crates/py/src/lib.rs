@@ -136,15 +136,30 @@ fn parquet_table<'py>(
     py: Python<'py>,
     columns: &Bound<'py, PyDict>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
-    let mut cols = Vec::with_capacity(columns.len());
+    let mut names = Vec::with_capacity(columns.len());
+    let mut values = Vec::with_capacity(columns.len());
     for (k, v) in columns.iter() {
-        let name: String = k.extract()?;
-        match column_of(&v)? {
-            Some(c) => cols.push((name, c)),
-            None => return Ok(None),
-        }
+        names.push(k.extract::<String>()?);
+        values.push(v);
     }
-    let bytes = py.detach(|| parquet::write(&cols));
+    let rows = match values.first() {
+        Some(v) => v.len()?,
+        None => 0,
+    };
+    // Each column converted when its page is written and dropped after, so
+    // that a long trace costs one column's values at a time.
+    let mut err = None;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let bytes = parquet::write_with(rows, &refs, |i| match column_of(&values[i]) {
+        Ok(c) => c.map(std::borrow::Cow::Owned),
+        Err(e) => {
+            err = Some(e);
+            None
+        }
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
     Ok(bytes.map(|b| PyBytes::new(py, &b)))
 }
 
@@ -723,6 +738,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", tcplab_model::VERSION)?;
     m.add("__git_revision__", env!("TCPLAB_BUILD_GIT_REVISION"))?;
+    m.add("SUMMARY_MAX_ROWS", tcplab_model::memory::SUMMARY_MAX_ROWS)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_table, m)?)?;
