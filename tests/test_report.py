@@ -621,3 +621,24 @@ def test_the_examples_in_the_docs_work(
         assert (tmp_path / produced).is_file(), produced
     custom = Page((tmp_path / "out/study/custom.html").read_text(encoding="utf-8"))
     assert custom.text["h2"] == ["Utilisation", "Scenario", "Provenance"]
+
+
+def test_figures_drawn_by_worker_processes_give_the_same_report_byte_for_byte() -> None:
+    # figure_pool draws each figure from its pickle in another process: the
+    # same matplotlib, the same settings, so the same SVG and PNG bytes.
+    from tcplab.report import figure_pool
+
+    def build() -> str:
+        rep = Report("pool")
+        rep.add_section("cdfs")
+        for k in range(3):
+            fig = figures.cdf({"a": [1.0, 2.0, 4.0 + k], "b": [0.5, 3.0]}, title=f"cdf {k}")
+            rep.add_figure(fig, f"figure {k}", fmt="svg" if k < 2 else "png")
+        return rep.render()
+
+    here = build()
+    with figure_pool(2):
+        pooled = build()
+    assert pooled == here
+    assert here.count("data:image/svg+xml;base64,") == 2
+    assert here.count("data:image/png;base64,") == 1

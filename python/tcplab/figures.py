@@ -687,3 +687,16 @@ def _savefig(fig: Figure, path: Path | BinaryIO, fmt: str, dpi: int = 200) -> No
     meta: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
     with mpl.rc_context({"svg.hashsalt": "tcplab", "svg.fonttype": "path"}):
         fig.savefig(path, format=fmt, dpi=dpi, metadata=meta)
+
+
+def encoded_figure(payload: bytes, fmt: str) -> str:
+    """A pickled figure drawn as ``fmt`` at 150 dpi, base64-encoded: what
+    ``Report.add_figure`` embeds, computed in a ``report.figure_pool`` worker."""
+    import base64
+    import io
+    import pickle
+
+    fig = pickle.loads(payload)  # this process's parent's own figure
+    buf = io.BytesIO()
+    _savefig(fig, buf, fmt, dpi=150)
+    return base64.b64encode(buf.getvalue()).decode("ascii")

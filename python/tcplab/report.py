@@ -12,12 +12,14 @@ provenance) rendered by a jinja2 template kept in this module.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import math
 import os
+import pickle
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +41,32 @@ __all__ = [
 ]
 
 REPORT_FILE = "report.html"
+
+#: The worker processes rendering figures while ``figure_pool`` is active.
+_POOL: list[Any] = []
+
+
+@contextlib.contextmanager
+def figure_pool(jobs: int | None = None) -> Iterator[None]:
+    """Render the figures of the reports built inside in ``jobs`` worker
+    processes (default: one per core; 1: here, one after another). A figure
+    is drawn and written as SVG or PNG in a worker from its pickle, with the
+    same matplotlib and settings, so the report is the same byte for byte;
+    one that cannot be pickled is drawn here."""
+    n = (os.cpu_count() or 1) if jobs is None else jobs
+    if n <= 1 or _POOL:
+        yield
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
+    _POOL.append(pool)
+    try:
+        yield
+    finally:
+        _POOL.clear()
+        pool.shutdown(wait=True, cancel_futures=True)
 MAX_ROWS = 500
 """Tables longer than this show their first rows and say how many are left out."""
 SVG_MAX_POINTS = 20_000
@@ -228,14 +256,26 @@ class Report:
 
         if fmt not in ("svg", "png"):
             raise ValueError(f"fmt: {fmt!r}; allowed: svg, png")
-        buf = io.BytesIO()
-        _savefig(fig, buf, fmt, dpi=150)
+        data: Any = None
+        if _POOL:
+            try:
+                payload = pickle.dumps(fig)
+            except Exception:  # a figure pickle cannot hold (a lambda): drawn here
+                payload = None
+            if payload is not None:
+                from tcplab.figures import encoded_figure
+
+                data = _POOL[0].submit(encoded_figure, payload, fmt)
+        if data is None:
+            buf = io.BytesIO()
+            _savefig(fig, buf, fmt, dpi=150)
+            data = base64.b64encode(buf.getvalue()).decode("ascii")
         self._figures += 1
         self._current().blocks.append(
             {
                 "kind": "figure",
                 "mime": "image/svg+xml" if fmt == "svg" else "image/png",
-                "data": base64.b64encode(buf.getvalue()).decode("ascii"),
+                "data": data,
                 "caption": caption,
                 "width": round(fig.get_figwidth() * 96 * FIGURE_SCALE),
                 "number": self._figures,
@@ -313,6 +353,10 @@ class Report:
         from tcplab import _core
         from tcplab.sweep import git_revision
 
+        for s in self.sections:
+            for b in s.blocks:
+                if b["kind"] == "figure" and not isinstance(b["data"], str):
+                    b["data"] = b["data"].result()  # drawn by a figure_pool worker
         env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
         template = env.from_string(_TEMPLATE)
         return template.render(

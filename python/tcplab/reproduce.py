@@ -149,7 +149,10 @@ def reproduce(
         facts["sim_only"] = True
     text = json.dumps(facts, indent=2) + "\n"
     _write_atomic(inside(outp, "study.json"), lambda p: p.write_text(text, encoding="utf-8"))
-    return study.report(outp, quick)
+    from tcplab.report import figure_pool
+
+    with figure_pool(jobs):
+        return study.report(outp, quick)
 
 
 def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
