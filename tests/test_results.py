@@ -454,6 +454,22 @@ def test_the_core_writes_what_polars_infers(columns: dict[str, Any], dtype: Any)
     assert got.equals(pl.DataFrame(columns))
 
 
+def test_a_codes_and_names_column_is_the_file_of_its_strings() -> None:
+    # Codes 1, 0, 1 into ["up", "down"]: the same bytes as the list of the
+    # strings they pick, which polars reads back as that list.
+    import io
+
+    from tcplab import _core
+
+    codes = np.array([1, 0, 1], dtype=np.uint32)
+    t = np.array([0.5, 1.0, 1.5])
+    a = _core.parquet_table({"t": t, "n": (codes, ["up", "down"])})
+    b = _core.parquet_table({"t": t, "n": ["down", "up", "down"]})
+    assert a is not None
+    assert a == b
+    assert pl.read_parquet(io.BytesIO(a))["n"].to_list() == ["down", "up", "down"]
+
+
 @pytest.mark.parametrize(
     "columns",
     [
@@ -465,6 +481,8 @@ def test_the_core_writes_what_polars_infers(columns: dict[str, Any], dtype: Any)
         {"a": [-1, 2**63]},  # neither Int64 nor UInt64
         {"a": [1, 2], "b": [1]},  # lengths differ
         {"a": np.ma.masked_array([1.0, 2.0], mask=[False, True])},  # polars: a null
+        {"a": (np.array([0, 2], dtype=np.uint32), ["x", "y"])},  # a code out of range
+        {"a": (np.array([0, 1], dtype=np.int64), ["x", "y"])},  # codes not uint32
     ],
 )
 def test_columns_the_core_leaves_to_polars(columns: dict[str, Any]) -> None:

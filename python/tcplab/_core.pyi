@@ -189,10 +189,13 @@ def run(
     run and is raised. Raises ScenarioError."""
 
 def parquet_table(columns: Mapping[str, Any]) -> bytes | None:
-    """A result table (column name -> list of values or 1-D numpy array) as
-    the bytes of a Parquet file polars reads back as the DataFrame it builds
-    from the same dict; None when a column is of a kind left to polars
-    (mixed, empty, all None, other types) or the lengths differ."""
+    """A result table (column name -> list of values, 1-D numpy array, or a
+    ``(codes, names)`` tuple: a uint32 array indexing a list of str, written
+    as the strings it picks) as the bytes of a Parquet file polars reads back
+    as the DataFrame it builds from the same dict (the tuple as its list of
+    strings); None when a column is of a kind left to polars (mixed, empty,
+    all None, other types, a code out of range) or the lengths differ. Each
+    column is converted when its page is written."""
 
 def check_linux(text: str, path: str) -> list[str]:
     """Check that a scenario can run on this machine's real Linux stack,

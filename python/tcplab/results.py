@@ -247,7 +247,13 @@ class Results:
         for col, values in columns.items():
             out[col] = values
             if col == index_col:
-                out[name_col] = [names[i] for i in values.tolist()]
+                # (codes, names): the core writes the strings without a
+                # Python string per row (a list where it is not an array).
+                out[name_col] = (
+                    (values, list(names))
+                    if hasattr(values, "dtype")
+                    else [names[i] for i in values]
+                )
         return out
 
     def _table_writer(

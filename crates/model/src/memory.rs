@@ -75,8 +75,9 @@ const PARSE_PER_BYTE: f64 = 62.0;
 /// 17.6 kB per host on a router (two links each), 3.2 kB per flow and phase,
 /// 507 B per generated connection, all in total, less the core's part;
 /// since the core writes the tables (Parquet from Python's columns, one
-/// column converted at a time): 152, 110 and 112 B per cwnd, queue and RTT
-/// sample, 3.4 kB per host on a router, 7.1 kB per flow.
+/// column converted at a time, a trace's names from their codes): 106, 58
+/// and 62 B per cwnd, queue and RTT sample, 3.4 kB per host on a router,
+/// 7.1 kB per flow.
 const PY_FLOW_ROW: f64 = 1_500.0;
 /// What a flows row costs on top while summary.json holds it (its dict and
 /// JSON text): only the first `SUMMARY_MAX_ROWS` rows. Measured with the
@@ -94,9 +95,9 @@ const PY_SUMMARY_LINK_ROW: f64 = 3_500.0;
 const PY_PHASE_ROW: f64 = 3_000.0;
 const PY_TRANSFER_ROW: f64 = 250.0;
 const PY_EPISODE_ROW: f64 = 600.0;
-const PY_TRACE_CWND_ROW: f64 = 96.0;
-const PY_TRACE_QUEUE_ROW: f64 = 86.0;
-const PY_TRACE_RTT_ROW: f64 = 82.0;
+const PY_TRACE_CWND_ROW: f64 = 50.0;
+const PY_TRACE_QUEUE_ROW: f64 = 34.0;
+const PY_TRACE_RTT_ROW: f64 = 32.0;
 /// A captured packet's record in the pcap file (16-byte record header, the
 /// Ethernet, IP and TCP headers with options: 82 bytes measured for data
 /// segments and ACKs with timestamps).

@@ -44,6 +44,10 @@ pub enum Column {
     Float64(Vec<Option<f64>>),
     /// BYTE_ARRAY, UTF-8 string.
     Utf8(Vec<Option<String>>),
+    /// BYTE_ARRAY, UTF-8 string, no nulls: each row the name its code
+    /// picks (a trace's flow or link names, without a string per row). The
+    /// file is the one `Utf8` of the same strings gives.
+    Names(Vec<u32>, Vec<String>),
 }
 
 impl Column {
@@ -58,6 +62,7 @@ impl Column {
             Column::Float32(v) => v.len(),
             Column::Float64(v) => v.len(),
             Column::Utf8(v) => v.len(),
+            Column::Names(codes, _) => codes.len(),
         }
     }
     /// Whether the column has no values.
@@ -72,7 +77,7 @@ impl Column {
             Column::Int64(_) | Column::UInt64(_) => 2,
             Column::Float32(_) => 4,
             Column::Float64(_) => 5,
-            Column::Utf8(_) => 6,
+            Column::Utf8(_) | Column::Names(..) => 6,
         }
     }
     /// Definition levels (1 = a value, 0 = null) and the PLAIN-encoded
@@ -125,6 +130,14 @@ impl Column {
                     None => false,
                 })
                 .collect(),
+            Column::Names(codes, names) => {
+                for &c in codes {
+                    let s = names[c as usize].as_bytes();
+                    out.extend((s.len() as u32).to_le_bytes());
+                    out.extend(s);
+                }
+                vec![true; codes.len()]
+            }
         };
         (levels, out)
     }
@@ -190,7 +203,7 @@ pub fn write_with<'a>(
         file.extend(&header.buf);
         file.extend(&page);
         let logical = match col.as_ref() {
-            Column::Utf8(_) => Logical::String,
+            Column::Utf8(_) | Column::Names(..) => Logical::String,
             Column::UInt32(_) => Logical::Unsigned(32),
             Column::UInt64(_) => Logical::Unsigned(64),
             _ => Logical::None,
@@ -457,6 +470,24 @@ mod tests {
         let b = ("b".to_string(), Column::Bool(vec![]));
         assert!(write(&[a, b]).is_none());
         assert!(write(&[]).is_some()); // no column, no row: still a file
+    }
+
+    #[test]
+    fn a_names_column_is_written_as_the_strings_it_picks() {
+        // Codes 1, 0, 1 into ["up", "down"]: the file of the Utf8 column
+        // "down", "up", "down", byte for byte (same type, levels, values).
+        let names = vec!["up".to_string(), "down".to_string()];
+        let a = write(&[("n".into(), Column::Names(vec![1, 0, 1], names))]).unwrap();
+        let b = write(&[(
+            "n".into(),
+            Column::Utf8(vec![
+                Some("down".into()),
+                Some("up".into()),
+                Some("down".into()),
+            ]),
+        )])
+        .unwrap();
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use tcplab_model::parquet::{self, Column};
 use tcplab_model::{
     Catalog, CatalogEntry, CwndTrace, EpisodeResult, FlowResult, GeneratorResult, HostResult,
@@ -165,6 +165,26 @@ fn parquet_table<'py>(
 
 /// One column for `parquet_table`, or None if it is of a kind it leaves to polars.
 fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
+    if let Ok(t) = v.cast::<PyTuple>() {
+        // (codes, names): a uint32 array indexing a list of str, the strings
+        // written without a Python or Rust string per row.
+        if t.len() != 2 {
+            return Ok(None);
+        }
+        let (Ok(codes), Ok(names)) = (
+            t.get_item(0)?.cast::<PyArray1<u32>>().map(|a| a.to_vec()),
+            t.get_item(1)?.extract::<Vec<String>>(),
+        ) else {
+            return Ok(None);
+        };
+        let Ok(codes) = codes else {
+            return Ok(None);
+        };
+        if codes.iter().any(|&c| c as usize >= names.len()) {
+            return Ok(None);
+        }
+        return Ok(Some(Column::Names(codes, names)));
+    }
     macro_rules! array {
         ($t:ty, $variant:ident) => {
             if let Ok(a) = v.cast::<PyArray1<$t>>() {
