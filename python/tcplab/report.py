@@ -42,6 +42,20 @@ __all__ = [
 
 REPORT_FILE = "report.html"
 
+MAX_ROWS = 500
+"""Tables longer than this show their first rows and say how many are left out."""
+SVG_MAX_POINTS = 20_000
+"""Figures of more data points than this are embedded as PNG (an SVG would be large)."""
+MAX_HEATMAPS = 6
+FIGURE_SCALE = 1.25
+"""Figures are shown this much larger than their print size (CSS pixels at
+96 per inch), so that their 9-10 pt text reads like the page's."""
+
+
+class ReportError(ValueError):
+    """A directory that cannot be reported on: the message says why."""
+
+
 #: The worker processes rendering figures while ``figure_pool`` is active.
 _POOL: list[Any] = []
 
@@ -67,18 +81,6 @@ def figure_pool(jobs: int | None = None) -> Iterator[None]:
     finally:
         _POOL.clear()
         pool.shutdown(wait=True, cancel_futures=True)
-MAX_ROWS = 500
-"""Tables longer than this show their first rows and say how many are left out."""
-SVG_MAX_POINTS = 20_000
-"""Figures of more data points than this are embedded as PNG (an SVG would be large)."""
-MAX_HEATMAPS = 6
-FIGURE_SCALE = 1.25
-"""Figures are shown this much larger than their print size (CSS pixels at
-96 per inch), so that their 9-10 pt text reads like the page's."""
-
-
-class ReportError(ValueError):
-    """A directory that cannot be reported on: the message says why."""
 
 
 # ------------------------------------------------------------------- template

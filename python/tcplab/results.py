@@ -250,9 +250,7 @@ class Results:
                 # (codes, names): the core writes the strings without a
                 # Python string per row (a list where it is not an array).
                 out[name_col] = (
-                    (values, list(names))
-                    if hasattr(values, "dtype")
-                    else [names[i] for i in values]
+                    (values, names) if hasattr(values, "dtype") else [names[i] for i in values]
                 )
         return out
 
@@ -286,8 +284,13 @@ class Results:
         return column_rows(self._link_columns, limit)
 
     def row_count(self, table: str) -> int:
-        """How many rows ``flows`` or ``links`` has."""
-        columns = self._flow_columns if table == "flows" else self._link_columns
+        """How many rows ``flows``, ``links`` or an optional table has."""
+        if table == "flows":
+            columns = self._flow_columns
+        elif table == "links":
+            columns = self._link_columns
+        else:
+            columns = self._optional[table]
         return len(next(iter(columns.values()), ()))
 
     def summary(self) -> dict[str, Any]:
@@ -303,12 +306,7 @@ class Results:
         big: list[str] = []
         # Transfers can be tens of thousands of rows: Parquet only.
         for name in ("flows", "links", "phases", "link_phases", "generators", "timing"):
-            if name in ("flows", "links"):
-                n = self.row_count(name)
-            elif self._has_rows(name):
-                n = len(next(iter(self._optional[name].values()), ()))
-            else:
-                continue
+            n = self.row_count(name)
             if n > _core.SUMMARY_MAX_ROWS:
                 big.append(name)
                 continue

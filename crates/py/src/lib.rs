@@ -171,13 +171,10 @@ fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
         if t.len() != 2 {
             return Ok(None);
         }
-        let (Ok(codes), Ok(names)) = (
-            t.get_item(0)?.cast::<PyArray1<u32>>().map(|a| a.to_vec()),
-            t.get_item(1)?.extract::<Vec<String>>(),
-        ) else {
+        let Ok(codes) = t.get_item(0)?.cast::<PyArray1<u32>>().map(|a| a.to_vec()) else {
             return Ok(None);
         };
-        let Ok(codes) = codes else {
+        let (Ok(codes), Ok(names)) = (codes, t.get_item(1)?.extract::<Vec<String>>()) else {
             return Ok(None);
         };
         if codes.iter().any(|&c| c as usize >= names.len()) {

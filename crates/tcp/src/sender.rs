@@ -206,11 +206,10 @@ pub struct Sender {
     /// One past the last data byte (1 + application bytes); `u64::MAX` for bulk.
     data_end: u64,
     /// With `push`: the new-data segments left in the GSO skb being sent,
-    /// those sent of it, and the index in `out` of its latest (whose PSH
-    /// `__tcp_transmit_skb` sets when the skb has more than one).
+    /// and those sent of it (its latest is the last header in `out`, whose
+    /// PSH `__tcp_transmit_skb` sets when the skb has more than one).
     unit_left: u32,
     unit_sent: u32,
-    unit_last: usize,
     sb: Scoreboard,
     rtt: RttEstimator,
     recover: u64,
@@ -372,7 +371,6 @@ impl Sender {
             data_end: bytes.map_or(u64::MAX, |b| 1 + b),
             unit_left: 0,
             unit_sent: 0,
-            unit_last: 0,
             sb: Scoreboard::new(mss, cap),
             rtt,
             recover: 0,
@@ -1040,22 +1038,23 @@ impl Sender {
         self.unit_sent = 0;
     }
 
-    /// `push`: a segment of the open GSO skb went out as `out[idx]`.
-    fn unit_sent_one(&mut self, idx: usize, out: &mut [TcpHeader]) {
+    /// `push`: a segment of the open GSO skb went out, last in `out`.
+    fn unit_sent_one(&mut self, out: &mut [TcpHeader]) {
         self.unit_left = self.unit_left.saturating_sub(1);
         self.unit_sent += 1;
-        self.unit_last = idx;
         if self.unit_left == 0 {
             self.unit_close(out);
         }
     }
 
-    /// `push`: the GSO skb ends (whole, or cut short by the loop): with more
-    /// than one segment, its last carries PSH (`__tcp_transmit_skb` forces
-    /// it on every GSO packet; GSO keeps it on the last segment only).
+    /// `push`: the GSO skb ends (whole, or cut short by the loop, before
+    /// anything else is sent): with more than one segment, its last (the
+    /// last header in `out`) carries PSH (`__tcp_transmit_skb` forces it on
+    /// every GSO packet; GSO keeps it on the last segment only).
     fn unit_close(&mut self, out: &mut [TcpHeader]) {
         if self.unit_sent > 1 {
-            if let Some(h) = out.get_mut(self.unit_last) {
+            if let Some(h) = out.last_mut() {
+                debug_assert!(h.payload > 0 && !h.retrans, "the skb's last segment");
                 h.flags |= PSH;
             }
         }
@@ -1217,7 +1216,7 @@ impl Sender {
             if self.cfg.push && payload > 0 {
                 self.unit_open(wnd, start);
                 self.send_new(now, start, len, payload, fin, out);
-                self.unit_sent_one(out.len() - 1, out);
+                self.unit_sent_one(out);
             } else {
                 self.send_new(now, start, len, payload, fin, out);
             }

@@ -38,7 +38,16 @@ fn established_with(
     c: &TcpConfig,
     ctl: Box<dyn cc::CongestionControl>,
 ) -> (Sender, Receiver, Vec<TcpHeader>) {
-    let mut s = Sender::new(c.clone(), ctl, None);
+    established_transfer(c, ctl, None)
+}
+
+/// `established_with` for an application of `bytes` (None: bulk).
+fn established_transfer(
+    c: &TcpConfig,
+    ctl: Box<dyn cc::CongestionControl>,
+    bytes: Option<u64>,
+) -> (Sender, Receiver, Vec<TcpHeader>) {
+    let mut s = Sender::new(c.clone(), ctl, bytes);
     let mut r = Receiver::new(c.clone());
     let mut out = vec![];
     s.start(SimTime::ZERO, &mut out);
@@ -2953,19 +2962,7 @@ fn linux_rack_tail() -> Sender {
     c.rack = true;
     c.tlp = true;
     c.dsack = true;
-    let mut s = Sender::new(
-        c.clone(),
-        cc::make("cubic", &CcParams::new()).unwrap(),
-        None,
-    );
-    let mut r = Receiver::new(c);
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
-    let syn = out.pop().unwrap();
-    let mut back = vec![];
-    r.on_segment(ms(50), &syn, &mut back);
-    out.clear();
-    s.on_segment(ms(100), &back[0], &mut out);
+    let (s, _, out) = established(&c, "cubic");
     assert_eq!(data_seqs(&out), (0..10).collect::<Vec<_>>());
     s
 }
@@ -3894,18 +3891,8 @@ fn push_marks_the_end_of_a_transfer_for_good_and_a_gso_skb_only_as_sent() {
     // PSH (it is in the skb's tcp_flags); S3 does not (__tcp_transmit_skb
     // set it on the clone it sent).
     let c = push_cfg();
-    let mut s = Sender::new(
-        c.clone(),
-        cc::make("reno", &CcParams::new()).unwrap(),
-        Some(5 * MSS),
-    );
-    let mut r = Receiver::new(c.clone());
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
-    let syn = out.pop().unwrap();
-    let mut back = vec![];
-    r.on_segment(ms(50), &syn, &mut back);
-    s.on_segment(ms(100), &back[0], &mut out);
+    let reno = cc::make("reno", &CcParams::new()).unwrap();
+    let (mut s, _, mut out) = established_transfer(&c, reno, Some(5 * MSS));
     assert_eq!(data_seqs(&out), (0..5).collect::<Vec<_>>());
     assert_eq!(pushed_seqs(&out), vec![1, 3, 4]);
     // S0-S2 acknowledged; S3 and S4 lost. The loss probe sends the FIN
