@@ -34,6 +34,22 @@ from conftest import run_cli
 ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip") is not None
 needs_root = pytest.mark.skipif(not ROOT, reason="the linux backend needs root and /dev/net/tun")
 
+
+def run_on_time(scenario: str, attempts: int = 3) -> tcplab.Results:
+    """Run on the kernel until the emulator says it kept the links' timing.
+
+    The emulator flags a run whose packets left more than 1 % off their
+    ideal spacing or delay (``meta.timing_flagged``): on a machine busy
+    with other work this happens, and such a run says nothing about the
+    kernel. A run that keeps time within ``attempts`` is checked; if none
+    does, the test is skipped, naming the timing it measured.
+    """
+    for _ in range(attempts):
+        res = tcplab.run(scenario, backend="linux")
+        if not res.meta["timing_flagged"]:
+            return res
+    pytest.skip(f"the emulator could not keep time on this machine: {res.records('timing')}")
+
 LINK = """
 [[host]]
 name = "a"
@@ -86,9 +102,8 @@ size = "1MB"
 def test_one_reno_flow_fills_the_link_and_the_captures_match_the_counters(
     tmp_path: Path,
 ) -> None:
-    res = tcplab.run(FILL, backend="linux")
+    res = run_on_time(FILL)
     assert res.meta["backend"] == "linux"
-    assert not res.meta["timing_flagged"], res.records("timing")
     flows = {f["name"]: f for f in res.flow_records()}
     links = {lk["name"]: lk for lk in res.link_records()}
     # Buffer 100 packets against a BDP of 10 Mb/s x 20 ms = 16.7 packets:
@@ -228,8 +243,7 @@ def test_generated_connections_open_as_in_the_simulator_and_take_three_one_way_d
     import polars as pl
 
     sim = tcplab.run(POISSON).transfers
-    real = tcplab.run(POISSON, backend="linux")
-    assert not real.meta["timing_flagged"], real.records("timing")
+    real = run_on_time(POISSON)
     lin = real.transfers
     # The same connections (generator_arrivals draws them from the
     # simulator's streams): number, sizes, hosts, start times.
