@@ -50,6 +50,7 @@ def run_on_time(scenario: str, attempts: int = 3) -> tcplab.Results:
             return res
     pytest.skip(f"the emulator could not keep time on this machine: {res.records('timing')}")
 
+
 LINK = """
 [[host]]
 name = "a"
@@ -450,7 +451,7 @@ def test_compare_runs_both_backends_and_reports_them_side_by_side(tmp_path: Path
 def test_the_backend_applies_gso_bursts_and_does_not_flag_the_profile_s_own_tick() -> None:
     from tcplab import _core
 
-    base = "name = \"n\"\nduration = \"2s\"\n" + LINK + "[[flow]]\nfrom = \"a\"\nto = \"b\"\n"
+    base = 'name = "n"\nduration = "2s"\n' + LINK + '[[flow]]\nfrom = "a"\nto = "b"\n'
     # Cubic on the linux profile takes the profile's HZ 250 as cc_params.hz:
     # the kernel's own tick, not a parameter the backend fails to apply.
     notes = _core.check_linux(base.replace('cc = "reno"', 'cc = "cubic"'), "n.toml")
