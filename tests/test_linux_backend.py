@@ -322,6 +322,62 @@ def test_the_kernel_probes_the_same_lost_tail() -> None:
     assert (f["loss_probes"], f["segs_retrans"], f["timeouts"]) == (1, 1, 0)
 
 
+# A tail loss recovered by the RTO alone (TLP off) on a 200 ms round trip:
+# the RTO is about 600 ms, 150 jiffies at HZ 250, on the timer wheel's
+# level 1 (63 to 503 jiffies), whose buckets are 8 jiffies (32 ms) wide.
+RTO_TAIL = (
+    TAIL.replace('cc = "reno"', 'cc = "reno"\ntlp = false', 1)
+    .replace('delay = "10ms"', 'delay = "100ms"')
+    .replace('duration = "3s"', 'duration = "5s"')
+    .replace('end = "3s"', 'end = "5s"')
+    .replace("[measure]", '[trace]\npcap = ["a->b", "b->a"]\n[measure]')
+)
+
+
+RTO_EXACT = RTO_TAIL.replace("tlp = false", "tlp = false\ntimer_wheel = false")
+
+
+def _rto_delay(res: tcplab.Results) -> float:
+    """From the last ACK's arrival at the sender to the retransmission."""
+    sent: dict[tuple[int, int, int], float] = {}
+    retrans = None
+    for ts, buf in dpkt.pcap.Reader(io.BytesIO(res.pcap["a->b"])):
+        ip = dpkt.ethernet.Ethernet(buf).data
+        fin = ip.data.flags & dpkt.tcp.TH_FIN
+        key = (ip.data.seq, ip.len, fin)
+        # The lost packet is the FIN (TAIL): the first segment sent twice.
+        if key in sent and (fin or ip.len > 52):
+            retrans = float(ts)
+            break
+        sent[key] = float(ts)
+    assert retrans is not None
+    # An ACK reaches a one way delay and its transmission after the capture.
+    arrivals = [
+        float(ts) + 0.100 + dpkt.ethernet.Ethernet(buf).data.len * 8 / 10e6
+        for ts, buf in dpkt.pcap.Reader(io.BytesIO(res.pcap["b->a"]))
+    ]
+    return retrans - max(t for t in arrivals if t < retrans)
+
+
+def test_the_rto_fires_at_the_end_of_its_timer_wheel_bucket() -> None:
+    exact = _rto_delay(tcplab.run(RTO_EXACT))
+    wheel = _rto_delay(tcplab.run(RTO_TAIL))
+    # The exact timer is the RTO in whole 4 ms jiffies; the wheel's fires
+    # after it and at most one level-1 bucket (32 ms) later.
+    assert abs(exact / 0.004 - round(exact / 0.004)) < 1e-3
+    assert exact < wheel <= exact + 0.032
+
+
+@needs_root
+def test_the_kernel_s_rto_fires_as_late_as_its_timer_wheel_lets_it() -> None:
+    exact = _rto_delay(tcplab.run(RTO_EXACT))
+    kernel = _rto_delay(run_on_time(RTO_TAIL))
+    # Measured on Linux 6.18: 4.6 to 23.6 ms after the exact RTO in five
+    # runs; never before it, never more than a bucket (32 ms) after (with
+    # 1 ms for the emulator's and the kernel's own latency).
+    assert exact < kernel <= exact + 0.033
+
+
 BAD_BASE = (
     """
 name = "bad"

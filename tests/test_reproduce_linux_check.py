@@ -69,6 +69,17 @@ def test_the_wider_parts_are_the_scenarios_issue_25_names() -> None:
     assert parts["long/linux"].modes == ("full",)
 
 
+def test_a_flow_that_delivered_nothing_on_both_sides_agrees() -> None:
+    from tcplab.compare import _rel
+
+    # 0 against 0 is no difference (a flow starved through the whole window
+    # on both sides); anything against a kernel's 0 has no relative error.
+    assert _rel(0.0, 0.0) == 0.0
+    assert math.isnan(_rel(1.0, 0.0))
+    assert math.isnan(_rel(math.nan, 0.0))
+    assert _rel(1.05e6, 1.0e6) == pytest.approx(0.05)
+
+
 def test_the_goodput_z_is_welch_s_statistic_worked_by_hand() -> None:
     from tcplab.compare import mean_difference_z
 

@@ -131,8 +131,13 @@ def mean_difference_z(sim: Sequence[float], linux: Sequence[float]) -> float:
 
 
 def _rel(sim: float, linux: float) -> float:
-    if math.isnan(sim) or math.isnan(linux) or linux == 0:
+    """The simulator's relative difference from the kernel; 0 where both are
+    0 (a flow that delivered nothing in the window on either side agrees),
+    NaN where only the kernel's is 0 or either is missing."""
+    if math.isnan(sim) or math.isnan(linux):
         return math.nan
+    if linux == 0:
+        return 0.0 if sim == 0 else math.nan
     return sim / linux - 1.0
 
 

@@ -431,6 +431,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("PSH at the end of each application write; a segment with PSH is ACKed at once (Linux 6.6+)"),
             ),
             (
+                s("timer_wheel"),
+                c.timer_wheel.to_string(),
+                s("the retransmission and delayed-ACK timers fire at the end of their Linux timer-wheel bucket"),
+            ),
+            (
                 s("frto"),
                 c.frto.to_string(),
                 s("F-RTO: new data after a timeout tells a spurious one, which is undone (RFC 5682)"),

@@ -176,6 +176,7 @@ host_settings! {
     dsack: bool,
     adaptive_delack: bool,
     push: bool,
+    timer_wheel: bool,
     frto: bool,
     linux_pacing: bool,
     gso_bursts: bool,
@@ -2291,6 +2292,9 @@ fn resolve_host(
     }
     if let Some(v) = h.push {
         c.push = v;
+    }
+    if let Some(v) = h.timer_wheel {
+        c.timer_wheel = v;
     }
     if let Some(v) = h.frto {
         c.frto = v;

@@ -14,6 +14,7 @@ pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod wheel;
 pub mod wire;
 
 pub use header::TcpHeader;

@@ -280,6 +280,14 @@ pub struct TcpConfig {
     /// braud2016 cells move away from the kernel, so something they
     /// interact with is still missing (same section).
     pub push: bool,
+    /// Timers fire as Linux's timer wheel lets them (crate::wheel): the
+    /// retransmission timer (RTO, loss probe, RACK's reordering timer) and
+    /// the delayed-ACK timer, armed for a whole number of jiffies of
+    /// `clock_granularity`, fire at the end of their wheel bucket: one
+    /// jiffy after the expiry tick below 63 jiffies, at the next multiple
+    /// of 8 jiffies below 504 (kernel/time/timer.c `calc_index`). Off: a
+    /// timer fires exactly `timeout` after it was armed.
+    pub timer_wheel: bool,
     /// F-RTO (RFC 5682, Linux `tcp_process_loss`) on SACK connections: after
     /// a timeout, the first new ACK sends new data instead of more
     /// retransmissions; an ACK or SACK of a segment sent before the timeout
@@ -548,6 +556,7 @@ fn base() -> TcpConfig {
         dsack: false,
         adaptive_delack: false,
         push: false,
+        timer_wheel: false,
         frto: false,
         linux_pacing: false,
         gso_bursts: false,
@@ -609,6 +618,7 @@ pub fn profiles() -> Vec<Profile> {
                 linux_pacing: true,
                 gso_bursts: true,
                 ack_before_data: true,
+                timer_wheel: true,
                 hz: 250,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
@@ -635,7 +645,9 @@ pub fn profiles() -> Vec<Profile> {
                       (tcp_clean_rtx_queue sets FLAG_SET_XMIT_TIMER, tcp_ack calls \
                       tcp_set_xmit_timer -> tcp_rearm_rto: newreno_rto slow-but-steady); the \
                       SYN-ACK answered by a pure ACK before the data \
-                      (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data)",
+                      (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data); the \
+                      retransmission and delayed-ACK timers fire at the end of their timer-wheel \
+                      bucket (kernel/time/timer.c calc_index: timer_wheel)",
             notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
                     grows (tcp_grow_window); no compressed SACKs; TSO/GSO bursts only where \
                     pacing is enforced (BBR), the others' ACK-clocked sends being back to back \

@@ -100,6 +100,9 @@ pub struct Receiver {
     last_ack_sent: u64,
     pending: u32,
     delack_deadline: Option<SimTime>,
+    /// When the delayed-ACK timer fires: `delack_deadline`, or with
+    /// `timer_wheel` the end of its timer-wheel bucket.
+    delack_fire: Option<SimTime>,
     mss: u32,
     fin: Option<u64>,
     /// ECN negotiated.
@@ -150,6 +153,7 @@ impl Receiver {
             last_ack_sent: 0,
             pending: 0,
             delack_deadline: None,
+            delack_fire: None,
             fin: None,
             ecn_ok: false,
             demand_cwr: false,
@@ -164,7 +168,7 @@ impl Receiver {
     }
     /// Earliest pending timer.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        self.delack_deadline
+        self.delack_fire
     }
     /// Whether SACK was negotiated.
     pub fn sack_ok(&self) -> bool {
@@ -374,10 +378,10 @@ impl Receiver {
                 } else if self.cfg.adaptive_delack {
                     match self.lack.delay(now, self.delack_deadline) {
                         crate::delack::AckNow::Now => self.send_ack(now, out),
-                        crate::delack::AckNow::At(t) => self.delack_deadline = Some(t),
+                        crate::delack::AckNow::At(t) => self.arm_delack(now, t),
                     }
                 } else if self.delack_deadline.is_none() {
-                    self.delack_deadline = Some(now + self.cfg.delack_timeout);
+                    self.arm_delack(now, now + self.cfg.delack_timeout);
                 }
             }
         } else {
@@ -601,13 +605,34 @@ impl Receiver {
         self.last_ack_sent = self.rcv_nxt;
         self.pending = 0;
         self.delack_deadline = None;
+        self.delack_fire = None;
         self.stats.acks_sent += 1;
         out.push(h);
     }
 
+    /// (Re)arm the delayed-ACK timer for `t` (`sk_reset_timer` in
+    /// `tcp_send_delayed_ack`). With `timer_wheel` the expiry is a tick,
+    /// `jiffies + ato` (or the pending timer's tick, kept), and the timer
+    /// fires at the end of its wheel bucket.
+    fn arm_delack(&mut self, now: SimTime, t: SimTime) {
+        let jiffy = self.cfg.clock_granularity;
+        if !self.cfg.timer_wheel || jiffy == SimTime::ZERO {
+            self.delack_deadline = Some(t);
+            self.delack_fire = Some(t);
+            return;
+        }
+        let expires = if self.delack_deadline == Some(t) {
+            t.0 / jiffy.0
+        } else {
+            now.0 / jiffy.0 + t.saturating_sub(now).0.div_ceil(jiffy.0)
+        };
+        self.delack_deadline = Some(SimTime(expires * jiffy.0));
+        self.delack_fire = Some(crate::wheel::fire_at_tick(now, expires, jiffy));
+    }
+
     /// Fire the delayed-ACK timer if due.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        if self.delack_deadline.is_some_and(|d| d <= now) {
+        if self.delack_fire.is_some_and(|d| d <= now) {
             if self.cfg.adaptive_delack {
                 self.lack.on_timer();
             }

@@ -763,7 +763,7 @@ impl Sender {
                 ns2_sizes: true,
                 ..Default::default()
             });
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
             return;
         }
         let c = &self.cfg;
@@ -781,7 +781,7 @@ impl Sender {
             tsval: now.0,
             ..Default::default()
         });
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
     }
 
     /// ns-2 (tcp.cc `recv`, `delay_growth_`): the ACK of packet 0 gives the
@@ -931,7 +931,7 @@ impl Sender {
         out.push(h);
         if self.rto_deadline.is_none() {
             // RFC 6298 (5.1): start the timer if it is not running.
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
         }
     }
 
@@ -954,7 +954,7 @@ impl Sender {
             // Linux tcp_xmit_retransmit_queue: resending the oldest segment
             // restarts the RTO (unless RACK's timer holds the slot).
             self.xtimer = None;
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
         }
     }
 
@@ -1665,7 +1665,7 @@ impl Sender {
                                 let n = self.partial_acks;
                                 if crate::recovery::newreno::restarts_timer(n, self.cfg.newreno_rto)
                                 {
-                                    self.rto_deadline = Some(now + self.rtt.rto());
+                                    self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
                                 }
                             }
                             Recovery::Sack if fb && !rate_based => {
@@ -1680,7 +1680,7 @@ impl Sender {
                                 let w = self.sb.retrans as u64 + new_data + more;
                                 self.tp.cwnd = w.min(self.tp.ssthresh as u64).max(1) as u32;
                                 self.tp.cwnd_cnt = 0;
-                                self.rto_deadline = Some(now + self.rtt.rto());
+                                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
                             }
                             Recovery::Sack1Ns2 => {
                                 // partial_ack_ false: --pipe_ once more, the
@@ -1819,7 +1819,7 @@ impl Sender {
             } else if !(self.tp.ca_state == CaState::Recovery
                 && self.effective_recovery() == Recovery::NewReno)
             {
-                self.rto_deadline = Some(now + self.rtt.rto());
+                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
             }
             // The FIN takes the sequence number after the data (none for ns-2).
             let last = self.data_end.saturating_add(!self.one_way() as u64);
@@ -2280,7 +2280,7 @@ impl Sender {
             if let Some(i) = self.sb.first_lost(0) {
                 self.retransmit(now, i, out);
             }
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
             return;
         }
         match kind {
@@ -2308,7 +2308,7 @@ impl Sender {
                 self.tp.cwnd_cnt = 0;
                 self.snd_nxt = self.snd_una;
                 self.set_ca_state(CaState::Open);
-                self.rto_deadline = Some(now + self.rtt.rto());
+                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
                 self.transmit(now, out);
                 return;
             }
@@ -2334,7 +2334,7 @@ impl Sender {
                 }
                 self.tp.cwnd_cnt = 0;
                 self.set_ca_state(CaState::Recovery);
-                self.rto_deadline = Some(now + self.rtt.rto());
+                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
                 return;
             }
             Recovery::Sack if self.cfg.freebsd_sack => {
@@ -2365,7 +2365,7 @@ impl Sender {
         if let Some(i) = self.sb.first_lost(0) {
             self.retransmit(now, i, out);
         }
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
     }
 
     /// ssthresh after a loss: the controller's (`ssthresh` hook), or with
@@ -2714,9 +2714,26 @@ impl Sender {
         }
         let rto = self.rtt.rto();
         self.rto_deadline = Some(match self.xtimer.take() {
-            Some(_) => (self.sb.get(0).sent + rto).max(now + SimTime(1)),
-            None => now + rto,
+            // tcp_rto_delta_us (at least 1 us; at least 1 ns without the wheel).
+            Some(_) => {
+                let left = (self.sb.get(0).sent + rto)
+                    .saturating_sub(now)
+                    .max(SimTime(1));
+                self.timer_after(now, left)
+            }
+            None => self.timer_after(now, rto),
         });
+    }
+
+    /// When a retransmission-timer event armed now for `timeout` happens:
+    /// `timeout` later, or with `timer_wheel` at the end of the Linux
+    /// timer-wheel bucket of `jiffies + timeout` jiffies (crate::wheel).
+    fn timer_after(&self, now: SimTime, timeout: SimTime) -> SimTime {
+        if self.cfg.timer_wheel {
+            crate::wheel::arm(now, timeout, self.cfg.clock_granularity).1
+        } else {
+            now + timeout
+        }
     }
 
     /// A duration rounded up to the timer clock (Linux `usecs_to_jiffies`).
@@ -2751,7 +2768,7 @@ impl Sender {
             rto_left,
             self.cfg.clock_granularity,
         );
-        self.xtimer = Some((now + pto, XTimer::Probe));
+        self.xtimer = Some((self.timer_after(now, pto), XTimer::Probe));
         true
     }
 
@@ -2805,7 +2822,7 @@ impl Sender {
         self.stats.loss_probes += 1;
         self.tlp.sent(self.snd_max, resent);
         self.xtimer = None;
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
     }
 
     /// The reordering window now (`tcp_rack_reo_wnd`).
@@ -2842,7 +2859,7 @@ impl Sender {
             let d = self
                 .ceil_tick(w + SimTime::from_micros(2000))
                 .min(self.rtt.rto());
-            self.xtimer = Some((now + d, XTimer::Reo));
+            self.xtimer = Some((self.timer_after(now, d), XTimer::Reo));
         }
         (lost, wait.is_some())
     }
@@ -3036,7 +3053,7 @@ impl Sender {
             self.transmit(now, out);
         }
         // (5.6) restart the timer with the backed-off RTO.
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
     }
 
     /// Close the accounts of a still-open episode (at the end of a run).

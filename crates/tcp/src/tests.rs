@@ -2959,6 +2959,9 @@ fn a_timed_rto_sampler_still_gives_its_controller_every_acks_rtt() {
 /// 10 segments leave at once at 100 ms (IW 10) after a 100 ms handshake.
 fn linux_rack_tail() -> Sender {
     let mut c = profile("linux").unwrap().config;
+    // The worked examples count exact timeouts; the wheel's rounding is
+    // tested on its own (timers_fire_at_the_end_of_their_wheel_bucket).
+    c.timer_wheel = false;
     c.rack = true;
     c.tlp = true;
     c.dsack = true;
@@ -3162,7 +3165,10 @@ fn a_linux_receiver_quick_acks_the_first_16_segments_then_every_second() {
     out.clear();
     r.on_segment(ms(216), &seg(16), &mut out);
     assert!(out.is_empty());
-    assert_eq!(r.next_deadline(), Some(ms(256)));
+    // Due 40 ms later, at tick 54 + 10 = 64 (256 ms) of the 4 ms jiffies;
+    // the timer wheel fires a level-0 timer one jiffy after its expiry
+    // tick: 260 ms (kernel/time/timer.c calc_index; crate::wheel).
+    assert_eq!(r.next_deadline(), Some(ms(260)));
     r.on_segment(ms(217), &seg(17), &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].ack, seg_start(18));
@@ -3959,4 +3965,38 @@ fn a_linux_receiver_with_push_acks_a_psh_segment_at_once() {
             assert!(out.is_empty(), "without push S18 waits");
         }
     }
+}
+
+#[test]
+fn timers_fire_at_the_end_of_their_wheel_bucket() {
+    // The linux profile (HZ 250, timer_wheel), TLP off: after the
+    // handshake (RTT 100 ms at 100 ms) the RTO is 100 + max(2 x 100, 200)
+    // = 300 ms = 75 jiffies, armed with IW 10 at 100 ms (tick 25): expiry
+    // tick 100, delta 75 in [63, 504): level 1, bucket ((100 >> 3) + 1)
+    // << 3 = 104, 416 ms, 16 ms after the nominal 400 ms.
+    let mut c = profile("linux").unwrap().config;
+    c.tlp = false;
+    let (s, _, first) = established(&c, "reno");
+    assert_eq!(s.rtt().rto(), ms(300));
+    assert_eq!(data_seqs(&first).len(), 10);
+    assert_eq!(s.next_deadline(), Some(ms(416)));
+    // Without the wheel: exactly 300 ms after.
+    c.timer_wheel = false;
+    let (s, _, _) = established(&c, "reno");
+    assert_eq!(s.next_deadline(), Some(ms(400)));
+    // An ACK of new data at 201.5 ms (tick 50) rearms it: the sample,
+    // 101.5 ms, moves SRTT to 100.19 ms; the variance keeps its 200 ms
+    // floor: RTO 300.19 ms, 76 jiffies (304 ms). Expiry 50 + 76 = 126,
+    // level 1: bucket 128, 512 ms.
+    let mut c = profile("linux").unwrap().config;
+    c.tlp = false;
+    let (mut s, _, _) = established(&c, "reno");
+    let mut out = vec![];
+    s.on_segment(
+        SimTime::from_micros(201_500),
+        &ack(seg_start(1), &[], true, 100_000_000),
+        &mut out,
+    );
+    assert_eq!(s.rtt().rto(), ms(304));
+    assert_eq!(s.next_deadline(), Some(ms(512)));
 }
