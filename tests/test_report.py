@@ -325,6 +325,13 @@ def test_cli_report(study: Study, tmp_path: Path, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out == f"report in {target}\n"
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert sorted(p.name for p in target.parent.iterdir()) == ["r.html"]  # no temporary left
+    # -j 2: the figures drawn by two worker processes, the same file.
+    pooled = tmp_path / "sub" / "pooled.html"
+    assert cli(["report", str(study.out), "--out", str(pooled), "-j", "2"]) == 0
+    capsys.readouterr()
+    assert pooled.read_bytes() == target.read_bytes()
+    assert cli(["report", str(study.out), "-j", "0"]) == 2
+    assert "-j" in capsys.readouterr().err
     assert cli(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {tmp_path}: neither a sweep's output directory")

@@ -1193,16 +1193,25 @@ def _print_paper_table(console: Console, out: Path) -> None:
     type=click.Choice(["mathis", "pftk"]),
     help="Add goodput against loss rate, with this model's curve (repeatable; sweeps only).",
 )
-def report(directory: Path, out: Path | None, models: tuple[str, ...]) -> None:
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Draw the figures in this many worker processes (worth it for sweeps of many points).",
+)
+def report(directory: Path, out: Path | None, models: tuple[str, ...], jobs: int) -> None:
     """Write a self-contained HTML report of a sweep's (or a run's) results.
 
     DIRECTORY is the --out of `tcplab sweep` or of `tcplab run`. The report
     embeds its figures and tables: open it in a browser, no server needed.
     """
-    from tcplab.report import ReportError, report_dir
+    from tcplab.report import ReportError, figure_pool, report_dir
 
     try:
-        path = report_dir(directory, out, models=models)
+        with figure_pool(jobs):
+            path = report_dir(directory, out, models=models)
     except ReportError as e:
         raise UserError(str(e)) from e
     except OSError as e:
