@@ -106,8 +106,12 @@ impl LinuxAck {
     }
 
     /// `tcp_send_delayed_ack`: when the owed ACK goes out, given the delayed
-    /// ACK timer already pending (`pending`).
-    pub fn delay(&self, now: SimTime, pending: Option<SimTime>) -> AckNow {
+    /// ACK timer already pending (`pending`). With `tick` (the timer wheel's
+    /// jiffy, `timer_wheel`) the kernel's jiffies arithmetic: the cap is the
+    /// minimum RTO less one jiffy, and a pending timer due within a quarter
+    /// of the delay is compared in ticks, `timeout <= jiffies + (ato >> 2)`;
+    /// without, a 1 ms jiffy and exact times.
+    pub fn delay(&self, now: SimTime, pending: Option<SimTime>, tick: Option<SimTime>) -> AckNow {
         let ato_min = self.ato_min;
         let mut a = self.ato;
         if a > ato_min {
@@ -117,11 +121,17 @@ impl LinuxAck {
             }
             a = a.min(max);
         }
-        // min(icsk_delack_max, rto_min - 1 jiffy): 199 ms.
-        a = a.min(DELACK_MAX - SimTime::from_millis(1));
+        // min(icsk_delack_max, rto_min - 1 jiffy): 199 ms with 1 ms jiffies,
+        // 196 ms at HZ 250.
+        let jiffy = tick.filter(|j| j.0 > 0);
+        a = a.min(DELACK_MAX - jiffy.unwrap_or(SimTime::from_millis(1)));
         let mut t = now + a;
         if let Some(p) = pending {
-            if p <= now + SimTime(a.0 / 4) {
+            let due = match jiffy {
+                Some(j) => p.0 / j.0 <= now.0 / j.0 + a.0.div_ceil(j.0) / 4,
+                None => p <= now + SimTime(a.0 / 4),
+            };
+            if due {
                 return AckNow::Now;
             }
             t = t.min(p);
@@ -172,7 +182,7 @@ mod tests {
         // m = 1 ms <= 20 ms keeps ato at 40/2 + 20 = 40.
         assert_eq!(p.ato, ATO_MIN);
         // A lone segment is delayed by the ATO: 40 ms.
-        assert_eq!(p.delay(ms(17), None), AckNow::At(ms(57)));
+        assert_eq!(p.delay(ms(17), None, None), AckNow::At(ms(57)));
     }
 
     #[test]
@@ -196,7 +206,7 @@ mod tests {
             let t = ms(100 * k);
             p.on_data(t, &mut quick, 65535, 1448);
             atos.push(p.ato);
-            match p.delay(t, None) {
+            match p.delay(t, None, None) {
                 AckNow::At(d) => delays.push(d - t),
                 AckNow::Now => panic!("no quick ACK left"),
             }
@@ -231,7 +241,33 @@ mod tests {
         let mut p = LinuxAck::new(ATO_MIN);
         let mut quick = 0;
         p.on_data(ms(0), &mut quick, 65535, 1448);
-        assert_eq!(p.delay(ms(0), Some(ms(5))), AckNow::Now);
-        assert_eq!(p.delay(ms(0), Some(ms(20))), AckNow::At(ms(20)));
+        assert_eq!(p.delay(ms(0), Some(ms(5)), None), AckNow::Now);
+        assert_eq!(p.delay(ms(0), Some(ms(20)), None), AckNow::At(ms(20)));
+    }
+
+    #[test]
+    fn on_the_timer_wheel_the_quarter_rule_and_the_cap_count_jiffies() {
+        // HZ 250 (4 ms jiffies), ATO 40 ms = 10 jiffies, ato >> 2 = 2.
+        let j = Some(ms(4));
+        let mut p = LinuxAck::new(ATO_MIN);
+        let mut quick = 0;
+        p.on_data(ms(0), &mut quick, 65535, 1448);
+        // A timer pending for tick 64 (256 ms), at 246.5 ms (tick 61):
+        // 64 <= 61 + 2 is false, so the pending timer is kept; in exact
+        // times 256 <= 246.5 + 10 would have sent at once.
+        let (now, pending) = (SimTime::from_micros(246_500), Some(ms(256)));
+        assert_eq!(p.delay(now, pending, j), AckNow::At(ms(256)));
+        assert_eq!(p.delay(now, pending, None), AckNow::Now);
+        // At tick 62 (248 ms): 64 <= 62 + 2, at once.
+        assert_eq!(p.delay(ms(248), pending, j), AckNow::Now);
+        // The cap: min(TCP_DELACK_MAX, TCP_RTO_MIN - 1 jiffy) = 49 jiffies,
+        // 196 ms at HZ 250 (199 ms with 1 ms jiffies). No SRTT known: the
+        // ATO, doubled by the timer to 200 ms, is capped there.
+        p.on_timer();
+        p.on_timer();
+        p.on_timer();
+        assert_eq!(p.ato, ms(200));
+        assert_eq!(p.delay(ms(0), None, j), AckNow::At(ms(196)));
+        assert_eq!(p.delay(ms(0), None, None), AckNow::At(ms(199)));
     }
 }

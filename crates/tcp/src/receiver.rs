@@ -376,7 +376,8 @@ impl Receiver {
                 {
                     self.send_ack(now, out);
                 } else if self.cfg.adaptive_delack {
-                    match self.lack.delay(now, self.delack_deadline) {
+                    let tick = self.cfg.timer_wheel.then_some(self.cfg.clock_granularity);
+                    match self.lack.delay(now, self.delack_deadline, tick) {
                         crate::delack::AckNow::Now => self.send_ack(now, out),
                         crate::delack::AckNow::At(t) => self.arm_delack(now, t),
                     }
@@ -621,11 +622,12 @@ impl Receiver {
             self.delack_fire = Some(t);
             return;
         }
-        let expires = if self.delack_deadline == Some(t) {
-            t.0 / jiffy.0
-        } else {
-            now.0 / jiffy.0 + t.saturating_sub(now).0.div_ceil(jiffy.0)
-        };
+        if self.delack_deadline == Some(t) {
+            // The pending timer's tick kept: mod_timer with an unchanged
+            // expiry returns at once (__mod_timer), the bucket stays.
+            return;
+        }
+        let expires = now.0 / jiffy.0 + t.saturating_sub(now).0.div_ceil(jiffy.0);
         self.delack_deadline = Some(SimTime(expires * jiffy.0));
         self.delack_fire = Some(crate::wheel::fire_at_tick(now, expires, jiffy));
     }

@@ -695,7 +695,8 @@ impl Sender {
         } else {
             self.sb.get(0).sent + self.rtt.rto()
         };
-        from_head.max(now + tick)
+        // (With `timer_wheel` as well, the timer goes on the wheel.)
+        self.timer_after(now, from_head.max(now + tick) - now)
     }
 
     /// Before [`Sender::start`]: the host cache's entry for the peer, which

@@ -24,9 +24,11 @@
 //! "The timer wheel"): an RTO of 228 ms fired 0.7-3.9 ms late, one of
 //! 608 ms 4.6-23.6 ms late, the 40 ms delayed ACK 0.2-4.6 ms late.
 //!
-//! Not modelled: the base clock lagging `jiffies` on an idle CPU
-//! (`forward_timer_base`), which can only move a timer to a higher level,
-//! and the softirq's own latency after the tick.
+//! Not modelled: the wheel's base clock apart from `jiffies` (behind it on
+//! an idle CPU until `forward_timer_base`, one tick ahead of it just after
+//! `__run_timers`, which moves a timer of exactly 63 or 504 jiffies down a
+//! level), and the softirq's own latency after the tick. The jiffies count
+//! from the scenario's time 0.
 
 use tcplab_engine::SimTime;
 
