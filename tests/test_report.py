@@ -238,6 +238,18 @@ def page_text(parts: list[str]) -> str:
     return "\n".join(parts)
 
 
+def test_a_mean_and_its_ci_are_written_without_an_exponent() -> None:
+    from tcplab.report import _pm
+
+    # Two significant digits of the CI, the mean as its metric's format;
+    # 184.3 with .2g is 1.8e+02, written 180.
+    assert _pm(1741.55, 184.3, 1.0, ".6g") == "1741.55 ± 180"
+    assert _pm(12345.6, 1234.5, 1.0, ".4g") == "12350 ± 1200"
+    assert _pm(9.619e6, 4000.0, 1e-6, ".4g") == "9.619 ± 0.004"
+    assert _pm(0.15, float("nan"), 1.0, ".4g") == "0.15"
+    assert _pm(float("nan"), 1.0, 1.0, ".4g") == "\N{EN DASH}"
+
+
 def test_the_tables_hold_mean_and_ci_per_point(study: Study) -> None:
     tidy = sweep.read_table(study.out, "flows")
     flows = study.page.table("Flows per point").records()

@@ -406,14 +406,25 @@ GENERATOR_METRICS = (
 )
 
 
+def _sig(x: float, fmt: str) -> str:
+    """``x`` formatted as ``fmt``; a ``.Ng`` format (N significant digits)
+    written out positionally where ``g`` would switch to an exponent for a
+    large number (184 as ``180``, not ``1.8e+02``; 12345.6 as ``12350``)."""
+    text = format(x, fmt)
+    if not (fmt.endswith("g") and "e+" in text):
+        return text
+    out = repr(float(text))
+    return out[:-2] if out.endswith(".0") else out
+
+
 def _pm(mean: Any, ci: Any, scale: float, fmt: str) -> str:
     """``mean ± ci`` (scaled); the mean alone when the CI is unknown."""
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "\N{EN DASH}"
-    text = format(float(mean) * scale, fmt)
+    text = _sig(float(mean) * scale, fmt)
     if ci is None or (isinstance(ci, float) and math.isnan(ci)):
         return text
-    return f"{text} ± {format(abs(float(ci)) * scale, '.2g')}"
+    return f"{text} ± {_sig(abs(float(ci)) * scale, '.2g')}"
 
 
 def _summary_display(
