@@ -195,12 +195,16 @@ def test_a_killed_run_leaves_nothing_behind(tmp_path: Path, sig: signal.Signals)
             for comm in Path(f"/proc/{proc.pid}/task").glob("*/comm"):
                 try:
                     if comm.read_text().startswith(realstack.THREAD_PREFIX):
-                        held.add(os.readlink(comm.parent / "ns" / "net"))
+                        ns = os.readlink(comm.parent / "ns" / "net")
+                        # The emulator's and sampler's threads stay in the
+                        # initial namespace, and a host's thread is named
+                        # before it leaves it (unshare): count only new ones.
+                        if ns not in before:
+                            held.add(ns)
                 except OSError:
                     pass
             time.sleep(0.05)
         assert len(held) == 2, "the run's two host namespaces appeared"
-        assert not held & before
         # Let traffic flow, then kill the parent (SIGKILL: with no chance to
         # clean up).
         time.sleep(1.0)
