@@ -376,10 +376,12 @@ def test_the_rto_fires_at_the_end_of_its_timer_wheel_bucket() -> None:
 def test_the_kernel_s_rto_fires_as_late_as_its_timer_wheel_lets_it() -> None:
     exact = _rto_delay(tcplab.run(RTO_EXACT))
     kernel = _rto_delay(run_on_time(RTO_TAIL))
-    # Measured on Linux 6.18: 4.6 to 23.6 ms after the exact RTO in five
-    # runs; never before it, never more than a bucket (32 ms) after (with
-    # 1 ms for the emulator's and the kernel's own latency).
-    assert exact < kernel <= exact + 0.033
+    # Measured on Linux 6.18: 4.6 to 23.6 ms after the simulator's exact
+    # RTO in five runs (docs/reproduce.md, "The timer wheel"): never before
+    # it, never more than a level-1 bucket (32 ms) after. The kernel's own
+    # RTO may differ from the simulator's by a jiffy (4 ms: its RTT samples
+    # carry the stack's latency), and 1 ms is left for the emulator's.
+    assert exact - 0.004 < kernel <= exact + 0.032 + 0.004 + 0.001
 
 
 BAD_BASE = (
