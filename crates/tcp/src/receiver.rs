@@ -627,9 +627,9 @@ impl Receiver {
             // expiry returns at once (__mod_timer), the bucket stays.
             return;
         }
-        let expires = now.0 / jiffy.0 + t.saturating_sub(now).0.div_ceil(jiffy.0);
+        let (expires, fire) = crate::wheel::arm(now, t.saturating_sub(now), jiffy);
         self.delack_deadline = Some(SimTime(expires * jiffy.0));
-        self.delack_fire = Some(crate::wheel::fire_at_tick(now, expires, jiffy));
+        self.delack_fire = Some(fire);
     }
 
     /// Fire the delayed-ACK timer if due.

@@ -764,7 +764,7 @@ impl Sender {
                 ns2_sizes: true,
                 ..Default::default()
             });
-            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+            self.restart_rto(now);
             return;
         }
         let c = &self.cfg;
@@ -782,7 +782,7 @@ impl Sender {
             tsval: now.0,
             ..Default::default()
         });
-        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+        self.restart_rto(now);
     }
 
     /// ns-2 (tcp.cc `recv`, `delay_growth_`): the ACK of packet 0 gives the
@@ -932,7 +932,7 @@ impl Sender {
         out.push(h);
         if self.rto_deadline.is_none() {
             // RFC 6298 (5.1): start the timer if it is not running.
-            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+            self.restart_rto(now);
         }
     }
 
@@ -955,7 +955,7 @@ impl Sender {
             // Linux tcp_xmit_retransmit_queue: resending the oldest segment
             // restarts the RTO (unless RACK's timer holds the slot).
             self.xtimer = None;
-            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+            self.restart_rto(now);
         }
     }
 
@@ -1666,7 +1666,7 @@ impl Sender {
                                 let n = self.partial_acks;
                                 if crate::recovery::newreno::restarts_timer(n, self.cfg.newreno_rto)
                                 {
-                                    self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+                                    self.restart_rto(now);
                                 }
                             }
                             Recovery::Sack if fb && !rate_based => {
@@ -1681,7 +1681,7 @@ impl Sender {
                                 let w = self.sb.retrans as u64 + new_data + more;
                                 self.tp.cwnd = w.min(self.tp.ssthresh as u64).max(1) as u32;
                                 self.tp.cwnd_cnt = 0;
-                                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+                                self.restart_rto(now);
                             }
                             Recovery::Sack1Ns2 => {
                                 // partial_ack_ false: --pipe_ once more, the
@@ -1820,7 +1820,7 @@ impl Sender {
             } else if !(self.tp.ca_state == CaState::Recovery
                 && self.effective_recovery() == Recovery::NewReno)
             {
-                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+                self.restart_rto(now);
             }
             // The FIN takes the sequence number after the data (none for ns-2).
             let last = self.data_end.saturating_add(!self.one_way() as u64);
@@ -2281,7 +2281,7 @@ impl Sender {
             if let Some(i) = self.sb.first_lost(0) {
                 self.retransmit(now, i, out);
             }
-            self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+            self.restart_rto(now);
             return;
         }
         match kind {
@@ -2309,7 +2309,7 @@ impl Sender {
                 self.tp.cwnd_cnt = 0;
                 self.snd_nxt = self.snd_una;
                 self.set_ca_state(CaState::Open);
-                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+                self.restart_rto(now);
                 self.transmit(now, out);
                 return;
             }
@@ -2335,7 +2335,7 @@ impl Sender {
                 }
                 self.tp.cwnd_cnt = 0;
                 self.set_ca_state(CaState::Recovery);
-                self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+                self.restart_rto(now);
                 return;
             }
             Recovery::Sack if self.cfg.freebsd_sack => {
@@ -2366,7 +2366,7 @@ impl Sender {
         if let Some(i) = self.sb.first_lost(0) {
             self.retransmit(now, i, out);
         }
-        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+        self.restart_rto(now);
     }
 
     /// ssthresh after a loss: the controller's (`ssthresh` hook), or with
@@ -2715,7 +2715,8 @@ impl Sender {
         }
         let rto = self.rtt.rto();
         self.rto_deadline = Some(match self.xtimer.take() {
-            // tcp_rto_delta_us (at least 1 us; at least 1 ns without the wheel).
+            // tcp_rto_delta_us, at least a nanosecond (on the wheel, rounded
+            // up to a jiffy: usecs_to_jiffies(max(delta_us, 1))).
             Some(_) => {
                 let left = (self.sb.get(0).sent + rto)
                     .saturating_sub(now)
@@ -2724,6 +2725,12 @@ impl Sender {
             }
             None => self.timer_after(now, rto),
         });
+    }
+
+    /// The RTO restarts now: a full RTO from now (on the wheel with
+    /// `timer_wheel`).
+    fn restart_rto(&mut self, now: SimTime) {
+        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
     }
 
     /// When a retransmission-timer event armed now for `timeout` happens:
@@ -2823,7 +2830,7 @@ impl Sender {
         self.stats.loss_probes += 1;
         self.tlp.sent(self.snd_max, resent);
         self.xtimer = None;
-        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+        self.restart_rto(now);
     }
 
     /// The reordering window now (`tcp_rack_reo_wnd`).
@@ -3054,7 +3061,7 @@ impl Sender {
             self.transmit(now, out);
         }
         // (5.6) restart the timer with the backed-off RTO.
-        self.rto_deadline = Some(self.timer_after(now, self.rtt.rto()));
+        self.restart_rto(now);
     }
 
     /// Close the accounts of a still-open episode (at the end of a run).
