@@ -82,6 +82,7 @@ const APPLIED: &[&str] = &[
     "rcvbuf",
     "cc",
     "delack_segments",
+    "sack_compression",
 ];
 
 /// Check the scenario against the backend and this machine, and plan it.
@@ -158,6 +159,17 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
             // Each connection starts afresh, as in the simulator.
             ("net.ipv4.tcp_no_metrics_save".to_string(), "1".to_string()),
         ];
+        // tcp_comp_sack_nr = 0 turns SACK compression off (Linux 4.19+).
+        if sysctl_exists("net.ipv4.tcp_comp_sack_nr") {
+            let nr = if c.sack_compression { "44" } else { "0" };
+            sysctls.push(("net.ipv4.tcp_comp_sack_nr".into(), nr.into()));
+        } else if c.sack_compression {
+            notes.push(format!(
+                "host {}: sack_compression not applied (this kernel has no tcp_comp_sack_nr, \
+                 so no SACK compression)",
+                h.name
+            ));
+        }
         let mut route = vec!["initcwnd".to_string(), c.initial_window.to_string()];
         let min_rto_us = c.min_rto.0 / 1000;
         if sysctl_exists("net.ipv4.tcp_rto_min_us") {

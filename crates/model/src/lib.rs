@@ -436,6 +436,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("the retransmission and delayed-ACK timers fire at the end of their Linux timer-wheel bucket"),
             ),
             (
+                s("sack_compression"),
+                c.sack_compression.to_string(),
+                s("after three duplicate ACKs, out-of-order data is ACKed on a 1 ms timer (Linux tcp_comp_sack_delay_ns)"),
+            ),
+            (
                 s("frto"),
                 c.frto.to_string(),
                 s("F-RTO: new data after a timeout tells a spurious one, which is undone (RFC 5682)"),

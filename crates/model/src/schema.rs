@@ -177,6 +177,7 @@ host_settings! {
     adaptive_delack: bool,
     push: bool,
     timer_wheel: bool,
+    sack_compression: bool,
     frto: bool,
     linux_pacing: bool,
     gso_bursts: bool,
@@ -2295,6 +2296,9 @@ fn resolve_host(
     }
     if let Some(v) = h.timer_wheel {
         c.timer_wheel = v;
+    }
+    if let Some(v) = h.sack_compression {
+        c.sack_compression = v;
     }
     if let Some(v) = h.frto {
         c.frto = v;

@@ -17,7 +17,7 @@
 //!
 //! Not modelled: `tcp_grow_window`'s quick ACKs while the receive window
 //! grows (no receive-buffer autotuning here), pingpong mode (the receiver
-//! sends no data), compressed SACKs (out-of-order data is ACKed at once).
+//! sends no data). Compressed SACKs are the receiver's (`sack_compression`).
 //! The receiver's SRTT and RTO come from the handshake (`tcp_synack_rtt_meas`:
 //! one sample, RTO = RTT + max(2 RTT, 200 ms)).
 
@@ -68,6 +68,11 @@ impl LinuxAck {
     pub fn on_handshake_rtt(&mut self, rtt: SimTime, min_rto: SimTime) {
         self.srtt = Some(rtt);
         self.rto = rtt + SimTime(2 * rtt.0).max(min_rto);
+    }
+
+    /// The receiver's SRTT (the handshake's sample), if measured.
+    pub fn srtt(&self) -> Option<SimTime> {
+        self.srtt
     }
 
     /// `tcp_incr_quickack`: raise `quick` to min(window / (2 mss) or 2, max).

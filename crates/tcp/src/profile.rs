@@ -288,6 +288,16 @@ pub struct TcpConfig {
     /// of 8 jiffies below 504 (kernel/time/timer.c `calc_index`). Off: a
     /// timer fires exactly `timeout` after it was armed.
     pub timer_wheel: bool,
+    /// Linux's SACK compression (net/ipv4/tcp_input.c `__tcp_ack_snd_check`,
+    /// `tcp_sack_new_ofo_skb`; tcp_timer.c `tcp_compressed_ack_kick`): out of
+    /// order data is ACKed at once for the first three duplicates at a given
+    /// `rcv_nxt`; later ones are held on a high-resolution timer of
+    /// min(`tcp_comp_sack_delay_ns` 1 ms, SRTT / 20) plus its 100 us slack
+    /// (`tcp_comp_sack_slack_ns`, the hrtimer's hard expiry), which any ACK
+    /// sent cancels, at most `tcp_comp_sack_nr` = 44 of them, and one held
+    /// is sent first when a segment lands in a third or later SACK block.
+    /// Off: every out-of-order segment is ACKed at once (RFC 5681 4.2).
+    pub sack_compression: bool,
     /// F-RTO (RFC 5682, Linux `tcp_process_loss`) on SACK connections: after
     /// a timeout, the first new ACK sends new data instead of more
     /// retransmissions; an ACK or SACK of a segment sent before the timeout
@@ -557,6 +567,7 @@ fn base() -> TcpConfig {
         adaptive_delack: false,
         push: false,
         timer_wheel: false,
+        sack_compression: false,
         frto: false,
         linux_pacing: false,
         gso_bursts: false,
@@ -619,6 +630,7 @@ pub fn profiles() -> Vec<Profile> {
                 gso_bursts: true,
                 ack_before_data: true,
                 timer_wheel: true,
+                sack_compression: true,
                 hz: 250,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
@@ -647,9 +659,12 @@ pub fn profiles() -> Vec<Profile> {
                       SYN-ACK answered by a pure ACK before the data \
                       (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data); the \
                       retransmission and delayed-ACK timers fire at the end of their timer-wheel \
-                      bucket (kernel/time/timer.c calc_index: timer_wheel)",
+                      bucket (kernel/time/timer.c calc_index: timer_wheel); SACK compression \
+                      after three duplicates (__tcp_ack_snd_check, tcp_compressed_ack_kick; \
+                      net.ipv4.tcp_comp_sack_delay_ns 1 ms, tcp_comp_sack_slack_ns 100 us, \
+                      tcp_comp_sack_nr 44: sack_compression)",
             notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
-                    grows (tcp_grow_window); no compressed SACKs; TSO/GSO bursts only where \
+                    grows (tcp_grow_window); TSO/GSO bursts only where \
                     pacing is enforced (BBR), the others' ACK-clocked sends being back to back \
                     anyway; RACK's reordering window never grows (no reordering is detected); ECN \
                     off unless the host sets it (Linux's \

@@ -7,7 +7,20 @@
 //!
 //! With `adaptive_delack` (the `linux` profile) the delays follow Linux's
 //! quick-ACK mode and adaptive delayed-ACK timeout instead (delack.rs); with
-//! `dsack` a duplicate is reported in a D-SACK block first (RFC 2883).
+//! `dsack` a duplicate is reported in a D-SACK block first (RFC 2883); with
+//! `sack_compression` out-of-order data is ACKed as Linux compresses SACKs
+//! (net/ipv4/tcp_input.c `__tcp_ack_snd_check`, `tcp_sack_new_ofo_skb`,
+//! `tcp_sack_compress_send_ack`; tcp_timer.c `tcp_compressed_ack_kick`;
+//! tcp_output.c `tcp_event_ack_sent`, Linux 6.x): the first three ACKs at a
+//! given `rcv_nxt` go at once (`dup_ack_counter`), later ones wait on a timer
+//! of min(1 ms, SRTT / 20) plus the hrtimer's 100 us slack, up to 44 of them
+//! (`tcp_comp_sack_nr`); any ACK sent cancels the timer, and a held ACK is
+//! sent first when a segment lands in a third or later SACK block. The
+//! timer's RTT is the smaller of the receiver's SRTT (the handshake's) and
+//! its `rcv_rtt_est`, measured from timestamps (`tcp_rcv_rtt_measure_ts`,
+//! `tcp_rcv_rtt_update`; 0 until measured, which makes the delay 0 as in
+//! Linux). Without timestamps Linux measures `rcv_rtt_est` once per window
+//! (`tcp_rcv_rtt_measure`); that is not modelled, the SRTT stands for it.
 //!
 //! The application reads at once, so the advertised window is the receive
 //! buffer; data beyond rcv_nxt + buffer is discarded.
@@ -38,6 +51,18 @@ use crate::profile::{BufferAccounting, TcpConfig};
 use crate::sender::wscale_for;
 use tcplab_engine::SimTime;
 use tcplab_net::Ecn;
+
+/// Linux `net.ipv4.tcp_comp_sack_delay_ns` default: 1 ms.
+const COMP_SACK_DELAY: SimTime = SimTime(1_000_000);
+/// Linux `net.ipv4.tcp_comp_sack_slack_ns` default: 100 us.
+const COMP_SACK_SLACK: SimTime = SimTime(100_000);
+/// Linux `net.ipv4.tcp_comp_sack_nr` default: at most 44 ACKs held.
+const COMP_SACK_NR: u32 = 44;
+/// `TCP_FASTRETRANS_THRESH`: duplicates ACKed at once before compressing.
+const FASTRETRANS_THRESH: u32 = 3;
+/// `TCP_SACK_BLOCKS_EXPECTED`: a segment in a block beyond the first two
+/// sends the held ACK first.
+const SACK_BLOCKS_EXPECTED: usize = 2;
 
 /// FreeBSD 9.2 `net.inet.tcp.recvbuf_inc`: 16 KiB a step.
 const AUTORCVBUF_INC: u64 = 16 << 10;
@@ -117,6 +142,18 @@ pub struct Receiver {
     dsack: Option<(u64, u64)>,
     /// Linux's adaptive delayed-ACK state (`adaptive_delack`).
     lack: crate::delack::LinuxAck,
+    /// `sack_compression`: ACKs held (`tp->compressed_ack`), the
+    /// `rcv_nxt` the duplicates are counted at (`compressed_ack_rcv_nxt`),
+    /// the ACKs sent at once there (`dup_ack_counter`), and when the
+    /// held ones go (`compressed_ack_timer`).
+    comp_held: u32,
+    comp_rcv_nxt: u64,
+    comp_dups: u32,
+    comp_fire: Option<SimTime>,
+    /// Linux `rcv_rtt_est.rtt_us` (8 x us) and the `tsecr` last sampled
+    /// (`rcv_rtt_last_tsecr`).
+    rcv_rtt8: u64,
+    rcv_rtt_tsecr: u64,
     /// When the SYN-ACK left (the handshake's RTT sample).
     synack_at: SimTime,
     /// Counters.
@@ -133,6 +170,12 @@ impl Receiver {
         let hiwat = cfg.rcvbuf;
         Receiver {
             lack: crate::delack::LinuxAck::new(cfg.delack_timeout),
+            comp_held: 0,
+            comp_rcv_nxt: 0,
+            comp_dups: 0,
+            comp_fire: None,
+            rcv_rtt8: 0,
+            rcv_rtt_tsecr: 0,
             mss: cfg.mss,
             cfg,
             established: false,
@@ -168,7 +211,10 @@ impl Receiver {
     }
     /// Earliest pending timer.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        self.delack_fire
+        match (self.delack_fire, self.comp_fire) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
     /// Whether SACK was negotiated.
     pub fn sack_ok(&self) -> bool {
@@ -315,6 +361,9 @@ impl Receiver {
         if len == 0 {
             return; // a pure ACK (of our FIN)
         }
+        if self.cfg.sack_compression && self.ts_ok {
+            self.rcv_rtt_measure_ts(now, h);
+        }
         self.stats.segs_received += 1;
         if self.ecn_ok {
             self.ecn_check(h);
@@ -391,9 +440,91 @@ impl Receiver {
             if self.ooo.iter().any(|&(l, r)| l <= start && end <= r) {
                 self.note_dsack(start, end);
             }
+            let compress = self.cfg.sack_compression && self.sack_ok;
+            if compress && self.comp_held > 0 && self.sack_slot(start, end) >= SACK_BLOCKS_EXPECTED
+            {
+                // tcp_sack_new_ofo_skb -> tcp_sack_compress_send_ack: the
+                // held ACK goes first, without this segment.
+                self.send_ack(now, out);
+            }
             let r = self.insert_ooo(start, end);
             self.note_recent(r);
+            if compress {
+                self.compressed_ack(now, out);
+            } else {
+                self.send_ack(now, out);
+            }
+        }
+    }
+
+    /// The SACK block (0 = the most recent) that `[start, end)` extends, or
+    /// the number of blocks when it starts a new one (`tcp_sack_new_ofo_skb`'s
+    /// `this_sack`, `tcp_sack_extend`: touching or overlapping).
+    fn sack_slot(&self, start: u64, end: u64) -> usize {
+        self.recent[..self.nrecent]
+            .iter()
+            .position(|&(l, r)| start <= r && l <= end)
+            .unwrap_or(self.nrecent)
+    }
+
+    /// Linux `tcp_rcv_rtt_measure_ts` and `tcp_rcv_rtt_update` (win_dep 0,
+    /// the application reads at once): a segment of a full MSS echoing a
+    /// new timestamp samples the RTT in the timestamp clock's ms (at least
+    /// 1); a lower sample is taken at once, a higher one by 1/8.
+    fn rcv_rtt_measure_ts(&mut self, now: SimTime, h: &TcpHeader) {
+        if !h.has_ts || h.tsecr == self.rcv_rtt_tsecr {
+            return;
+        }
+        self.rcv_rtt_tsecr = h.tsecr;
+        if h.payload < self.mss {
+            return;
+        }
+        let Some(ms) = (now.0 / 1_000_000).checked_sub(h.tsecr / 1_000_000) else {
+            return;
+        };
+        let sample = ms.max(1) * 1000;
+        let old = self.rcv_rtt8;
+        self.rcv_rtt8 = if old == 0 || sample << 3 < old {
+            sample << 3
+        } else {
+            old - (old >> 3) + sample
+        };
+    }
+
+    /// Linux `__tcp_ack_snd_check` for out-of-order data, SACK on
+    /// (`sack_compression`).
+    fn compressed_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        // More than one full segment in order since the last ACK, quick-ACK
+        // mode or an ACK owed at once: sent now, as without compression.
+        if self.rcv_nxt - self.last_ack_sent > self.mss as u64
+            || self.quick > 0
+            || self.ack_now
+            || self.comp_held >= COMP_SACK_NR
+        {
             self.send_ack(now, out);
+            return;
+        }
+        if self.comp_rcv_nxt != self.rcv_nxt {
+            self.comp_rcv_nxt = self.rcv_nxt;
+            self.comp_dups = 0;
+        }
+        if self.comp_dups < FASTRETRANS_THRESH {
+            self.comp_dups += 1;
+            self.send_ack(now, out);
+            return;
+        }
+        self.comp_held += 1;
+        if self.comp_fire.is_none() {
+            // 5 % of the RTT (8 x us, `rtt * (NSEC_PER_USEC >> 3) / 20` ns),
+            // at most tcp_comp_sack_delay_ns; the hrtimer fires by its hard
+            // expiry, tcp_comp_sack_slack_ns later.
+            let srtt8 = self.lack.srtt().map_or(0, |s| s.0 / 1000 * 8);
+            let mut rtt8 = if self.ts_ok { self.rcv_rtt8 } else { srtt8 };
+            if srtt8 > 0 && srtt8 < rtt8 {
+                rtt8 = srtt8;
+            }
+            let delay = COMP_SACK_DELAY.min(SimTime(rtt8 * 125 / 20));
+            self.comp_fire = Some(now + delay + COMP_SACK_SLACK);
         }
     }
 
@@ -607,6 +738,9 @@ impl Receiver {
         self.pending = 0;
         self.delack_deadline = None;
         self.delack_fire = None;
+        // tcp_event_ack_sent: whatever ACK goes, the held ones went with it.
+        self.comp_held = 0;
+        self.comp_fire = None;
         self.stats.acks_sent += 1;
         out.push(h);
     }
@@ -634,6 +768,11 @@ impl Receiver {
 
     /// Fire the delayed-ACK timer if due.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.comp_fire.is_some_and(|d| d <= now) {
+            // tcp_compressed_ack_kick: the held ACKs go as one.
+            self.send_ack(now, out);
+            return;
+        }
         if self.delack_fire.is_some_and(|d| d <= now) {
             if self.cfg.adaptive_delack {
                 self.lack.on_timer();

@@ -4000,3 +4000,112 @@ fn timers_fire_at_the_end_of_their_wheel_bucket() {
     assert_eq!(s.rtt().rto(), ms(304));
     assert_eq!(s.next_deadline(), Some(ms(512)));
 }
+
+#[test]
+fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
+    // The linux profile, handshake RTT 100 ms. S0 is lost; S1..S50 arrive
+    // 10 us apart from 300 ms, echoing a timestamp of 200 ms: the first
+    // samples the receiver's RTT, 100 ms (tcp_rcv_rtt_measure_ts), so the
+    // compression timer is min(1 ms, min(100, 100) ms / 20) + 100 us slack
+    // = 1.1 ms. No in-order data has arrived, so quick-ACK mode is off. At
+    // rcv_nxt = S0 the first three out-of-order segments are ACKed at once
+    // (dup_ack_counter), S4..S47 are held (compressed_ack 1..44), S48 finds
+    // 44 held and goes at once (tcp_comp_sack_nr), S49 and S50 are held
+    // again and go on the timer, 1.1 ms after S49. All extend one SACK
+    // block, so none is flushed.
+    let mut c = profile("linux").unwrap().config;
+    c.sack_compression = true;
+    let (_, mut r, _) = established(&c, "cubic");
+    let seg = |i: u64, tsecr: SimTime| TcpHeader {
+        flags: ACK,
+        seq: seg_start(i),
+        ack: 1,
+        payload: MSS as u32,
+        has_ts: true,
+        tsval: 1,
+        tsecr: tsecr.0,
+        ..Default::default()
+    };
+    let t = |i: u64| ms(300) + SimTime(i * 10_000);
+    let mut acked = vec![];
+    let mut out = vec![];
+    for i in 1..=50 {
+        r.on_segment(t(i), &seg(i, ms(200)), &mut out);
+        if !out.is_empty() {
+            acked.push(i);
+            assert!(out.iter().all(|h| h.ack == seg_start(0)));
+            out.clear();
+        }
+    }
+    assert_eq!(acked, vec![1, 2, 3, 48]);
+    assert_eq!(r.next_deadline(), Some(t(49) + SimTime(1_100_000)));
+    r.on_timer(t(49) + SimTime(1_099_999), &mut out);
+    assert!(out.is_empty());
+    r.on_timer(t(49) + SimTime(1_100_000), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].nsack, 1);
+    assert_eq!(out[0].sack[0], (seg_start(1), seg_start(51)));
+    assert_eq!(r.next_deadline(), None);
+    // The hole filled: rcv_nxt moves, the ACK goes at once (ICSK_ACK_NOW).
+    out.clear();
+    r.on_segment(ms(310), &seg(0, ms(200)), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, seg_start(51));
+    // No RTT sample yet (segments echoing no new timestamp): rcv_rtt_est
+    // is 0, so the delay is 0 and the held ACK goes after the 100 us slack
+    // (tcp_dsack_mult.pkt's fourth SACK at "+0").
+    let (_, mut r, _) = established(&c, "cubic");
+    out.clear();
+    for i in 1..=4 {
+        r.on_segment(t(i), &seg(i, SimTime::ZERO), &mut out);
+    }
+    assert_eq!(out.len(), 3);
+    assert_eq!(r.next_deadline(), Some(t(4) + SimTime(100_000)));
+    // Without compression every out-of-order segment is ACKed at once.
+    c.sack_compression = false;
+    let (_, mut r, _) = established(&c, "cubic");
+    out.clear();
+    let mut n = 0;
+    for i in 1..=50 {
+        r.on_segment(t(i), &seg(i, ms(200)), &mut out);
+        n += out.len();
+        out.clear();
+    }
+    assert_eq!(n, 50);
+}
+
+#[test]
+fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
+    // Holes at S0, S2, S4: S1, S3 make two blocks (ACKed at once, duplicates
+    // 1 and 2), S5 a third (the third duplicate, at once). S6 extends the
+    // block of S5, now the first: held. S9 (hole at S7, S8) starts a fourth
+    // block: this_sack = 3 >= 2, so the held ACK goes first, without S9
+    // (tcp_sack_new_ofo_skb -> tcp_sack_compress_send_ack), and S9 itself
+    // is held on the timer (no RTT sampled: delay 0, 100 us of slack).
+    let c = profile("linux").unwrap().config;
+    assert!(c.sack_compression);
+    let (_, mut r, _) = established(&c, "cubic");
+    let seg = |i: u64| TcpHeader {
+        flags: ACK,
+        seq: seg_start(i),
+        ack: 1,
+        payload: MSS as u32,
+        has_ts: true,
+        tsval: 1,
+        ..Default::default()
+    };
+    let mut out = vec![];
+    for (k, i) in [1u64, 3, 5].into_iter().enumerate() {
+        r.on_segment(ms(300 + k as u64), &seg(i), &mut out);
+        assert_eq!(out.len(), 1, "duplicate {} at once", k + 1);
+        out.clear();
+    }
+    r.on_segment(ms(303), &seg(6), &mut out);
+    assert!(out.is_empty(), "S6 held");
+    r.on_segment(ms(304), &seg(9), &mut out);
+    assert_eq!(out.len(), 1, "the held ACK goes first");
+    let blocks: Vec<_> = out[0].sack[..out[0].nsack as usize].to_vec();
+    assert_eq!(blocks[0], (seg_start(5), seg_start(7)));
+    assert!(!blocks.contains(&(seg_start(9), seg_start(10))));
+    assert_eq!(r.next_deadline(), Some(ms(304) + SimTime(100_000)));
+}
