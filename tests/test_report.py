@@ -250,6 +250,23 @@ def test_a_mean_and_its_ci_are_written_without_an_exponent() -> None:
     assert _pm(float("nan"), 1.0, 1.0, ".4g") == "\N{EN DASH}"
 
 
+def test_a_mean_and_its_ci_sit_on_one_line_like_a_number() -> None:
+    import polars as pl
+
+    from tcplab.report import Report
+
+    # A narrow column of "mean ± CI" strings wrapped onto three lines: they
+    # are cells of class num (right-aligned, white-space: nowrap), as
+    # numbers are; other strings are not.
+    r = Report("t")
+    r.add_table(pl.DataFrame({"rtos": ["0.15 ± 0.17", "2 ± 1e-05"], "cc": ["reno", "a ± b"]}))
+    html = r.render()
+    assert '<td class="num">0.15 ± 0.17</td>' in html
+    assert '<td class="num">2 ± 1e-05</td>' in html
+    assert "<td>reno</td>" in html
+    assert "<td>a ± b</td>" in html
+
+
 def test_the_tables_hold_mean_and_ci_per_point(study: Study) -> None:
     tidy = sweep.read_table(study.out, "flows")
     flows = study.page.table("Flows per point").records()

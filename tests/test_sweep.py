@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -536,6 +537,37 @@ def test_abort_leaves_no_pool_thread_running_for_interpreter_exit(
     assert time.monotonic() - t0 < 10, "abort does not wait for the runs"
     assert not manager.is_alive(), "the pool's manager thread outlives abort"
     assert not any(w.is_alive() for w in workers)
+    assert all(f.done() for f in futures)
+
+
+def test_abort_ends_a_pool_whose_worker_died_in_the_middle_of_a_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker killed while sending its result (an abort on a full disk,
+    # Ctrl-C) leaves part of a message in the pool's result pipe; the
+    # manager thread then waits in recv() for bytes that never come, and
+    # abort's shutdown(wait=True) hung with it. The half-sent message is
+    # written here by hand: a header announcing 1000 bytes, then 10.
+    import struct
+    import threading
+    import time
+
+    monkeypatch.setenv(sweep.FAULT_DELAY_ENV, "30")
+    sw = load(scenario(tmp_path, GRID))
+    ex = sweep._Executor(1, None)
+    futures = [ex.submit(t) for t in sw.tasks()[:1]]
+    deadline = time.monotonic() + 60
+    while len(ex.pool._processes or {}) < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    manager = ex.pool._executor_manager_thread
+    assert manager is not None
+    writer = ex.pool._result_queue._writer
+    os.write(writer.fileno(), struct.pack("!i", 1000) + b"x" * 10)
+    time.sleep(0.2)  # the manager thread is now reading the rest
+    done = threading.Event()
+    threading.Thread(target=lambda: (ex.abort(), done.set()), daemon=True).start()
+    assert done.wait(20), "abort hangs on the half-sent result"
+    assert not manager.is_alive()
     assert all(f.done() for f in futures)
 
 

@@ -211,7 +211,21 @@ def _cell(value: Any, float_format: str) -> tuple[str, bool]:
         return str(value), True
     if isinstance(value, (list, tuple, dict)):
         return json.dumps(value, default=str), False
-    return str(value), False
+    return str(value), _is_pm(value)
+
+
+def _is_pm(value: Any) -> bool:
+    """Whether a string cell is a number with its interval (``_pm``'s
+    ``1741.55 ± 180``): right-aligned and kept on one line like a number."""
+    if not isinstance(value, str) or " ± " not in value:
+        return False
+    mean, _, ci = value.partition(" ± ")
+    try:
+        float(mean)
+        float(ci)
+    except ValueError:
+        return False
+    return True
 
 
 class Report:

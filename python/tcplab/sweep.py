@@ -950,9 +950,24 @@ class _Executor:
         if self.scheduler is not None:
             self.client.close()
             return
+        import multiprocessing.connection as mpc
+
         for pool in [*self._old_pools, self.pool]:
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            for proc in procs:
                 proc.kill()
+            for proc in procs:
+                mpc.wait([proc.sentinel], timeout=5)
+            # A worker killed while it was sending a result leaves part of a
+            # message in the result pipe, and the pool's manager thread waits
+            # for the rest for ever (seen: a sweep aborted on a full disk hung
+            # in shutdown). With the workers gone, the parent's write end is
+            # the pipe's last: closing it ends that read (EOF), the manager
+            # thread finds the pool broken and stops. Nothing else writes to it.
+            queue = getattr(pool, "_result_queue", None)
+            writer = getattr(queue, "_writer", None)
+            if writer is not None:
+                writer.close()
         self._join_pools(cancel=True)
 
     def _join_pools(self, cancel: bool) -> None:

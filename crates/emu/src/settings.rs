@@ -159,10 +159,22 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
             // Each connection starts afresh, as in the simulator.
             ("net.ipv4.tcp_no_metrics_save".to_string(), "1".to_string()),
         ];
-        // tcp_comp_sack_nr = 0 turns SACK compression off (Linux 4.19+).
+        // tcp_comp_sack_nr = 0 turns SACK compression off (Linux 4.19+);
+        // the timer is pinned to the model's, min(1 ms, RTT / 20) + 100 us
+        // (Linux 6.18's defaults; later kernels add tcp_comp_sack_rtt_percent,
+        // whose 5 gives RTT / 20, and lower the slack to 10 us).
         if sysctl_exists("net.ipv4.tcp_comp_sack_nr") {
             let nr = if c.sack_compression { "44" } else { "0" };
             sysctls.push(("net.ipv4.tcp_comp_sack_nr".into(), nr.into()));
+            for (k, v) in [
+                ("net.ipv4.tcp_comp_sack_delay_ns", "1000000"),
+                ("net.ipv4.tcp_comp_sack_slack_ns", "100000"),
+                ("net.ipv4.tcp_comp_sack_rtt_percent", "5"),
+            ] {
+                if sysctl_exists(k) {
+                    sysctls.push((k.into(), v.into()));
+                }
+            }
         } else if c.sack_compression {
             notes.push(format!(
                 "host {}: sack_compression not applied (this kernel has no tcp_comp_sack_nr, \

@@ -438,7 +438,7 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
             (
                 s("sack_compression"),
                 c.sack_compression.to_string(),
-                s("after three duplicate ACKs, out-of-order data is ACKed on a 1 ms timer (Linux tcp_comp_sack_delay_ns)"),
+                s("after three duplicate ACKs, out-of-order data is ACKed on a timer of min(1 ms, RTT/20) + 100 us (Linux SACK compression)"),
             ),
             (
                 s("frto"),

@@ -292,7 +292,9 @@ pub struct TcpConfig {
     /// `tcp_sack_new_ofo_skb`; tcp_timer.c `tcp_compressed_ack_kick`): out of
     /// order data is ACKed at once for the first three duplicates at a given
     /// `rcv_nxt`; later ones are held on a high-resolution timer of
-    /// min(`tcp_comp_sack_delay_ns` 1 ms, SRTT / 20) plus its 100 us slack
+    /// min(`tcp_comp_sack_delay_ns` 1 ms, RTT / 20) plus its 100 us slack
+    /// (the RTT: the smaller of the receiver's SRTT and its timestamp
+    /// estimate `rcv_rtt_est`, 0 before a sample)
     /// (`tcp_comp_sack_slack_ns`, the hrtimer's hard expiry), which any ACK
     /// sent cancels, at most `tcp_comp_sack_nr` = 44 of them, and one held
     /// is sent first when a segment lands in a third or later SACK block.

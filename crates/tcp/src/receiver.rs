@@ -20,7 +20,9 @@
 //! its `rcv_rtt_est`, measured from timestamps (`tcp_rcv_rtt_measure_ts`,
 //! `tcp_rcv_rtt_update`; 0 until measured, which makes the delay 0 as in
 //! Linux). Without timestamps Linux measures `rcv_rtt_est` once per window
-//! (`tcp_rcv_rtt_measure`); that is not modelled, the SRTT stands for it.
+//! (`tcp_rcv_rtt_measure`, 0 until a window has been measured); that is not
+//! modelled, the SRTT stands for it. Quick-ACK mode, which sends a held-back
+//! ACK at once, is modelled with `adaptive_delack` only.
 //!
 //! The application reads at once, so the advertised window is the receive
 //! buffer; data beyond rcv_nxt + buffer is discarded.
@@ -44,7 +46,8 @@
 //! 2)`), so the echo is not held back by delayed ACKs, and a data segment with
 //! CWR is acknowledged at once (`tcp_ecn_accept_cwr`). Simplified: Linux's
 //! quick-ACK on a Not-ECT segment after ECT ones (a likely retransmission) is
-//! not modelled; ACKs here are immediate for holes and duplicates anyway.
+//! not modelled: with `sack_compression` the out-of-order ACK after it may be
+//! held where Linux sends it at once.
 
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, PSH, SYN};
 use crate::profile::{BufferAccounting, TcpConfig};
@@ -150,8 +153,8 @@ pub struct Receiver {
     comp_rcv_nxt: u64,
     comp_dups: u32,
     comp_fire: Option<SimTime>,
-    /// Linux `rcv_rtt_est.rtt_us` (8 x us) and the `tsecr` last sampled
-    /// (`rcv_rtt_last_tsecr`).
+    /// Linux `rcv_rtt_est.rtt_us` (8 x us) and the `tsecr` last sampled,
+    /// in ms ticks (`rcv_rtt_last_tsecr`).
     rcv_rtt8: u64,
     rcv_rtt_tsecr: u64,
     /// When the SYN-ACK left (the handshake's RTT sample).
@@ -405,7 +408,18 @@ impl Receiver {
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.advance(now, end);
-            if had_holes || self.fin_at.is_some() {
+            if had_holes
+                && self.fin_at.is_none()
+                && !self.ooo.is_empty()
+                && self.cfg.sack_compression
+                && self.sack_ok
+            {
+                // Holes remain (no ICSK_ACK_NOW): __tcp_ack_snd_check's
+                // compression path, which sends at once, a repair of one
+                // segment counting as the first duplicate at the new
+                // rcv_nxt.
+                self.compressed_ack(now, out);
+            } else if had_holes || self.fin_at.is_some() {
                 self.send_ack(now, out);
             } else {
                 self.pending += 1;
@@ -472,10 +486,11 @@ impl Receiver {
     /// new timestamp samples the RTT in the timestamp clock's ms (at least
     /// 1); a lower sample is taken at once, a higher one by 1/8.
     fn rcv_rtt_measure_ts(&mut self, now: SimTime, h: &TcpHeader) {
-        if !h.has_ts || h.tsecr == self.rcv_rtt_tsecr {
+        // The timestamp clock ticks in ms: echoes within one tick are one.
+        if !h.has_ts || ts_ticks(h.tsecr) == self.rcv_rtt_tsecr {
             return;
         }
-        self.rcv_rtt_tsecr = h.tsecr;
+        self.rcv_rtt_tsecr = ts_ticks(h.tsecr);
         if h.payload < self.mss {
             return;
         }

@@ -4003,10 +4003,11 @@ fn timers_fire_at_the_end_of_their_wheel_bucket() {
 
 #[test]
 fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
-    // The linux profile, handshake RTT 100 ms. S0 is lost; S1..S50 arrive
-    // 10 us apart from 300 ms, echoing a timestamp of 200 ms: the first
-    // samples the receiver's RTT, 100 ms (tcp_rcv_rtt_measure_ts), so the
-    // compression timer is min(1 ms, min(100, 100) ms / 20) + 100 us slack
+    // The linux profile. S0 is lost; S1..S50 arrive 10 us apart from 300
+    // ms, echoing a timestamp of 200 ms. S1 establishes the receiver (its
+    // handshake sample: 250.01 ms since the SYN-ACK at 50 ms) and samples
+    // its RTT from the echo, 100 ms (tcp_rcv_rtt_measure_ts), so the
+    // compression timer is min(1 ms, min(250, 100) ms / 20) + 100 us slack
     // = 1.1 ms. No in-order data has arrived, so quick-ACK mode is off. At
     // rcv_nxt = S0 the first three out-of-order segments are ACKed at once
     // (dup_ack_counter), S4..S47 are held (compressed_ack 1..44), S48 finds
@@ -4061,6 +4062,15 @@ fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
     }
     assert_eq!(out.len(), 3);
     assert_eq!(r.next_deadline(), Some(t(4) + SimTime(100_000)));
+    // An echo 10 ms back: RTT 10 ms, a delay of 10 / 20 = 0.5 ms, 0.6 ms
+    // with the slack.
+    let (_, mut r, _) = established(&c, "cubic");
+    out.clear();
+    for i in 1..=4 {
+        r.on_segment(t(i), &seg(i, ms(290)), &mut out);
+    }
+    assert_eq!(out.len(), 3);
+    assert_eq!(r.next_deadline(), Some(t(4) + SimTime(600_000)));
     // Without compression every out-of-order segment is ACKed at once.
     c.sack_compression = false;
     let (_, mut r, _) = established(&c, "cubic");
@@ -4076,12 +4086,14 @@ fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
 
 #[test]
 fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
-    // Holes at S0, S2, S4: S1, S3 make two blocks (ACKed at once, duplicates
-    // 1 and 2), S5 a third (the third duplicate, at once). S6 extends the
-    // block of S5, now the first: held. S9 (hole at S7, S8) starts a fourth
-    // block: this_sack = 3 >= 2, so the held ACK goes first, without S9
-    // (tcp_sack_new_ofo_skb -> tcp_sack_compress_send_ack), and S9 itself
-    // is held on the timer (no RTT sampled: delay 0, 100 us of slack).
+    // Holes at S0, S2-S3, S5-S6: S1, S4, S7 make three blocks, ACKed at
+    // once (duplicates 1 to 3); the blocks, most recent first: [S7], [S4],
+    // [S1]. No RTT is sampled (no echo), so a held ACK waits only the 100
+    // us slack. S8 extends the first block: held. S5 extends the second
+    // (this_sack = 1): no flush, held too. S2 extends [S1], now the third
+    // (after S5 the order is [S4-S5], [S7-S8], [S1]): this_sack = 2, so
+    // the held ACK goes first, without S2 (tcp_sack_new_ofo_skb ->
+    // tcp_sack_compress_send_ack), and S2 itself is held on a new timer.
     let c = profile("linux").unwrap().config;
     assert!(c.sack_compression);
     let (_, mut r, _) = established(&c, "cubic");
@@ -4094,18 +4106,66 @@ fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
         tsval: 1,
         ..Default::default()
     };
+    let us = |x: u64| ms(300) + SimTime(x * 1000);
     let mut out = vec![];
-    for (k, i) in [1u64, 3, 5].into_iter().enumerate() {
-        r.on_segment(ms(300 + k as u64), &seg(i), &mut out);
+    for (k, i) in [1u64, 4, 7].into_iter().enumerate() {
+        r.on_segment(us(10 * k as u64), &seg(i), &mut out);
         assert_eq!(out.len(), 1, "duplicate {} at once", k + 1);
         out.clear();
     }
-    r.on_segment(ms(303), &seg(6), &mut out);
-    assert!(out.is_empty(), "S6 held");
-    r.on_segment(ms(304), &seg(9), &mut out);
+    r.on_segment(us(30), &seg(8), &mut out);
+    assert!(out.is_empty(), "S8 held");
+    assert_eq!(r.next_deadline(), Some(us(130)));
+    r.on_segment(us(40), &seg(5), &mut out);
+    assert!(out.is_empty(), "S5, in the second block, held");
+    assert_eq!(r.next_deadline(), Some(us(130)), "the pending timer kept");
+    r.on_segment(us(50), &seg(2), &mut out);
     assert_eq!(out.len(), 1, "the held ACK goes first");
     let blocks: Vec<_> = out[0].sack[..out[0].nsack as usize].to_vec();
-    assert_eq!(blocks[0], (seg_start(5), seg_start(7)));
-    assert!(!blocks.contains(&(seg_start(9), seg_start(10))));
-    assert_eq!(r.next_deadline(), Some(ms(304) + SimTime(100_000)));
+    assert_eq!(
+        blocks,
+        vec![
+            (seg_start(4), seg_start(6)),
+            (seg_start(7), seg_start(9)),
+            (seg_start(1), seg_start(2))
+        ]
+    );
+    assert_eq!(r.next_deadline(), Some(us(150)));
+}
+
+#[test]
+fn a_one_segment_repair_counts_as_the_first_duplicate_at_the_new_rcv_nxt() {
+    // S0 and S1 lost; S2, S3, S4 arrive (three duplicates at rcv_nxt = S0,
+    // at once), S5 is held. The repair S0 moves rcv_nxt to S1, one segment
+    // (not more than one rcv_mss): Linux's __tcp_ack_snd_check
+    // takes the compression path, which sends it at once as the first
+    // duplicate at the new rcv_nxt (dup_ack_counter 1). So S6 and S7 go at
+    // once (2 and 3) and S8 is held: two immediate ACKs after the repair's,
+    // not three.
+    let c = profile("linux").unwrap().config;
+    let (_, mut r, _) = established(&c, "cubic");
+    let seg = |i: u64| TcpHeader {
+        flags: ACK,
+        seq: seg_start(i),
+        ack: 1,
+        payload: MSS as u32,
+        has_ts: true,
+        tsval: 1,
+        ..Default::default()
+    };
+    let us = |x: u64| ms(300) + SimTime(x * 1000);
+    let mut out = vec![];
+    let mut at_once = vec![];
+    for (k, i) in [2u64, 3, 4, 5, 0, 6, 7, 8].into_iter().enumerate() {
+        r.on_segment(us(10 * k as u64), &seg(i), &mut out);
+        if !out.is_empty() {
+            at_once.push((i, out[0].ack));
+            out.clear();
+        }
+    }
+    let (s0, s1) = (seg_start(0), seg_start(1));
+    assert_eq!(
+        at_once,
+        vec![(2, s0), (3, s0), (4, s0), (0, s1), (6, s1), (7, s1)]
+    );
 }
