@@ -512,6 +512,16 @@ def test_an_empty_scheduler_address_is_refused_not_taken_for_the_local_pool(
     assert sweep.done_runs(tmp_path / "o") == set()
 
 
+def _wait_for_workers(ex: Any, n: int) -> None:
+    """Until the local pool of ``ex`` has started ``n`` worker processes
+    (at most 60 s)."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while len(ex.pool._processes or {}) < n and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_abort_leaves_no_pool_thread_running_for_interpreter_exit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -524,9 +534,7 @@ def test_abort_leaves_no_pool_thread_running_for_interpreter_exit(
     sw = load(scenario(tmp_path, GRID))
     ex = sweep._Executor(2, None)
     futures = [ex.submit(t) for t in sw.tasks()[:4]]
-    deadline = time.monotonic() + 60
-    while len(ex.pool._processes or {}) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _wait_for_workers(ex, 2)
     manager = ex.pool._executor_manager_thread
     workers = list((ex.pool._processes or {}).values())
     assert manager is not None
@@ -556,9 +564,7 @@ def test_abort_ends_a_pool_whose_worker_died_in_the_middle_of_a_result(
     sw = load(scenario(tmp_path, GRID))
     ex = sweep._Executor(1, None)
     futures = [ex.submit(t) for t in sw.tasks()[:1]]
-    deadline = time.monotonic() + 60
-    while len(ex.pool._processes or {}) < 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _wait_for_workers(ex, 1)
     manager = ex.pool._executor_manager_thread
     assert manager is not None
     writer = ex.pool._result_queue._writer

@@ -13,7 +13,7 @@
 //! `tcp_sack_compress_send_ack`; tcp_timer.c `tcp_compressed_ack_kick`;
 //! tcp_output.c `tcp_event_ack_sent`, Linux 6.x): the first three ACKs at a
 //! given `rcv_nxt` go at once (`dup_ack_counter`), later ones wait on a timer
-//! of min(1 ms, SRTT / 20) plus the hrtimer's 100 us slack, up to 44 of them
+//! of min(1 ms, RTT / 20) plus the hrtimer's 100 us slack, up to 44 of them
 //! (`tcp_comp_sack_nr`); any ACK sent cancels the timer, and a held ACK is
 //! sent first when a segment lands in a third or later SACK block. The
 //! timer's RTT is the smaller of the receiver's SRTT (the handshake's) and
@@ -408,12 +408,7 @@ impl Receiver {
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.advance(now, end);
-            if had_holes
-                && self.fin_at.is_none()
-                && !self.ooo.is_empty()
-                && self.cfg.sack_compression
-                && self.sack_ok
-            {
+            if had_holes && self.fin_at.is_none() && !self.ooo.is_empty() && self.compressing() {
                 // Holes remain (no ICSK_ACK_NOW): __tcp_ack_snd_check's
                 // compression path, which sends at once, a repair of one
                 // segment counting as the first duplicate at the new
@@ -454,7 +449,7 @@ impl Receiver {
             if self.ooo.iter().any(|&(l, r)| l <= start && end <= r) {
                 self.note_dsack(start, end);
             }
-            let compress = self.cfg.sack_compression && self.sack_ok;
+            let compress = self.compressing();
             if compress && self.comp_held > 0 && self.sack_slot(start, end) >= SACK_BLOCKS_EXPECTED
             {
                 // tcp_sack_new_ofo_skb -> tcp_sack_compress_send_ack: the
@@ -469,6 +464,11 @@ impl Receiver {
                 self.send_ack(now, out);
             }
         }
+    }
+
+    /// Whether out-of-order data is ACKed as Linux compresses SACKs.
+    fn compressing(&self) -> bool {
+        self.cfg.sack_compression && self.sack_ok
     }
 
     /// The SACK block (0 = the most recent) that `[start, end)` extends, or
@@ -494,7 +494,7 @@ impl Receiver {
         if h.payload < self.mss {
             return;
         }
-        let Some(ms) = (now.0 / 1_000_000).checked_sub(h.tsecr / 1_000_000) else {
+        let Some(ms) = ts_ticks(now.0).checked_sub(ts_ticks(h.tsecr)) else {
             return;
         };
         let sample = ms.max(1) * 1000;

@@ -3147,15 +3147,7 @@ fn a_linux_receiver_quick_acks_the_first_16_segments_then_every_second() {
     let mut c = profile("linux").unwrap().config;
     c.adaptive_delack = true;
     let (_, mut r, _) = established(&c, "cubic");
-    let seg = |i: u64| TcpHeader {
-        flags: ACK,
-        seq: seg_start(i),
-        ack: 1,
-        payload: MSS as u32,
-        has_ts: true,
-        tsval: 1,
-        ..Default::default()
-    };
+    let seg = |i: u64| data_seg(i, 0, SimTime::ZERO);
     let mut out = vec![];
     for i in 0..16 {
         out.clear();
@@ -3925,6 +3917,20 @@ fn push_marks_the_end_of_a_transfer_for_good_and_a_gso_skb_only_as_sent() {
     assert_eq!(pushed_seqs(&out), vec![4]);
 }
 
+/// A full data segment `i` from the sender (timestamps on, echoing `tsecr`).
+fn data_seg(i: u64, flags: u8, tsecr: SimTime) -> TcpHeader {
+    TcpHeader {
+        flags: ACK | flags,
+        seq: seg_start(i),
+        ack: 1,
+        payload: MSS as u32,
+        has_ts: true,
+        tsval: 1,
+        tsecr: tsecr.0,
+        ..Default::default()
+    }
+}
+
 #[test]
 fn a_linux_receiver_with_push_acks_a_psh_segment_at_once() {
     // Past the 16 quick ACKs: S16 waits for a second segment, S17 is ACKed
@@ -3935,15 +3941,7 @@ fn a_linux_receiver_with_push_acks_a_psh_segment_at_once() {
         let mut c = profile("linux").unwrap().config;
         c.push = push;
         let (_, mut r, _) = established(&c, "cubic");
-        let seg = |i: u64, flags: u8| TcpHeader {
-            flags: ACK | flags,
-            seq: seg_start(i),
-            ack: 1,
-            payload: MSS as u32,
-            has_ts: true,
-            tsval: 1,
-            ..Default::default()
-        };
+        let seg = |i: u64, flags: u8| data_seg(i, flags, SimTime::ZERO);
         let mut out = vec![];
         for i in 0..16 {
             r.on_segment(ms(200 + i), &seg(i, 0), &mut out);
@@ -4017,16 +4015,7 @@ fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
     let mut c = profile("linux").unwrap().config;
     c.sack_compression = true;
     let (_, mut r, _) = established(&c, "cubic");
-    let seg = |i: u64, tsecr: SimTime| TcpHeader {
-        flags: ACK,
-        seq: seg_start(i),
-        ack: 1,
-        payload: MSS as u32,
-        has_ts: true,
-        tsval: 1,
-        tsecr: tsecr.0,
-        ..Default::default()
-    };
+    let seg = |i: u64, tsecr: SimTime| data_seg(i, 0, tsecr);
     let t = |i: u64| ms(300) + SimTime(i * 10_000);
     let mut acked = vec![];
     let mut out = vec![];
@@ -4097,15 +4086,7 @@ fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
     let c = profile("linux").unwrap().config;
     assert!(c.sack_compression);
     let (_, mut r, _) = established(&c, "cubic");
-    let seg = |i: u64| TcpHeader {
-        flags: ACK,
-        seq: seg_start(i),
-        ack: 1,
-        payload: MSS as u32,
-        has_ts: true,
-        tsval: 1,
-        ..Default::default()
-    };
+    let seg = |i: u64| data_seg(i, 0, SimTime::ZERO);
     let us = |x: u64| ms(300) + SimTime(x * 1000);
     let mut out = vec![];
     for (k, i) in [1u64, 4, 7].into_iter().enumerate() {
@@ -4144,15 +4125,7 @@ fn a_one_segment_repair_counts_as_the_first_duplicate_at_the_new_rcv_nxt() {
     // not three.
     let c = profile("linux").unwrap().config;
     let (_, mut r, _) = established(&c, "cubic");
-    let seg = |i: u64| TcpHeader {
-        flags: ACK,
-        seq: seg_start(i),
-        ack: 1,
-        payload: MSS as u32,
-        has_ts: true,
-        tsval: 1,
-        ..Default::default()
-    };
+    let seg = |i: u64| data_seg(i, 0, SimTime::ZERO);
     let us = |x: u64| ms(300) + SimTime(x * 1000);
     let mut out = vec![];
     let mut at_once = vec![];
