@@ -67,6 +67,15 @@ def test_the_wider_parts_are_the_scenarios_issue_25_names() -> None:
     assert parts["long/sim"].overrides["duration"] == "240s"
     assert parts["long/sim"].overrides["measure.start"] == "60s"
     assert parts["long/linux"].modes == ("full",)
+    # fair: 20 seeds on both sides (runs pair by repetition), the file's 5 elsewhere,
+    # and 1 in the quick version.
+    from tcplab.reproduce import _part_sweep
+
+    study = get("linux-check")
+    for side in ("linux", "sim"):
+        assert _part_sweep(study, parts[f"fair/{side}"], False).spec.repetitions == 20
+        assert _part_sweep(study, parts[f"fair/{side}"], True).spec.repetitions == 1
+        assert _part_sweep(study, parts[f"fqcodel/{side}"], False).spec.repetitions == 5
 
 
 def test_a_flow_that_delivered_nothing_on_both_sides_agrees() -> None:
