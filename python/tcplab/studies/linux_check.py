@@ -377,7 +377,7 @@ STUDY = Study(
     report=_report,
     quick_note="1 seed, 30 s runs measured from 10 s (15 s from 5 s on the one-flow links, "
     "30 s from 5 s with arrivals to 25 s for the short transfers) "
-    "instead of 5 seeds of 100 s from 20 s (fair: 20 seeds; fair, fqcodel: 90 s from 30 s; "
+    "instead of 5 seeds (fair: 20) of 100 s from 20 s (fair, fqcodel: 90 s from 30 s; "
     "short: 90 s; bdp, fast: 40 s from 10 s), and no long part; one short run of two opposite "
     "flows on the 250-packet uplink varies by 10 to 30 % from seed to seed, so the bounds "
     "are meant for the full study",
