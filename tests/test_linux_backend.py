@@ -500,6 +500,10 @@ duration = "2s"
             lambda s: s.replace('name = "a"\n', 'name = "a"\ntx_jitter = "1ms"\n', 1),
             "rx_queue and tx_jitter model a host's own hardware and timing",
         ),
+        (
+            lambda s: s.replace('name = "b"\n', 'name = "b"\nread_latency = "80us"\n', 1),
+            "host b: read_latency = 80 us models how late the receiving application wakes",
+        ),
     ],
 )
 def test_a_scenario_this_backend_cannot_run_gets_a_clear_error(

@@ -5,6 +5,7 @@
 
 use crate::netns::HostSetup;
 use crate::BackendError;
+use tcplab_engine::SimTime;
 use tcplab_model::schema::Scenario;
 
 /// A host as the backend will set it up.
@@ -114,6 +115,15 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
                  model a host's own hardware and timing; the linux backend cannot impose them \
                  on real sockets (remove them or use the simulator)",
                 h.name
+            ));
+        }
+        if c.read_latency > SimTime::ZERO {
+            return err(format!(
+                "host {}: read_latency = {} us models how late the receiving application \
+                 wakes on a simulated host; on the linux backend the real application and \
+                 scheduler decide (remove it or use the simulator)",
+                h.name,
+                c.read_latency.0 / 1_000
             ));
         }
         if c.handshake.one_way() {

@@ -431,6 +431,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("PSH at the end of each application write; a segment with PSH is ACKed at once (Linux 6.6+)"),
             ),
             (
+                s("read_latency"),
+                format!("{} us", c.read_latency.0 / 1_000),
+                s("the receiving application reads in-order data this long after it arrives; the ACK of a second full segment waits for the read (tcp_cleanup_rbuf)"),
+            ),
+            (
                 s("timer_wheel"),
                 c.timer_wheel.to_string(),
                 s("the retransmission and delayed-ACK timers fire at the end of their Linux timer-wheel bucket"),

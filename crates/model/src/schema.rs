@@ -176,6 +176,7 @@ host_settings! {
     dsack: bool,
     adaptive_delack: bool,
     push: bool,
+    read_latency: Duration,
     timer_wheel: bool,
     sack_compression: bool,
     frto: bool,
@@ -2293,6 +2294,9 @@ fn resolve_host(
     }
     if let Some(v) = h.push {
         c.push = v;
+    }
+    if let Some(v) = h.read_latency {
+        c.read_latency = v.0;
     }
     if let Some(v) = h.timer_wheel {
         c.timer_wheel = v;

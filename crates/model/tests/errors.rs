@@ -694,6 +694,7 @@ fn bad_host_model_fields() {
         ("bus_rate = 1056", "host[0].bus_rate", "unit"),
         ("packet_cost = \"-1us\"", "host[0].packet_cost", "-1us"),
         ("rx_latency = 5", "host[0].rx_latency", "unit"),
+        ("read_latency = \"-5us\"", "host[0].read_latency", "-5us"),
         ("tx_jitter = \"-1ms\"", "host[0].tx_jitter", "-1ms"),
         (
             "tx_queue = 100",
@@ -712,7 +713,7 @@ fn bad_host_model_fields() {
     }
     // And the good ones parse into the host.
     let sc = parse_scenario(
-        &host("dupthresh = 2\nrtt_sampling = \"timed\"\nbus_rate = \"1056Mbps\"\npacket_cost = \"10us\"\nrx_latency = \"20us\"\ntx_jitter = \"1ms\""),
+        &host("dupthresh = 2\nrtt_sampling = \"timed\"\nbus_rate = \"1056Mbps\"\npacket_cost = \"10us\"\nrx_latency = \"20us\"\ntx_jitter = \"1ms\"\nread_latency = \"80us\""),
         "good.toml",
     )
     .unwrap();
@@ -723,6 +724,7 @@ fn bad_host_model_fields() {
     assert_eq!(h.stage.per_packet.0, 10_000);
     assert_eq!(h.stage.rx_latency.0, 20_000);
     assert_eq!(h.stage.tx_jitter.0, 1_000_000);
+    assert_eq!(h.tcp.read_latency.0, 80_000);
 }
 
 #[test]

@@ -280,6 +280,22 @@ pub struct TcpConfig {
     /// braud2016 cells move away from the kernel, so something they
     /// interact with is still missing (same section).
     pub push: bool,
+    /// The receiving application's wakeup latency (0: it reads at once).
+    /// In-order data is read this long after the first unread segment
+    /// arrived, and the ACK owed for a second full segment goes when it is
+    /// read: Linux's `__tcp_ack_snd_check` sends it from the softirq only if
+    /// the window it would advertise is not below the last one, which fails
+    /// once the autotuned window (`window_clamp` following `sk_rcvbuf`,
+    /// `tcp_rcv_space_adjust`) is bounded by the free space and any data is
+    /// unread ("tcp_recvmsg() will send ACK otherwise"); `tcp_recvmsg` ->
+    /// `tcp_cleanup_rbuf` then ACKs when more than one segment is unACKed
+    /// (or, with `push`, a segment with PSH was read). The delayed-ACK timer
+    /// is armed at the arrival as before; out-of-order data, duplicates,
+    /// quick ACKs and a FIN are ACKed at once from the softirq. A property of
+    /// the machine (its scheduler), not of the kernel: 0 in every profile;
+    /// docs/reproduce.md (linux-check, "The receivers' read latency") has
+    /// how it was measured on the real stack.
+    pub read_latency: SimTime,
     /// Timers fire as Linux's timer wheel lets them (crate::wheel): the
     /// retransmission timer (RTO, loss probe, RACK's reordering timer) and
     /// the delayed-ACK timer, armed for a whole number of jiffies of
@@ -568,6 +584,7 @@ fn base() -> TcpConfig {
         dsack: false,
         adaptive_delack: false,
         push: false,
+        read_latency: SimTime::ZERO,
         timer_wheel: false,
         sack_compression: false,
         frto: false,

@@ -153,6 +153,11 @@ pub struct Receiver {
     comp_rcv_nxt: u64,
     comp_dups: u32,
     comp_fire: Option<SimTime>,
+    /// `read_latency`: when the application reads next (it was woken by
+    /// the first unread segment), and whether a segment it will read
+    /// carried PSH (`push`: `ICSK_ACK_PUSHED`).
+    read_fire: Option<SimTime>,
+    read_pushed: bool,
     /// Linux `rcv_rtt_est.rtt_us` (8 x us) and the `tsecr` last sampled,
     /// in ms ticks (`rcv_rtt_last_tsecr`).
     rcv_rtt8: u64,
@@ -177,6 +182,8 @@ impl Receiver {
             comp_rcv_nxt: 0,
             comp_dups: 0,
             comp_fire: None,
+            read_fire: None,
+            read_pushed: false,
             rcv_rtt8: 0,
             rcv_rtt_tsecr: 0,
             mss: cfg.mss,
@@ -214,7 +221,11 @@ impl Receiver {
     }
     /// Earliest pending timer.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        match (self.delack_fire, self.comp_fire) {
+        let t = match (self.delack_fire, self.comp_fire) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (t, self.read_fire) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -423,13 +434,23 @@ impl Receiver {
                     self.lack.on_data(now, &mut self.quick, wnd, self.mss);
                 }
                 let full = h.payload >= self.mss;
-                // `push`: the application reads the segment at once, and
-                // a PSH makes tcp_cleanup_rbuf ACK it (ICSK_ACK_PUSHED).
+                // `read_latency`: the application reads later, and the ACKs
+                // its read sends (below) wait for it.
+                let reads_later = self.cfg.read_latency > SimTime::ZERO;
+                if reads_later {
+                    self.read_pushed |= self.cfg.push && h.has(PSH);
+                    if self.read_fire.is_none() {
+                        self.read_fire = Some(now + self.cfg.read_latency);
+                    }
+                }
+                // `push`: the application reads the segment (at once
+                // without `read_latency`), and a PSH makes
+                // tcp_cleanup_rbuf ACK it (ICSK_ACK_PUSHED).
                 if self.cfg.delack_timeout == SimTime::ZERO
-                    || self.cfg.push && h.has(PSH)
+                    || self.cfg.push && h.has(PSH) && !reads_later
                     || self.quick > 0
                     || self.ack_now
-                    || self.pending >= self.cfg.delack_segments
+                    || self.pending >= self.cfg.delack_segments && !reads_later
                     || !full && h.payload > 0 && self.pending >= 1 && self.cfg.delack_segments <= 1
                 {
                     self.send_ack(now, out);
@@ -783,6 +804,17 @@ impl Receiver {
 
     /// Fire the delayed-ACK timer if due.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.read_fire.is_some_and(|d| d <= now) {
+            // The application reads all in-order data: tcp_recvmsg ->
+            // tcp_cleanup_rbuf ACKs if more than one segment is unACKed
+            // (`rcv_nxt - rcv_wup > rcv_mss`) or a read segment carried PSH.
+            self.read_fire = None;
+            let pushed = std::mem::take(&mut self.read_pushed);
+            if self.pending > 0 && (self.pending >= self.cfg.delack_segments || pushed) {
+                self.send_ack(now, out);
+                return;
+            }
+        }
         if self.comp_fire.is_some_and(|d| d <= now) {
             // tcp_compressed_ack_kick: the held ACKs go as one.
             self.send_ack(now, out);

@@ -1211,6 +1211,72 @@ fn receiver_delays_acks_to_every_second_segment_or_the_timer() {
 }
 
 #[test]
+fn read_latency_sends_the_second_segments_ack_when_the_application_reads() {
+    // read_latency 80 us, the rfc profile's ACK every 2 segments or 200 ms:
+    // the application is woken by the first unread segment and reads 80 us
+    // later; the ACK owed for the second full segment goes at that read
+    // (Linux tcp_cleanup_rbuf: rcv_nxt - rcv_wup > rcv_mss), never before;
+    // a read that finds one unACKed segment sends nothing; out-of-order
+    // data is ACKed at once (softirq, __tcp_ack_snd_check's ofo path).
+    let us = |x: u64| SimTime::from_micros(x);
+    let mut c = cfg();
+    c.read_latency = us(80);
+    let (_, mut r, data) = established(&c, "newreno");
+    let seg = |i: u64| TcpHeader {
+        seq: seg_start(i),
+        ..data[0]
+    };
+    let mut out = vec![];
+    r.on_segment(ms(150), &seg(0), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(r.next_deadline(), Some(ms(150) + us(80)));
+    r.on_timer(ms(150) + us(80), &mut out);
+    assert!(out.is_empty(), "one segment read: no ACK");
+    assert_eq!(r.next_deadline(), Some(ms(350)), "the 200 ms timer stays");
+    r.on_segment(ms(151), &seg(1), &mut out);
+    assert!(
+        out.is_empty(),
+        "the second segment's ACK waits for the read"
+    );
+    assert_eq!(r.next_deadline(), Some(ms(151) + us(80)));
+    r.on_timer(ms(151) + us(79), &mut out);
+    assert!(out.is_empty());
+    r.on_timer(ms(151) + us(80), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, seg_start(2));
+    assert_eq!(r.next_deadline(), None);
+    // Two segments 10 us apart: one wakeup, one read, one ACK 80 us after
+    // the first.
+    out.clear();
+    r.on_segment(ms(200), &seg(2), &mut out);
+    r.on_segment(ms(200) + us(10), &seg(3), &mut out);
+    assert!(out.is_empty());
+    r.on_timer(ms(200) + us(80), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, seg_start(4));
+    // Out of order (segment 4 missing): at once.
+    out.clear();
+    r.on_segment(ms(210), &seg(5), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, seg_start(4));
+    // With `push`, a segment carrying PSH is ACKed when it is read, alone.
+    let mut c = cfg();
+    c.read_latency = us(80);
+    c.push = true;
+    let (_, mut r, data) = established(&c, "newreno");
+    let pushed = TcpHeader {
+        flags: data[0].flags | crate::header::PSH,
+        ..data[0]
+    };
+    out.clear();
+    r.on_segment(ms(150), &pushed, &mut out);
+    assert!(out.is_empty());
+    r.on_timer(ms(150) + us(80), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, seg_start(1));
+}
+
+#[test]
 fn freebsd_receive_buffer_grows_by_16_kib_after_a_round_trip_of_more_than_7_8_of_it() {
     // FreeBSD 9.2 autosizing from 64 KiB (tcp_input.c, recvbuf_auto): the
     // first ACK the receiver sends with a timestamp (at 151 ms, the 2nd
