@@ -502,7 +502,7 @@ duration = "2s"
         ),
         (
             lambda s: s.replace('name = "b"\n', 'name = "b"\nread_latency = "80us"\n', 1),
-            "host b: read_latency = 80 us models how late the receiving application wakes",
+            "host b: read_latency = 80 us, read_jitter = 0 us model how late the receiving",
         ),
     ],
 )

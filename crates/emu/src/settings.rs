@@ -117,13 +117,14 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
                 h.name
             ));
         }
-        if c.read_latency > SimTime::ZERO {
+        if c.read_latency > SimTime::ZERO || c.read_jitter > SimTime::ZERO {
             return err(format!(
-                "host {}: read_latency = {} us models how late the receiving application \
-                 wakes on a simulated host; on the linux backend the real application and \
-                 scheduler decide (remove it or use the simulator)",
+                "host {}: read_latency = {} us, read_jitter = {} us model how late the \
+                 receiving application wakes on a simulated host; on the linux backend the \
+                 real application and scheduler decide (remove them or use the simulator)",
                 h.name,
-                c.read_latency.0 / 1_000
+                c.read_latency.0 / 1_000,
+                c.read_jitter.0 / 1_000
             ));
         }
         if c.handshake.one_way() {

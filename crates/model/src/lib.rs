@@ -436,6 +436,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("the receiving application reads in-order data this long after it arrives; the ACK of a second full segment waits for the read (tcp_cleanup_rbuf)"),
             ),
             (
+                s("read_jitter"),
+                format!("{} us", c.read_jitter.0 / 1_000),
+                s("each read is later than read_latency by a random time below this (the scheduler's spread)"),
+            ),
+            (
                 s("timer_wheel"),
                 c.timer_wheel.to_string(),
                 s("the retransmission and delayed-ACK timers fire at the end of their Linux timer-wheel bucket"),
@@ -459,6 +464,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("gso_bursts"),
                 c.gso_bursts.to_string(),
                 s("paced segments leave in TSO/GSO bursts of tcp_tso_segs (tcp_write_xmit)"),
+            ),
+            (
+                s("tso_defer"),
+                c.tso_defer.to_string(),
+                s("less than a full TSO/GSO skb of room waits for the next ACK (tcp_tso_should_defer)"),
             ),
             (
                 s("mem_limit"),

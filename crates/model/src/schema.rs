@@ -177,11 +177,13 @@ host_settings! {
     adaptive_delack: bool,
     push: bool,
     read_latency: Duration,
+    read_jitter: Duration,
     timer_wheel: bool,
     sack_compression: bool,
     frto: bool,
     linux_pacing: bool,
     gso_bursts: bool,
+    tso_defer: bool,
     hz: u32,
     mem_limit: Size,
     tcp_tick: Duration,
@@ -2298,6 +2300,9 @@ fn resolve_host(
     if let Some(v) = h.read_latency {
         c.read_latency = v.0;
     }
+    if let Some(v) = h.read_jitter {
+        c.read_jitter = v.0;
+    }
     if let Some(v) = h.timer_wheel {
         c.timer_wheel = v;
     }
@@ -2312,6 +2317,9 @@ fn resolve_host(
     }
     if let Some(v) = h.gso_bursts {
         c.gso_bursts = v;
+    }
+    if let Some(v) = h.tso_defer {
+        c.tso_defer = v;
     }
     if let Some(v) = h.hz {
         if !cc::KERNEL_HZ.contains(&v) {

@@ -47,6 +47,10 @@ const GEN_STREAM: u64 = 4 << 32;
 const TICK_STREAM: u64 = 5 << 32;
 /// Hosts draw their `tx_jitter` from `JITTER_STREAM + index`.
 const JITTER_STREAM: u64 = 6 << 32;
+/// Receivers draw their `read_jitter` from `READ_STREAM + flow index` (a
+/// scenario flow) or `READ_STREAM + 2^24 (generator + 1) + arrival` (a
+/// generated connection).
+const READ_STREAM: u64 = 7 << 32;
 /// A retired connection: packets still in the network for it are discarded on arrival.
 const RETIRED: u32 = u32::MAX;
 
@@ -596,7 +600,7 @@ impl World {
         if let Some(next) = next {
             self.sched.schedule(next, Ev::Arrival(g));
         }
-        let flow = new_flow(
+        let mut flow = new_flow(
             sc,
             a.src,
             a.dst,
@@ -604,6 +608,8 @@ impl World {
             now,
             Origin::Gen { g, seq: a.seq },
         );
+        let stream = READ_STREAM + ((g as u64 + 1) << 24) + a.seq;
+        flow.receiver.seed_reads(RngStream::new(self.seed, stream));
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.flows[s as usize] = flow;
@@ -834,6 +840,8 @@ pub fn run_with_progress(
     for (i, f) in sc.flows.iter().enumerate() {
         let start = starts[i];
         let mut fl = new_flow(sc, f.src, f.dst, f.size, start, Origin::Static);
+        fl.receiver
+            .seed_reads(RngStream::new(seed, READ_STREAM + i as u64));
         fl.conn = i as u32;
         set_tick_phase(sc, &mut fl, seed);
         fl.rtts = Some(Box::default());

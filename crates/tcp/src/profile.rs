@@ -276,9 +276,9 @@ pub struct TcpConfig {
     /// ICSK_ACK_PUSHED for a full-sized one since Linux 6.6, commit
     /// 4720852ed9af; `tcp_cleanup_rbuf` then ACKs). Both are the kernel's
     /// (captured on the real stack: docs/reproduce.md, linux-check, "PSH
-    /// and the receiver's ACKs"), but off in every profile: with them the
-    /// braud2016 cells move away from the kernel, so something they
-    /// interact with is still missing (same section).
+    /// and the receiver's ACKs"); on in the `linux` profile since
+    /// `tso_defer` made the skbs the kernel's (alone, they moved the
+    /// braud2016 cells away from the kernel: same section).
     pub push: bool,
     /// The receiving application's wakeup latency (0: it reads at once).
     /// In-order data is read this long after the first unread segment
@@ -296,6 +296,11 @@ pub struct TcpConfig {
     /// docs/reproduce.md (linux-check, "The receivers' read latency") has
     /// how it was measured on the real stack.
     pub read_latency: SimTime,
+    /// Each wakeup of the receiving application is later than
+    /// `read_latency` by a random time, uniform in [0, `read_jitter`), from
+    /// the run's seed (the connection's own stream): the real scheduler's
+    /// spread. 0 in every profile.
+    pub read_jitter: SimTime,
     /// Timers fire as Linux's timer wheel lets them (crate::wheel): the
     /// retransmission timer (RTO, loss probe, RACK's reordering timer) and
     /// the delayed-ACK timer, armed for a whole number of jiffies of
@@ -333,6 +338,14 @@ pub struct TcpConfig {
     /// pacing check is made once per burst, whose segments leave together,
     /// and the next burst waits for all of their data at the rate.
     pub gso_bursts: bool,
+    /// Linux's TSO/GSO deferral (net/ipv4/tcp_output.c `tcp_tso_should_defer`,
+    /// Linux 6.x, tcp_tso_win_divisor 3): when the windows leave room for
+    /// less than a full skb of `tcp_tso_segs`, new data waits for the next
+    /// ACK instead of leaving in a smaller skb, if the last send was within
+    /// 1 ms, the room is below a third of min(cwnd, the peer's window), the
+    /// oldest outstanding segment's ACK is due within min(SRTT / 2, 1 ms),
+    /// outside Recovery and Loss, and not at the transfer's end (the FIN).
+    pub tso_defer: bool,
     /// Memory the host gives a connection's received out-of-order data,
     /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue
     /// is dropped (Linux 2.2 `prune_queue`).
@@ -585,11 +598,13 @@ fn base() -> TcpConfig {
         adaptive_delack: false,
         push: false,
         read_latency: SimTime::ZERO,
+        read_jitter: SimTime::ZERO,
         timer_wheel: false,
         sack_compression: false,
         frto: false,
         linux_pacing: false,
         gso_bursts: false,
+        tso_defer: false,
         mem_limit: 0,
         hz: 0,
         max_ssthresh: 0,
@@ -647,6 +662,8 @@ pub fn profiles() -> Vec<Profile> {
                 frto: true,
                 linux_pacing: true,
                 gso_bursts: true,
+                tso_defer: true,
+                push: true,
                 ack_before_data: true,
                 timer_wheel: true,
                 sack_compression: true,
@@ -681,11 +698,17 @@ pub fn profiles() -> Vec<Profile> {
                       bucket (kernel/time/timer.c calc_index: timer_wheel); SACK compression \
                       after three duplicates (__tcp_ack_snd_check, tcp_compressed_ack_kick; \
                       net.ipv4.tcp_comp_sack_delay_ns 1 ms, tcp_comp_sack_slack_ns 100 us, \
-                      tcp_comp_sack_nr 44: sack_compression)",
+                      tcp_comp_sack_nr 44: sack_compression); new data in skbs of \
+                      min(tcp_tso_segs, tcp_cwnd_test's quota) with PSH forced on a skb of more \
+                      than one (__tcp_transmit_skb) and a full-sized PSH segment ACKed when \
+                      read (tcp_measure_rcv_mss, Linux 6.6+: push); less than a full skb of \
+                      room held for the next ACK (tcp_tso_should_defer, tcp_tso_win_divisor 3: \
+                      tso_defer)",
             notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
                     grows (tcp_grow_window); TSO/GSO bursts only where \
                     pacing is enforced (BBR), the others' ACK-clocked sends being back to back \
-                    anyway; RACK's reordering window never grows (no reordering is detected); ECN \
+                    anyway; the receiving application reads at once (read_latency 0: the \
+                    machine's own wakeup latency is a host setting); RACK's reordering window never grows (no reordering is detected); ECN \
                     off unless the host sets it (Linux's \
                     default net.ipv4.tcp_ecn = 2 accepts ECN on incoming connections without \
                     asking for it on outgoing ones)",

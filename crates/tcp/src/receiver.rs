@@ -158,6 +158,8 @@ pub struct Receiver {
     /// carried PSH (`push`: `ICSK_ACK_PUSHED`).
     read_fire: Option<SimTime>,
     read_pushed: bool,
+    /// `read_jitter`'s random stream (set by `seed_reads`).
+    read_rng: Option<tcplab_engine::RngStream>,
     /// Linux `rcv_rtt_est.rtt_us` (8 x us) and the `tsecr` last sampled,
     /// in ms ticks (`rcv_rtt_last_tsecr`).
     rcv_rtt8: u64,
@@ -184,6 +186,7 @@ impl Receiver {
             comp_fire: None,
             read_fire: None,
             read_pushed: false,
+            read_rng: None,
             rcv_rtt8: 0,
             rcv_rtt_tsecr: 0,
             mss: cfg.mss,
@@ -228,6 +231,12 @@ impl Receiver {
         match (t, self.read_fire) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        }
+    }
+    /// The random stream `read_jitter` draws from (none: no jitter).
+    pub fn seed_reads(&mut self, rng: tcplab_engine::RngStream) {
+        if self.cfg.read_jitter > SimTime::ZERO {
+            self.read_rng = Some(rng);
         }
     }
     /// Whether SACK was negotiated.
@@ -436,11 +445,15 @@ impl Receiver {
                 let full = h.payload >= self.mss;
                 // `read_latency`: the application reads later, and the ACKs
                 // its read sends (below) wait for it.
-                let reads_later = self.cfg.read_latency > SimTime::ZERO;
+                let reads_later = self.cfg.read_latency + self.cfg.read_jitter > SimTime::ZERO;
                 if reads_later {
                     self.read_pushed |= self.cfg.push && h.has(PSH);
                     if self.read_fire.is_none() {
-                        self.read_fire = Some(now + self.cfg.read_latency);
+                        let jitter = match self.read_rng.as_mut() {
+                            Some(r) => SimTime(r.below(self.cfg.read_jitter.0)),
+                            None => SimTime::ZERO,
+                        };
+                        self.read_fire = Some(now + self.cfg.read_latency + jitter);
                     }
                 }
                 // `push`: the application reads the segment (at once

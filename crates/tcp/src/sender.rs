@@ -1039,6 +1039,56 @@ impl Sender {
         self.unit_sent = 0;
     }
 
+    /// `tso_defer`: Linux's `tcp_tso_should_defer` (tcp_output.c, 6.x) for
+    /// the skb that would start at `start`: hold new data for the next ACK
+    /// rather than send less than a full skb of `tcp_tso_segs`.
+    fn tso_should_defer(&self, now: SimTime, wnd: u32, start: u64) -> bool {
+        const MS1: SimTime = SimTime(1_000_000);
+        if !self.cfg.tso_defer || matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
+            return false;
+        }
+        // Only if the last write was recent (1 ms): tcp_wstamp_ns is the
+        // last send, or with pacing the next slot (may be ahead of now).
+        let wstamp = if self.tp.pacing_rate > 0 {
+            self.tp.lsndtime.max(self.pace_next)
+        } else {
+            self.tp.lsndtime
+        };
+        if now > wstamp + MS1 {
+            return false;
+        }
+        let mss = self.mss.max(1) as u64;
+        let in_flight = self.sb.in_flight();
+        if wnd <= in_flight {
+            return false;
+        }
+        let cong_win = (wnd - in_flight) as u64 * mss;
+        let send_win = (self.snd_una + self.rwnd.max(1)).saturating_sub(start);
+        let limit = cong_win.min(send_win);
+        // A full-sized skb can go.
+        if limit >= self.tso_segs() as u64 * mss {
+            return false;
+        }
+        // At least a third (tcp_tso_win_divisor) of the window is free.
+        let chunk = self.rwnd.max(1).min(self.tp.cwnd as u64 * mss) / 3;
+        if limit >= chunk {
+            return false;
+        }
+        // The ACK of the oldest outstanding segment is due later than
+        // min(SRTT / 2, 1 ms): do not wait for it.
+        if self.sb.is_empty() {
+            return false;
+        }
+        let srtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
+        let expected_ack = self.sb.get(0).sent + srtt;
+        let threshold = SimTime(srtt.0 / 2).min(MS1);
+        if expected_ack > now + threshold {
+            return false;
+        }
+        // The skb with the FIN (the application's last data) goes.
+        !(self.data_end != u64::MAX && self.data_end.saturating_sub(start) <= limit)
+    }
+
     /// `push`: a segment of the open GSO skb went out, last in `out`.
     fn unit_sent_one(&mut self, out: &mut [TcpHeader]) {
         self.unit_left = self.unit_left.saturating_sub(1);
@@ -1053,7 +1103,7 @@ impl Sender {
     /// last header in `out`) carries PSH (`__tcp_transmit_skb` forces it on
     /// every GSO packet; GSO keeps it on the last segment only).
     fn unit_close(&mut self, out: &mut [TcpHeader]) {
-        if self.unit_sent > 1 {
+        if self.unit_sent > 1 && self.cfg.push {
             if let Some(h) = out.last_mut() {
                 debug_assert!(h.payload > 0 && !h.retrans, "the skb's last segment");
                 h.flags |= PSH;
@@ -1214,7 +1264,11 @@ impl Sender {
             if out_after > self.snd_limit {
                 break;
             }
-            if self.cfg.push && payload > 0 {
+            if (self.cfg.push || self.cfg.tso_defer) && payload > 0 {
+                if self.unit_left == 0 && self.tso_should_defer(now, wnd, start) {
+                    cwnd_limited = true;
+                    break;
+                }
                 self.unit_open(wnd, start);
                 self.send_new(now, start, len, payload, fin, out);
                 self.unit_sent_one(out);

@@ -3895,6 +3895,7 @@ fn undoing_a_rack_recovery_keeps_its_lost_marks() {
 fn push_cfg() -> TcpConfig {
     let mut c = profile("linux").unwrap().config;
     c.push = true;
+    c.tso_defer = false;
     c
 }
 
@@ -3946,6 +3947,50 @@ fn push_sets_psh_on_the_last_segment_of_each_gso_skb_of_more_than_one() {
     );
     assert_eq!(data_seqs(&out), vec![13, 14, 15]);
     assert_eq!(pushed_seqs(&out), vec![14]);
+}
+
+#[test]
+fn tso_defer_holds_less_than_a_full_skb_for_the_next_ack() {
+    // Linux tcp_tso_should_defer with tcp_tso_segs 2 (see the test above),
+    // tcp_tso_win_divisor 3, SRTT 100 ms (the handshake), IW 10 sent at
+    // 100 ms, congestion avoidance at cwnd 10.
+    let mut c = profile("linux").unwrap().config;
+    c.tso_defer = true;
+    let (mut s, _, first) = established(&c, "reno");
+    assert_eq!(data_seqs(&first), (0..10).collect::<Vec<_>>());
+    s.tp.ssthresh = 10;
+    let mut out = vec![];
+    // 200 ms, S0 acknowledged: room for one segment, but the last send was
+    // 100 ms ago (more than 1 ms): it goes at once (S10).
+    s.on_segment(ms(200), &ack(seg_start(1), &[], true, 100_000_000), &mut out);
+    assert_eq!(data_seqs(&out), vec![10]);
+    // 201 ms, S1-S2: room for a full skb of two: S11, S12.
+    out.clear();
+    s.on_segment(ms(201), &ack(seg_start(3), &[], true, 100_000_000), &mut out);
+    assert_eq!(data_seqs(&out), vec![11, 12]);
+    // 201.5 ms, S3: room for one; the last send 0.5 ms ago; one segment is
+    // below a third of cwnd (3.3); the oldest outstanding segment (S4, sent
+    // at 100 ms) is due at 200 ms, not later than now + min(50 ms, 1 ms):
+    // deferred, nothing goes.
+    out.clear();
+    let t = ms(201) + SimTime::from_micros(500);
+    s.on_segment(t, &ack(seg_start(4), &[], true, 100_000_000), &mut out);
+    assert!(data_seqs(&out).is_empty());
+    // 202 ms, S4: room for two, a full skb: S13 and S14 together.
+    out.clear();
+    s.on_segment(ms(202), &ack(seg_start(5), &[], true, 100_000_000), &mut out);
+    assert_eq!(data_seqs(&out), vec![13, 14]);
+    // Without tso_defer the 201.5 ms ACK sends S13 alone.
+    let mut c = profile("linux").unwrap().config;
+    c.tso_defer = false;
+    let (mut s, _, _) = established(&c, "reno");
+    s.tp.ssthresh = 10;
+    for (at, acked) in [(ms(200), 1), (ms(201), 3)] {
+        s.on_segment(at, &ack(seg_start(acked), &[], true, 100_000_000), &mut out);
+    }
+    out.clear();
+    s.on_segment(t, &ack(seg_start(4), &[], true, 100_000_000), &mut out);
+    assert_eq!(data_seqs(&out), vec![13]);
 }
 
 #[test]
