@@ -148,6 +148,17 @@ def test_one_reno_flow_fills_the_link_and_the_captures_match_the_counters(
     assert sent_retrans - f["data_drops"] <= retrans <= sent_retrans
     assert data > 1_000_000 // 1448
 
+    # The receivers' ACK lag: b ACKs the bulk flow's data every second
+    # segment (a one-segment ACK after some PSH segments, every segment in
+    # the quick-ACK start), so about half of the segments delivered to b
+    # are timed (each ACK ends at the segment it answers), none later than
+    # the 5 ms cut, the percentiles in order.
+    timing = {t["link"]: t for t in res.records("timing")}
+    ab = timing["a->b"]
+    assert 0.3 * flows["bulk"]["segs_sent"] < ab["acks_timed"] < 0.9 * flows["bulk"]["segs_sent"]
+    assert 0 < ab["ack_lag_p10_s"] <= ab["ack_lag_p50_s"] <= ab["ack_lag_p90_s"] < 5e-3
+    assert timing["b->a"]["acks_timed"] > 0  # a ACKing the file
+
     out = res.write(tmp_path / "out")
     assert (out / "timing.parquet").exists()
     assert (out / "capture_a_b.pcap").exists()

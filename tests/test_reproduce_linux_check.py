@@ -42,7 +42,12 @@ def test_the_study_has_twenty_flow_cells_and_a_one_bdp_link() -> None:
     assert len(bdp.points) == 3
     backends = {p.name: p.backend for p in get("linux-check").parts}
     groups = ["cells", "long", "bdp", "fair", "fqcodel", "short", "fast"]
-    assert backends == {f"{g}/{b}": b for g in groups for b in ("linux", "sim")}
+    pairs = {f"{g}/{b}": b for g in groups for b in ("linux", "sim")}
+    # And the timing part: the real stack only, run with any other part.
+    assert backends == {"timing/linux": "linux", **pairs}
+    parts = {p.name: p for p in get("linux-check").parts}
+    assert parts["timing/linux"].always
+    assert all(parts[f"{g}/sim"].derive is not None for g in groups)
 
 
 def test_the_wider_parts_are_the_scenarios_issue_25_names() -> None:
@@ -148,6 +153,64 @@ def _self_runs(
         sweep.run_sweep(sw, out / part / side, jobs=2)
 
 
+def _timing_stand_in(out: Path, p10_us: float, p50_us: float, p90_us: float) -> None:
+    """A stand-in for the timing part's real-stack run: the simulator runs its
+    file into ``out/timing/linux`` and each run gets the timing table a
+    real run would have, one link of 1000 ACKs timed at these percentiles."""
+    p = {x.name: x for x in get("linux-check").parts}["timing/linux"]
+    text, path = scenario_text("linux-check", p.file)
+    sw = sweep.load_sweep(text, path)
+    d = out / "timing" / "linux"
+    sweep.run_sweep(sw, d, jobs=1)
+    row = {
+        "link": "r2->b1",
+        "delivered": 2000,
+        "acks_timed": 1000,
+        "ack_lag_p10_s": p10_us * 1e-6,
+        "ack_lag_p50_s": p50_us * 1e-6,
+        "ack_lag_p90_s": p90_us * 1e-6,
+    }
+    for run in (d / "runs").iterdir():
+        pl.DataFrame([row]).write_parquet(run / "timing.parquet")
+    for collected in d.glob("timing.parquet"):
+        collected.unlink()
+
+
+def test_host_timing_is_the_uniform_law_through_the_lags_10th_and_90th_percentiles() -> None:
+    # Uniform on [a, a + w): p10 = a + w / 10, p90 = a + 9 w / 10. Measured
+    # 70 and 118 us: w = 48 / 0.8 = 60 us, a = 70 - 6 = 64 us.
+    a, w = linux_check.host_timing({"p10_s": 70e-6, "p50_s": 90e-6, "p90_s": 118e-6})
+    assert a == pytest.approx(64e-6)
+    assert w == pytest.approx(60e-6)
+    # A lag concentrated at one value: no jitter; never a negative latency.
+    assert linux_check.host_timing({"p10_s": 5e-6, "p50_s": 5e-6, "p90_s": 5e-6}) == (5e-6, 0.0)
+    a, w = linux_check.host_timing({"p10_s": 1e-6, "p50_s": 20e-6, "p90_s": 81e-6})
+    assert (a, w) == (0.0, pytest.approx(100e-6))
+
+
+def test_the_simulated_side_gets_the_timing_part_s_measurement(tmp_path: Path) -> None:
+    from tcplab.reproduce import reproduce
+    from tcplab.sweep import SweepError
+
+    out = tmp_path / "lc"
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    # No timing part stored: a clear error saying what to run.
+    with pytest.raises(SweepError, match=r"timing/linux holds none: run the study"):
+        reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    _timing_stand_in(out, 70.0, 90.0, 118.0)
+    lag = linux_check.receive_timing(out / "timing" / "linux")
+    assert lag == pytest.approx({"p10_s": 70e-6, "p50_s": 90e-6, "p90_s": 118e-6, "acks": 1000})
+    report = reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    # The simulated runs were given read_latency 64 us, read_jitter 60 us.
+    run = next((out / "bdp" / "sim" / "runs").iterdir())
+    scenario = (run / "scenario.toml").read_text()
+    assert 'read_latency = "64us"' in scenario
+    assert 'read_jitter = "60us"' in scenario
+    html = unescape(report.read_text())
+    assert "The hosts' timing" in html
+    assert "read 64 us after a segment arrives plus a random time below 60 us" in html
+
+
 @pytest.mark.parametrize("part", ["cells", "bdp", "fair", "fqcodel", "short", "fast"])
 def test_the_report_of_the_simulator_against_itself_agrees_everywhere(
     tmp_path: Path, part: str
@@ -199,10 +262,15 @@ def test_sim_only_reruns_the_simulator_against_the_stored_kernel_runs(tmp_path: 
     from tcplab.sweep import SweepError
 
     out = tmp_path / "lc"
-    # No stored kernel runs: a clear error naming the directory.
+    # No stored kernel runs: a clear error naming the directory (the timing
+    # part's first, which runs with any part).
+    with pytest.raises(SweepError, match=r"timing/linux holds none: run the study"):
+        reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    _timing_stand_in(out, 0.0, 0.0, 0.0)
     with pytest.raises(SweepError, match=r"bdp/linux holds none: run the study"):
         reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
-    # Stand-in kernel runs (the simulator's, so that the comparison is exact).
+    # Stand-in kernel runs (the simulator's, so that the comparison is exact
+    # but for the hosts' timing, 0 here: the stand-in measured none).
     _self_runs(out, "bdp", ("linux",), quick=True)
     stamp = (out / "bdp" / "linux" / "sweep.json").stat().st_mtime_ns
     report = reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
@@ -226,14 +294,23 @@ def test_an_unknown_part_is_a_clear_error(tmp_path: Path) -> None:
 
     r = run_cli("reproduce", "linux-check", "--part", "nope", "--out", str(tmp_path / "o"))
     assert r.returncode == 2, r.stderr
-    assert "linux-check has no part 'nope'; its parts are: cells, long, bdp" in r.stderr
+    assert "linux-check has no part 'nope'; its parts are: timing, cells, long, bdp" in r.stderr
     assert "Traceback" not in r.stderr
     r = run_cli("reproduce", "barakat1999", "--sim-only", "--out", str(tmp_path / "b"))
     assert r.returncode == 2, r.stderr
     assert "barakat1999 has no real-stack parts" in r.stderr
     r = run_cli("reproduce", "linux-check", "--list-parts")
     assert r.returncode == 0
-    assert r.stdout.split() == ["cells", "long", "bdp", "fair", "fqcodel", "short", "fast"]
+    assert r.stdout.split() == [
+        "timing",
+        "cells",
+        "long",
+        "bdp",
+        "fair",
+        "fqcodel",
+        "short",
+        "fast",
+    ]
 
 
 def test_sim_only_refuses_kernel_runs_of_another_version(tmp_path: Path) -> None:
@@ -243,6 +320,7 @@ def test_sim_only_refuses_kernel_runs_of_another_version(tmp_path: Path) -> None
     out = tmp_path / "lc"
     # Stand-ins for kernel runs made by the quick study...
     _self_runs(out, "bdp", ("linux",), quick=True)
+    _timing_stand_in(out, 70.0, 90.0, 118.0)
     # ...would pair run by run with the full study's (same points, same
     # repetition numbers): refused, naming the directory and the way out.
     with pytest.raises(SweepError, match=r"bdp/linux were made from another version of bdp.toml"):
@@ -257,6 +335,7 @@ def test_a_failed_run_of_a_nested_part_fails_the_command(tmp_path: Path) -> None
 
     out = tmp_path / "lc"
     _self_runs(out, "bdp", ("linux",), quick=True)
+    _timing_stand_in(out, 70.0, 90.0, 118.0)
     study = get("linux-check")
     part = {p.name: p for p in study.parts}["bdp/sim"]
     victim = _part_sweep(study, part, True).task(1, 0).run_id

@@ -394,6 +394,7 @@ def _timing_table(rows: Sequence[dict[str, Any]]) -> Table:
             ("late p99.9 us", "right"),
             ("rate err %", "right"),
             ("delay err %", "right"),
+            ("rx ACK lag p50 us", "right"),
             ("", "left"),
         ],
     )
@@ -406,6 +407,7 @@ def _timing_table(rows: Sequence[dict[str, Any]]) -> Table:
             _num(t["lateness_p999_s"], ".1f", 1e6),
             _num(t["rate_error"], ".3f", 100.0),
             _num(t["delay_error"], ".3f", 100.0),
+            _num(t.get("ack_lag_p50_s", math.nan), ".1f", 1e6),
             "OVER 1 %" if t["flagged"] else "ok",
         )
     return table

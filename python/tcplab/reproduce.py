@@ -130,6 +130,9 @@ def reproduce(
                 )
             continue
 
+        if part.derive is not None:
+            sw.override(part.derive(outp))
+
         def prog(p: Progress, part_name: str = part.name) -> None:
             if on_progress is not None:
                 on_progress(part_name, p)
@@ -178,7 +181,11 @@ def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) ->
 
     mode = "quick" if quick else "full"
     for part in study.parts:
-        if part.backend == "sim" or mode not in part.modes or (only and _group(part) not in only):
+        if (
+            part.backend == "sim"
+            or mode not in part.modes
+            or (only and _group(part) not in only and not part.always)
+        ):
             continue
         manifest = outp / part.name / MANIFEST
         if not manifest.is_file():
@@ -216,7 +223,7 @@ def _select_parts(study: Study, quick: bool, only: Sequence[str], sim_only: bool
             "(a part's name, without /linux or /sim)"
         )
     if only:
-        parts = [p for p in parts if _group(p) in only]
+        parts = [p for p in parts if _group(p) in only or p.always]
     if sim_only:
         if all(p.backend == "sim" for p in study.parts):
             raise SweepError(f"{study.name} has no real-stack parts: --sim-only does not apply")

@@ -36,7 +36,13 @@ Files:
     reno and cubic senders went over: docs/realstack.md). Measured from
     10 s to 40 s.
 
-All trace cwnd and queues every 100 ms, so that the comparison takes the
+  - timing.toml: fair.toml's Reno point for 30 s (measured from 10 s), one
+    run on the real stack only: the receivers' ACK lag its emulator
+    measures (data segment written -> its ACK read back: the stack, the
+    application's wakeup and read) is this machine's timing, which the
+    simulated side of every part is given (read_latency, read_jitter).
+
+All but timing.toml trace cwnd and queues every 100 ms, so that the comparison takes the
 same RTT statistic on both sides and overlays the traces. The long part
 runs cells.toml for 240 s measured from 60 s.
 
@@ -318,9 +324,26 @@ FAST = _one_flow(
 )
 
 
+def timing() -> str:
+    """fair.toml's Reno point, 30 s, one run, no traces: the hosts' timing."""
+    text = FAIR.split("[sweep]", maxsplit=1)[0]
+    text = text.replace(
+        "# linux-check, fair: four bulk flows of one controller share a 20 Mb/s\n",
+        "# linux-check, timing: the hosts' timing, on four Reno flows sharing a 20 Mb/s\n",
+    )
+    text = text.replace(
+        'name = "linux-check: four flows, unequal round trips"',
+        'name = "linux-check: the hosts\' timing"',
+    )
+    text = text.replace('duration = "90s"\nrepetitions = 5\n', 'duration = "30s"\n')
+    text = text.replace('start = "30s"\nend = "90s"', 'start = "10s"\nend = "30s"')
+    return text.replace('[trace]\ncwnd = true\nqueue = true\ninterval = "100ms"\n\n', "")
+
+
 def files() -> dict[str, str]:
     """The study's files, name -> text."""
     return {
+        "timing.toml": HEADER + timing(),
         "cells.toml": HEADER + CELLS,
         "bdp.toml": HEADER + BDP,
         "fair.toml": HEADER + FAIR,

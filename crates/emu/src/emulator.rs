@@ -46,6 +46,11 @@ const SPIN_NS: u64 = 50_000;
 const TRAIN_GAP_NS: u64 = 10_000_000;
 /// Sleep at most this long, to notice the stop flag (ns).
 const MAX_SLEEP_NS: u64 = 2_000_000;
+/// Data segments per flow remembered for the receivers' ACK lag.
+const ACK_RING: usize = 64;
+/// A receiver's ACK later than this after its segment was left to the
+/// delayed-ACK timer (Linux's is 40 ms at least): not counted (ns).
+const ACK_LAG_MAX_NS: u64 = 5_000_000;
 
 /// The emulator's timing on one link.
 #[derive(Clone, Debug, Default)]
@@ -63,6 +68,13 @@ pub struct LinkTiming {
     pub gap_errors_ns: u64,
     /// Packets a TUN device refused.
     pub write_failures: u64,
+    /// How long after a data segment was written to its receiver the
+    /// receiver's ACK of exactly that segment (its ACK number the segment's
+    /// end) was read back, seconds, for segments written in the measurement
+    /// window; ACKs later than 5 ms (the delayed-ACK timer's) are left out. The receiving host's turnaround: its stack,
+    /// the application's wakeup and read (Linux ACKs from `tcp_recvmsg` in
+    /// a bulk transfer), the emulator's own reading.
+    pub ack_lag: Summary,
 }
 
 /// What the network did to one flow's data segments.
@@ -109,6 +121,11 @@ struct Meta {
     flow: u32,
     data: bool,
     retrans: bool,
+    /// A data segment's end sequence number; a receiver's pure ACK's ACK
+    /// number.
+    end: u32,
+    /// A pure ACK from the flow's receiver.
+    rx_ack: bool,
     ecn: Ecn,
     /// When it entered its current queue (ideal time, ns).
     enq: u64,
@@ -197,11 +214,16 @@ struct Emu {
     trace_queue: bool,
     interval: u64,
     next_sample: u64,
+    measure_start: u64,
     end: u64,
     queue_trace: Vec<(f64, u32, u32, u64)>,
     packets: u64,
     foreign: u64,
     dropped: Vec<QPkt>,
+    /// Per flow: the last data segments written to the receiver (end
+    /// sequence, when written ns, link), a ring, for the ACK lag.
+    written: Vec<[(u32, u64, u32); ACK_RING]>,
+    written_next: Vec<usize>,
 }
 
 impl Emu {
@@ -255,11 +277,14 @@ impl Emu {
             trace_queue: sc.trace.queue,
             interval: sc.trace.interval.0.max(1),
             next_sample: 0,
+            measure_start: sc.measure_start.0,
             end: sc.measure_end.0,
             queue_trace: Vec::new(),
             packets: 0,
             foreign: 0,
             dropped: Vec::with_capacity(16),
+            written: vec![[(0, u64::MAX, 0); ACK_RING]; sc.flows.len()],
+            written_next: vec![0; sc.flows.len()],
             links,
         }
     }
@@ -315,10 +340,15 @@ impl Emu {
                 m.flow = f as u32;
                 let doff = ((t[12] >> 4) as usize) * 4;
                 let payload = len.saturating_sub(ihl + doff) as u32;
+                if !to_receiver && payload == 0 {
+                    m.rx_ack = true;
+                    m.end = u32::from_be_bytes([t[8], t[9], t[10], t[11]]);
+                }
                 if to_receiver && payload > 0 {
                     m.data = true;
                     let seq = u32::from_be_bytes([t[4], t[5], t[6], t[7]]);
                     let end = seq.wrapping_add(payload);
+                    m.end = end;
                     match self.snd_max[f] {
                         Some(mx) if (mx.wrapping_sub(end) as i32) >= 0 => m.retrans = true,
                         _ => self.snd_max[f] = Some(end),
@@ -444,6 +474,12 @@ impl Emu {
                     }
                 }
                 link.last_delivery = Some((t, late));
+                if m.data && m.flow != u32::MAX {
+                    let f = m.flow as usize;
+                    let k = self.written_next[f];
+                    self.written[f][k] = (m.end, done, l as u32);
+                    self.written_next[f] = (k + 1) % ACK_RING;
+                }
             } else {
                 link.timing.write_failures += 1;
             }
@@ -522,6 +558,30 @@ impl Emu {
         }
     }
 
+    /// A receiver's pure ACK `ack` of flow `f`, just read: if it ends
+    /// exactly at a data segment written to it (each counted once) in the
+    /// measurement window, its lag goes to that segment's link. The read
+    /// time is the clock's now, not the loop's: a host may answer within
+    /// the write that delivered the segment (the stack runs in the writer's
+    /// system call), read back in the same pass of the loop.
+    fn time_ack(&mut self, f: usize, ack: u32) {
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let (from, to) = (self.measure_start, self.end);
+        for e in self.written[f].iter_mut() {
+            if e.0 == ack && e.1 != u64::MAX {
+                let lag = now.saturating_sub(e.1);
+                if lag <= ACK_LAG_MAX_NS && (from..=to).contains(&e.1) {
+                    self.links[e.2 as usize]
+                        .timing
+                        .ack_lag
+                        .add(lag as f64 * 1e-9);
+                }
+                e.1 = u64::MAX;
+                return;
+            }
+        }
+    }
+
     fn read_host(&mut self, h: usize, now: u64) -> std::io::Result<()> {
         loop {
             let id = self.alloc();
@@ -540,6 +600,9 @@ impl Emu {
                 continue;
             };
             self.meta[id as usize] = m;
+            if m.rx_ack && m.flow != u32::MAX {
+                self.time_ack(m.flow as usize, m.end);
+            }
             let first = match self.routes.route(h as u32, m.dst) {
                 Some(l) if m.dst as usize != h => l,
                 _ => {

@@ -930,6 +930,13 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
                     f64::NAN
                 }
             };
+            let lag = |p: f64| {
+                if t.ack_lag.count() > 0 {
+                    t.ack_lag.percentile(p)
+                } else {
+                    f64::NAN
+                }
+            };
             TimingResult {
                 link: link_names[i].clone(),
                 delivered: t.delivered,
@@ -941,6 +948,10 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
                 delay_error,
                 flagged: rate_error > 0.01 || delay_error > 0.01,
                 write_failures: t.write_failures,
+                acks_timed: t.ack_lag.count(),
+                ack_lag_p10_s: lag(10.0),
+                ack_lag_p50_s: lag(50.0),
+                ack_lag_p90_s: lag(90.0),
             }
         })
         .collect()

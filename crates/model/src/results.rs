@@ -273,6 +273,19 @@ pub struct TimingResult {
     pub flagged: bool,
     /// Packets the destination's TUN device refused.
     pub write_failures: u64,
+    /// Data segments this link delivered in the measurement window whose
+    /// receiver's ACK (ending exactly at the segment, read back within 5 ms)
+    /// was timed.
+    pub acks_timed: u64,
+    /// Lag from writing such a segment to reading its ACK: 10th, 50th and
+    /// 90th percentiles, seconds (NaN when none was timed). The receiving
+    /// host's turnaround: stack, application wakeup and read, the
+    /// emulator's own reading.
+    pub ack_lag_p10_s: f64,
+    /// See `ack_lag_p10_s`.
+    pub ack_lag_p50_s: f64,
+    /// See `ack_lag_p10_s`.
+    pub ack_lag_p90_s: f64,
 }
 
 /// A traffic generator: what it offers and what it started.

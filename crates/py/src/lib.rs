@@ -600,6 +600,10 @@ fn timing_to_py<'py>(py: Python<'py>, rows: &[TimingResult]) -> PyResult<Bound<'
             delay_error,
             flagged,
             write_failures,
+            acks_timed,
+            ack_lag_p10_s,
+            ack_lag_p50_s,
+            ack_lag_p90_s,
         }
     ))
 }

@@ -3962,11 +3962,19 @@ fn tso_defer_holds_less_than_a_full_skb_for_the_next_ack() {
     let mut out = vec![];
     // 200 ms, S0 acknowledged: room for one segment, but the last send was
     // 100 ms ago (more than 1 ms): it goes at once (S10).
-    s.on_segment(ms(200), &ack(seg_start(1), &[], true, 100_000_000), &mut out);
+    s.on_segment(
+        ms(200),
+        &ack(seg_start(1), &[], true, 100_000_000),
+        &mut out,
+    );
     assert_eq!(data_seqs(&out), vec![10]);
     // 201 ms, S1-S2: room for a full skb of two: S11, S12.
     out.clear();
-    s.on_segment(ms(201), &ack(seg_start(3), &[], true, 100_000_000), &mut out);
+    s.on_segment(
+        ms(201),
+        &ack(seg_start(3), &[], true, 100_000_000),
+        &mut out,
+    );
     assert_eq!(data_seqs(&out), vec![11, 12]);
     // 201.5 ms, S3: room for one; the last send 0.5 ms ago; one segment is
     // below a third of cwnd (3.3); the oldest outstanding segment (S4, sent
@@ -3978,7 +3986,11 @@ fn tso_defer_holds_less_than_a_full_skb_for_the_next_ack() {
     assert!(data_seqs(&out).is_empty());
     // 202 ms, S4: room for two, a full skb: S13 and S14 together.
     out.clear();
-    s.on_segment(ms(202), &ack(seg_start(5), &[], true, 100_000_000), &mut out);
+    s.on_segment(
+        ms(202),
+        &ack(seg_start(5), &[], true, 100_000_000),
+        &mut out,
+    );
     assert_eq!(data_seqs(&out), vec![13, 14]);
     // Without tso_defer the 201.5 ms ACK sends S13 alone.
     let mut c = profile("linux").unwrap().config;

@@ -99,6 +99,13 @@ class Part:
     #: (a quick version may run a subset of the parts instead of shorter runs,
     #: when its results are compared with stored ones of the same runs).
     modes: tuple[str, ...] = ("full", "quick")
+    #: Overrides computed from the study's output directory just before the
+    #: part runs (after the parts before it): e.g. the simulated side of a
+    #: real-stack comparison given the hosts' timing a real-stack part measured.
+    derive: Callable[[Path], Mapping[str, Any]] | None = None
+    #: Runs (or, with ``--sim-only``, must be stored) whenever any part of the
+    #: study runs: a measurement other parts ``derive`` from.
+    always: bool = False
 
 
 @dataclass(frozen=True)

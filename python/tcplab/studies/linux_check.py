@@ -14,7 +14,13 @@ linux-check --part NAME``; ``--list-parts``):
   seeds: one flow's share varies too much from seed to seed for 5);
 - ``fqcodel``: the same through FQ-CoDel;
 - ``short``: Poisson short transfers over a bulk flow: completion times by size;
-- ``fast``: one bulk flow at 70 Mb/s, the emulator's fast path.
+- ``fast``: one bulk flow at 70 Mb/s, the emulator's fast path;
+- ``timing``: one 30 s run of four Reno flows on the real stack alone (it runs
+  whenever another part does): the receivers' ACK lag its emulator measures
+  (a data segment written to the host -> its ACK read back) is this
+  machine's timing, given to every part's simulated hosts as
+  ``read_latency`` and ``read_jitter`` (the uniform law through its 10th and
+  90th percentiles; :func:`host_timing`).
 
 The report is the evidence for the profile: per flow, goodput, RTT,
 retransmissions and timeouts side by side, the traces overlaid, Jain's index
@@ -226,6 +232,109 @@ PARTS = (
 )
 
 
+def receive_timing(d: Path) -> dict[str, float] | None:
+    """The receivers' ACK lag in the real-stack runs stored in ``d`` (a
+    sweep directory): its 10th, 50th and 90th percentiles (s), each the
+    mean of the links' over the runs weighted by the ACKs timed, and the
+    ACKs timed; None when none was (runs made before the emulator timed
+    them, or no directory)."""
+    import polars as pl
+
+    from tcplab.sweep import read_table
+
+    if not (d / "sweep.json").is_file():
+        return None
+    t = read_table(d, "timing")
+    if t.height == 0 or "acks_timed" not in t.columns:
+        return None
+    t = t.filter(pl.col("acks_timed") > 0)
+    n = float(t["acks_timed"].sum()) if t.height else 0.0
+    if n == 0:
+        return None
+    w = t["acks_timed"].cast(pl.Float64)
+    out = {f"p{q}_s": float((t[f"ack_lag_p{q}_s"] * w).sum() / n) for q in (10, 50, 90)}
+    out["acks"] = n
+    return out
+
+
+def host_timing(lag: Mapping[str, float]) -> tuple[float, float]:
+    """``read_latency`` and ``read_jitter`` (s) for a measured ACK lag: the
+    uniform law on [a, a + w) whose 10th and 90th percentiles are the lag's,
+    w = (p90 - p10) / 0.8, a = p10 - w / 10 (at least 0)."""
+    w = max(lag["p90_s"] - lag["p10_s"], 0.0) / 0.8
+    return max(lag["p10_s"] - w / 10, 0.0), w
+
+
+def _derive_timing(out: Path) -> dict[str, Any]:
+    """The simulated hosts' read timing: the timing part's measurement."""
+    from tcplab.sweep import SweepError
+
+    lag = receive_timing(out / "timing" / "linux")
+    if lag is None:
+        raise SweepError(
+            f"linux-check gives its simulated hosts the receive timing its timing part "
+            f"measures on the real stack, and {out / 'timing' / 'linux'} holds no such "
+            "measurement: run the study with --part timing (30 s, root) first"
+        )
+    a, w = host_timing(lag)
+    return {
+        "defaults.host.read_latency": f"{round(a * 1e6)}us",
+        "defaults.host.read_jitter": f"{round(w * 1e6)}us",
+    }
+
+
+def _timing_section(rep: Report, out: Path) -> None:
+    import polars as pl
+
+    rep.add_section(
+        "The hosts' timing",
+        "A real receiver ACKs a bulk transfer's second segment when its application has "
+        "read (Linux's __tcp_ack_snd_check leaves it to tcp_recvmsg once the autotuned "
+        "window is bounded by the free buffer space), so its ACKs leave later than a "
+        "simulated receiver's by the application's wakeup: a property of this machine, "
+        "not of the kernel. The timing part measures it (its emulator times each data "
+        "segment written to a receiver until the ACK ending at it is read back, ACKs "
+        "within 5 ms), and every part's simulated hosts are given it: `read_latency` "
+        "and `read_jitter`, the uniform law through its 10th and 90th percentiles. Each "
+        "part's own real-stack runs measure it too (when made with this version): the "
+        "check that one value serves them all.",
+    )
+    rows = []
+    for name in ("timing", *(p[0] for p in PARTS)):
+        lag = receive_timing(out / name / "linux")
+        if lag is not None:
+            rows.append(
+                {
+                    "part": name,
+                    "ACKs timed": int(lag["acks"]),
+                    "lag p10 us": lag["p10_s"] * 1e6,
+                    "lag p50 us": lag["p50_s"] * 1e6,
+                    "lag p90 us": lag["p90_s"] * 1e6,
+                }
+            )
+    if not rows or rows[0]["part"] != "timing":
+        rep.add_text(
+            f"No measurement in {out / 'timing' / 'linux'} (run --part timing): the "
+            "simulated sides were not run from this directory's timing."
+        )
+    if rows:
+        rep.add_table(
+            pl.DataFrame(rows),
+            "The receivers' ACK lag on the real stack, per part (runs pooled).",
+            float_format=".1f",
+        )
+    lag = receive_timing(out / "timing" / "linux")
+    if lag is not None:
+        a, w = host_timing(lag)
+        rep.add_text(
+            f"The simulated hosts read {a * 1e6:.0f} us after a segment arrives plus a "
+            f"random time below {w * 1e6:.0f} us (read_latency, read_jitter), fitted to "
+            f"the timing part's 10th and 90th percentiles ({lag['p10_s'] * 1e6:.1f} and "
+            f"{lag['p90_s'] * 1e6:.1f} us over {int(lag['acks'])} ACKs); nothing else in "
+            "the profile is fitted to the kernel."
+        )
+
+
 def _agreement(rep: Report, flows: pl.DataFrame | None, extras: list[str]) -> None:
     import polars as pl
 
@@ -299,6 +408,7 @@ def _report(out: Path, quick: bool) -> Path:
         "mechanism turned off.",
     )
     groups = part_groups(STUDY, quick)
+    _timing_section(rep, out)
     frames, jains, fcts = [], [], []
     for name, title, text in PARTS:
         if name not in groups and not (out / name / "linux").is_dir():
@@ -357,7 +467,7 @@ def _pair(
     q = {"quick": quick, "quick_repetitions": 1} if quick is not None else {"modes": ("full",)}
     return (
         Part(f"{name}/linux", file, backend="linux", **q, **kw),
-        Part(f"{name}/sim", file, **q, **kw),
+        Part(f"{name}/sim", file, **q, **kw, derive=_derive_timing),
     )
 
 
@@ -366,6 +476,7 @@ STUDY = Study(
     title="The linux profile against the Linux kernel",
     paper=PAPER,
     parts=(
+        Part("timing/linux", "timing.toml", backend="linux", always=True),
         *_pair("cells", "cells.toml", _QUICK_CELLS),
         *_pair("long", "cells.toml", None, overrides=_LONG),
         *_pair("bdp", "bdp.toml", _QUICK_BDP),
