@@ -176,6 +176,47 @@ def _timing_stand_in(out: Path, p10_us: float, p50_us: float, p90_us: float) -> 
         collected.unlink()
 
 
+def test_a_part_s_own_real_stack_runs_give_its_timing_before_the_timing_part_s(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "lc"
+    _timing_stand_in(out, 70.0, 90.0, 118.0)
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    # bdp's stand-in runs timed no ACK: the timing part's lag.
+    lag, source = linux_check.part_timing(out, "bdp") or ({}, "")
+    assert source == "the timing part"
+    assert lag["p50_s"] == pytest.approx(90e-6)
+    # Once they have (two links, 300 and 100 ACKs), theirs, pooled with
+    # the ACKs as weights: p10 (40 x 300 + 80 x 100) / 400 = 50 us.
+    rows = [
+        {
+            "link": "a->b",
+            "acks_timed": 300,
+            "ack_lag_p10_s": 40e-6,
+            "ack_lag_p50_s": 50e-6,
+            "ack_lag_p90_s": 60e-6,
+        },
+        {
+            "link": "b->a",
+            "acks_timed": 100,
+            "ack_lag_p10_s": 80e-6,
+            "ack_lag_p50_s": 90e-6,
+            "ack_lag_p90_s": 100e-6,
+        },
+    ]
+    d = out / "bdp" / "linux"
+    for run in (d / "runs").iterdir():
+        pl.DataFrame(rows).write_parquet(run / "timing.parquet")
+    for collected in d.glob("timing.parquet"):
+        collected.unlink()
+    lag, source = linux_check.part_timing(out, "bdp") or ({}, "")
+    assert source == "its own real-stack runs"
+    assert lag["p10_s"] == pytest.approx(50e-6)
+    assert lag["p50_s"] == pytest.approx(60e-6)
+    assert lag["p90_s"] == pytest.approx(70e-6)
+    assert lag["acks"] == 400 * 3  # the quick bdp part: three runs
+
+
 def test_host_timing_is_the_uniform_law_through_the_lags_10th_and_90th_percentiles() -> None:
     # Uniform on [a, a + w): p10 = a + w / 10, p90 = a + 9 w / 10. Measured
     # 70 and 118 us: w = 48 / 0.8 = 60 us, a = 70 - 6 = 64 us.
@@ -208,7 +249,8 @@ def test_the_simulated_side_gets_the_timing_part_s_measurement(tmp_path: Path) -
     assert 'read_jitter = "60us"' in scenario
     html = unescape(report.read_text())
     assert "The hosts' timing" in html
-    assert "read 64 us after a segment arrives plus a random time below 60 us" in html
+    # The stand-in bdp runs timed no ACK: the timing part's lag serves.
+    assert "64 us + U[0, 60) us, from the timing part" in html
 
 
 @pytest.mark.parametrize("part", ["cells", "bdp", "fair", "fqcodel", "short", "fast"])

@@ -16,11 +16,14 @@ linux-check --part NAME``; ``--list-parts``):
 - ``short``: Poisson short transfers over a bulk flow: completion times by size;
 - ``fast``: one bulk flow at 70 Mb/s, the emulator's fast path;
 - ``timing``: one 30 s run of four Reno flows on the real stack alone (it runs
-  whenever another part does): the receivers' ACK lag its emulator measures
-  (a data segment written to the host -> its ACK read back) is this
-  machine's timing, given to every part's simulated hosts as
-  ``read_latency`` and ``read_jitter`` (the uniform law through its 10th and
-  90th percentiles; :func:`host_timing`).
+  whenever another part does).
+
+Each part's simulated hosts are given the receivers' ACK lag the emulator
+measured on that part's real-stack runs (a data segment written to the host
+-> its ACK read back: the application's wakeup, this machine's timing), as
+``read_latency`` and ``read_jitter`` (the uniform law through its 10th and
+90th percentiles; :func:`host_timing`); the timing part's, for real-stack
+runs made before the emulator timed ACKs.
 
 The report is the evidence for the profile: per flow, goodput, RTT,
 retransmissions and timeouts side by side, the traces overlaid, Jain's index
@@ -36,7 +39,7 @@ the real-stack runs take real time (about 7.5 hours, 11 minutes with
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -265,22 +268,38 @@ def host_timing(lag: Mapping[str, float]) -> tuple[float, float]:
     return max(lag["p10_s"] - w / 10, 0.0), w
 
 
-def _derive_timing(out: Path) -> dict[str, Any]:
-    """The simulated hosts' read timing: the timing part's measurement."""
-    from tcplab.sweep import SweepError
+def part_timing(out: Path, group: str) -> tuple[dict[str, float], str] | None:
+    """The ACK lag a part's simulated hosts are given, and where it was
+    measured: the part's own real-stack runs, or (runs made before the
+    emulator timed ACKs) the timing part's; None when neither has it."""
+    for name, source in ((group, "its own real-stack runs"), ("timing", "the timing part")):
+        lag = receive_timing(out / name / "linux")
+        if lag is not None:
+            return lag, source
+    return None
 
-    lag = receive_timing(out / "timing" / "linux")
-    if lag is None:
-        raise SweepError(
-            f"linux-check gives its simulated hosts the receive timing its timing part "
-            f"measures on the real stack, and {out / 'timing' / 'linux'} holds no such "
-            "measurement: run the study with --part timing (30 s, root) first"
-        )
-    a, w = host_timing(lag)
-    return {
-        "defaults.host.read_latency": f"{round(a * 1e6)}us",
-        "defaults.host.read_jitter": f"{round(w * 1e6)}us",
-    }
+
+def _derive_timing(group: str) -> Callable[[Path], dict[str, Any]]:
+    """Part ``group``'s simulated hosts' read timing (Part.derive)."""
+
+    def derive(out: Path) -> dict[str, Any]:
+        from tcplab.sweep import SweepError
+
+        found = part_timing(out, group)
+        if found is None:
+            raise SweepError(
+                f"linux-check gives its simulated hosts the receive timing measured on the "
+                f"real stack, and neither {out / group / 'linux'} nor "
+                f"{out / 'timing' / 'linux'} holds such a measurement: run the study with "
+                "--part timing (30 s, root) first"
+            )
+        a, w = host_timing(found[0])
+        return {
+            "defaults.host.read_latency": f"{round(a * 1e6)}us",
+            "defaults.host.read_jitter": f"{round(w * 1e6)}us",
+        }
+
+    return derive
 
 
 def _timing_section(rep: Report, out: Path) -> None:
@@ -291,48 +310,45 @@ def _timing_section(rep: Report, out: Path) -> None:
         "A real receiver ACKs a bulk transfer's second segment when its application has "
         "read (Linux's __tcp_ack_snd_check leaves it to tcp_recvmsg once the autotuned "
         "window is bounded by the free buffer space), so its ACKs leave later than a "
-        "simulated receiver's by the application's wakeup: a property of this machine, "
-        "not of the kernel. The timing part measures it (its emulator times each data "
-        "segment written to a receiver until the ACK ending at it is read back, ACKs "
-        "within 5 ms), and every part's simulated hosts are given it: `read_latency` "
-        "and `read_jitter`, the uniform law through its 10th and 90th percentiles. Each "
-        "part's own real-stack runs measure it too (when made with this version): the "
-        "check that one value serves them all.",
+        "simulated receiver's by the application's wakeup: a property of this machine and "
+        "its load, not of the kernel. The emulator times it on every real-stack run (each "
+        "data segment written to a receiver until the ACK ending at it is read back, "
+        "segments of the measurement window, ACKs within 5 ms), and each part's simulated "
+        "hosts are given the lag of that part's own real-stack runs (of the timing part's "
+        "run, for runs made before the emulator timed ACKs): `read_latency` and "
+        "`read_jitter`, the uniform law through its 10th and 90th percentiles. Nothing "
+        "else in the profile is fitted to the kernel.",
     )
     rows = []
     for name in ("timing", *(p[0] for p in PARTS)):
         lag = receive_timing(out / name / "linux")
-        if lag is not None:
-            rows.append(
-                {
-                    "part": name,
-                    "ACKs timed": int(lag["acks"]),
-                    "lag p10 us": lag["p10_s"] * 1e6,
-                    "lag p50 us": lag["p50_s"] * 1e6,
-                    "lag p90 us": lag["p90_s"] * 1e6,
-                }
-            )
-    if not rows or rows[0]["part"] != "timing":
+        found = part_timing(out, name) if name != "timing" else None
+        if lag is None and (found is None or not (out / name / "sim").is_dir()):
+            continue
+        row: dict[str, Any] = {
+            "part": name,
+            "ACKs timed": int(lag["acks"]) if lag else None,
+            "lag p10 us": lag["p10_s"] * 1e6 if lag else None,
+            "lag p50 us": lag["p50_s"] * 1e6 if lag else None,
+            "lag p90 us": lag["p90_s"] * 1e6 if lag else None,
+            "simulated hosts": "",
+        }
+        if found is not None and (out / name / "sim").is_dir():
+            a, w = host_timing(found[0])
+            row["simulated hosts"] = f"{a * 1e6:.0f} us + U[0, {w * 1e6:.0f}) us, from {found[1]}"
+        rows.append(row)
+    if not rows:
         rep.add_text(
-            f"No measurement in {out / 'timing' / 'linux'} (run --part timing): the "
-            "simulated sides were not run from this directory's timing."
+            "No real-stack run here timed the receivers' ACKs (run --part timing): the "
+            "simulated sides were not run from this directory."
         )
-    if rows:
-        rep.add_table(
-            pl.DataFrame(rows),
-            "The receivers' ACK lag on the real stack, per part (runs pooled).",
-            float_format=".1f",
-        )
-    lag = receive_timing(out / "timing" / "linux")
-    if lag is not None:
-        a, w = host_timing(lag)
-        rep.add_text(
-            f"The simulated hosts read {a * 1e6:.0f} us after a segment arrives plus a "
-            f"random time below {w * 1e6:.0f} us (read_latency, read_jitter), fitted to "
-            f"the timing part's 10th and 90th percentiles ({lag['p10_s'] * 1e6:.1f} and "
-            f"{lag['p90_s'] * 1e6:.1f} us over {int(lag['acks'])} ACKs); nothing else in "
-            "the profile is fitted to the kernel."
-        )
+        return
+    rep.add_table(
+        pl.DataFrame(rows),
+        "The receivers' ACK lag on the real stack (runs pooled) and what each part's "
+        "simulated hosts were given.",
+        float_format=".1f",
+    )
 
 
 def _agreement(rep: Report, flows: pl.DataFrame | None, extras: list[str]) -> None:
@@ -467,7 +483,7 @@ def _pair(
     q = {"quick": quick, "quick_repetitions": 1} if quick is not None else {"modes": ("full",)}
     return (
         Part(f"{name}/linux", file, backend="linux", **q, **kw),
-        Part(f"{name}/sim", file, **q, **kw, derive=_derive_timing),
+        Part(f"{name}/sim", file, **q, **kw, derive=_derive_timing(name)),
     )
 
 
