@@ -344,7 +344,9 @@ pub struct TcpConfig {
     /// ACK instead of leaving in a smaller skb, if the last send was within
     /// 1 ms, the room is below a third of min(cwnd, the peer's window), the
     /// oldest outstanding segment's ACK is due within min(SRTT / 2, 1 ms),
-    /// outside Recovery and Loss, and not at the transfer's end (the FIN).
+    /// outside Recovery and Loss, and not in a finite transfer's last skb
+    /// (the one with the FIN: the rest fits in 64 KiB, or half the peer's
+    /// window).
     pub tso_defer: bool,
     /// Memory the host gives a connection's received out-of-order data,
     /// bytes of buffer (0 = no limit): beyond it the whole out-of-order queue

@@ -1085,8 +1085,14 @@ impl Sender {
         if expected_ack > now + threshold {
             return false;
         }
-        // The skb with the FIN (the application's last data) goes.
-        !(self.data_end != u64::MAX && self.data_end.saturating_sub(start) <= limit)
+        // "If this packet won't get more data, do not wait": the skb with
+        // the FIN. A finite transfer's application has written it all and
+        // shut down (the real stack's senders do), so the FIN rides on the
+        // write queue's last skb, which is the one at `start` once the rest
+        // fits in one skb of the send size goal (`tcp_xmit_size_goal`:
+        // sk_gso_max_size, at most half the peer's largest window).
+        let size_goal = crate::cc::GSO_MAX_BYTES.min((self.rwnd / 2).max(mss));
+        !(self.data_end != u64::MAX && self.data_end.saturating_sub(start) <= size_goal)
     }
 
     /// `push`: a segment of the open GSO skb went out, last in `out`.

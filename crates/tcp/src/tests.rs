@@ -4003,6 +4003,20 @@ fn tso_defer_holds_less_than_a_full_skb_for_the_next_ack() {
     out.clear();
     s.on_segment(t, &ack(seg_start(4), &[], true, 100_000_000), &mut out);
     assert_eq!(data_seqs(&out), vec![13]);
+    // A transfer of 14 segments: at 201.5 ms S13 is its last data, in the
+    // skb that carries the FIN ("if this packet won't get more data, do
+    // not wait"): it goes.
+    let mut c = profile("linux").unwrap().config;
+    c.tso_defer = true;
+    let reno = cc::make("reno", &CcParams::new()).unwrap();
+    let (mut s, _, _) = established_transfer(&c, reno, Some(14 * MSS));
+    s.tp.ssthresh = 10;
+    for (at, acked) in [(ms(200), 1), (ms(201), 3)] {
+        s.on_segment(at, &ack(seg_start(acked), &[], true, 100_000_000), &mut out);
+    }
+    out.clear();
+    s.on_segment(t, &ack(seg_start(4), &[], true, 100_000_000), &mut out);
+    assert_eq!(data_seqs(&out), vec![13]);
 }
 
 #[test]
