@@ -42,8 +42,9 @@ Files:
     application's wakeup and read) is this machine's timing, which the
     simulated side of every part is given (read_latency, read_jitter).
 
-All but timing.toml trace cwnd and queues every 100 ms, so that the comparison takes the
-same RTT statistic on both sides and overlays the traces. The long part
+All but timing.toml trace cwnd and queues every 100 ms, so that the
+comparison takes the same RTT statistic on both sides and overlays the
+traces. The long part
 runs cells.toml for 240 s measured from 60 s.
 
 Run from anywhere: python3 scenarios/linux-check/make_scenarios.py

@@ -71,9 +71,10 @@ pub struct LinkTiming {
     /// How long after a data segment was written to its receiver the
     /// receiver's ACK of exactly that segment (its ACK number the segment's
     /// end) was read back, seconds, for segments written in the measurement
-    /// window; ACKs later than 5 ms (the delayed-ACK timer's) are left out. The receiving host's turnaround: its stack,
-    /// the application's wakeup and read (Linux ACKs from `tcp_recvmsg` in
-    /// a bulk transfer), the emulator's own reading.
+    /// window; ACKs later than 5 ms (the delayed-ACK timer's) are left out.
+    /// The receiving host's turnaround: its stack, the application's wakeup
+    /// and read (Linux ACKs from `tcp_recvmsg` in a bulk transfer), the
+    /// emulator's own reading.
     pub ack_lag: Summary,
 }
 

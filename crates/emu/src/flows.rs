@@ -923,16 +923,10 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
             } else {
                 0.0
             };
-            let pct = |p: f64| {
-                if t.delivered > 0 {
-                    t.lateness.percentile(p)
-                } else {
-                    f64::NAN
-                }
-            };
-            let lag = |p: f64| {
-                if t.ack_lag.count() > 0 {
-                    t.ack_lag.percentile(p)
+            // A percentile of a summary, NaN when it holds nothing.
+            let pct = |s: &Summary, p: f64| {
+                if s.count() > 0 {
+                    s.percentile(p)
                 } else {
                     f64::NAN
                 }
@@ -941,17 +935,17 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
                 link: link_names[i].clone(),
                 delivered: t.delivered,
                 lateness_mean_s: if t.delivered > 0 { mean } else { f64::NAN },
-                lateness_p50_s: pct(50.0),
-                lateness_p99_s: pct(99.0),
-                lateness_p999_s: pct(99.9),
+                lateness_p50_s: pct(&t.lateness, 50.0),
+                lateness_p99_s: pct(&t.lateness, 99.0),
+                lateness_p999_s: pct(&t.lateness, 99.9),
                 rate_error,
                 delay_error,
                 flagged: rate_error > 0.01 || delay_error > 0.01,
                 write_failures: t.write_failures,
                 acks_timed: t.ack_lag.count(),
-                ack_lag_p10_s: lag(10.0),
-                ack_lag_p50_s: lag(50.0),
-                ack_lag_p90_s: lag(90.0),
+                ack_lag_p10_s: pct(&t.ack_lag, 10.0),
+                ack_lag_p50_s: pct(&t.ack_lag, 50.0),
+                ack_lag_p90_s: pct(&t.ack_lag, 90.0),
             }
         })
         .collect()

@@ -710,7 +710,8 @@ pub fn profiles() -> Vec<Profile> {
                     grows (tcp_grow_window); TSO/GSO bursts only where \
                     pacing is enforced (BBR), the others' ACK-clocked sends being back to back \
                     anyway; the receiving application reads at once (read_latency 0: the \
-                    machine's own wakeup latency is a host setting); RACK's reordering window never grows (no reordering is detected); ECN \
+                    machine's own wakeup latency is a host setting); RACK's reordering window \
+                    never grows (no reordering is detected); ECN \
                     off unless the host sets it (Linux's \
                     default net.ipv4.tcp_ecn = 2 accepts ECN on incoming connections without \
                     asking for it on outgoing ones)",

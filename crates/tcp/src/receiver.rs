@@ -224,14 +224,10 @@ impl Receiver {
     }
     /// Earliest pending timer.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        let t = match (self.delack_fire, self.comp_fire) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match (t, self.read_fire) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.delack_fire, self.comp_fire, self.read_fire]
+            .into_iter()
+            .flatten()
+            .min()
     }
     /// The random stream `read_jitter` draws from (none: no jitter).
     pub fn seed_reads(&mut self, rng: tcplab_engine::RngStream) {

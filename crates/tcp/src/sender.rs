@@ -1020,29 +1020,26 @@ impl Sender {
         self.emit(now, seg, true, out);
     }
 
-    /// `push`: a new-data segment is about to go as the `wnd`-window
-    /// allows; open a GSO skb if none is open: `tcp_write_xmit` builds it of
-    /// min(`tcp_tso_segs`, `tcp_cwnd_test`'s quota: the window's room but
+    /// `push`, `tso_defer`: no GSO skb is open and a new-data segment is
+    /// about to go as the `wnd`-window allows: open one. `tcp_write_xmit`
+    /// builds it of min(`tso_segs`, `tcp_cwnd_test`'s quota: the window's room but
     /// at most half of cwnd) segments, within the receive window and the
     /// data there is.
-    fn unit_open(&mut self, wnd: u32, start: u64) {
-        if self.unit_left > 0 {
-            return;
-        }
+    fn unit_open(&mut self, wnd: u32, start: u64, tso_segs: u32) {
         let mss = self.mss.max(1) as u64;
         let quota = wnd
             .saturating_sub(self.sb.in_flight())
             .min((self.tp.cwnd / 2).max(1));
         let rwnd_room = (self.rwnd.max(1).saturating_sub(start - self.snd_una) / mss) as u32;
         let data = (self.data_end.saturating_sub(start).div_ceil(mss)).min(u32::MAX as u64) as u32;
-        self.unit_left = self.tso_segs().min(quota).min(rwnd_room).min(data).max(1);
+        self.unit_left = tso_segs.min(quota).min(rwnd_room).min(data).max(1);
         self.unit_sent = 0;
     }
 
     /// `tso_defer`: Linux's `tcp_tso_should_defer` (tcp_output.c, 6.x) for
     /// the skb that would start at `start`: hold new data for the next ACK
-    /// rather than send less than a full skb of `tcp_tso_segs`.
-    fn tso_should_defer(&self, now: SimTime, wnd: u32, start: u64) -> bool {
+    /// rather than send less than a full skb of `tso_segs`.
+    fn tso_should_defer(&self, now: SimTime, wnd: u32, start: u64, tso_segs: u32) -> bool {
         const MS1: SimTime = SimTime(1_000_000);
         if !self.cfg.tso_defer || matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) {
             return false;
@@ -1066,7 +1063,7 @@ impl Sender {
         let send_win = (self.snd_una + self.rwnd.max(1)).saturating_sub(start);
         let limit = cong_win.min(send_win);
         // A full-sized skb can go.
-        if limit >= self.tso_segs() as u64 * mss {
+        if limit >= tso_segs as u64 * mss {
             return false;
         }
         // At least a third (tcp_tso_win_divisor) of the window is free.
@@ -1271,11 +1268,14 @@ impl Sender {
                 break;
             }
             if (self.cfg.push || self.cfg.tso_defer) && payload > 0 {
-                if self.unit_left == 0 && self.tso_should_defer(now, wnd, start) {
-                    cwnd_limited = true;
-                    break;
+                if self.unit_left == 0 {
+                    let tso_segs = self.tso_segs();
+                    if self.tso_should_defer(now, wnd, start, tso_segs) {
+                        cwnd_limited = true;
+                        break;
+                    }
+                    self.unit_open(wnd, start, tso_segs);
                 }
-                self.unit_open(wnd, start);
                 self.send_new(now, start, len, payload, fin, out);
                 self.unit_sent_one(out);
             } else {

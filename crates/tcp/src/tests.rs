@@ -3992,31 +3992,27 @@ fn tso_defer_holds_less_than_a_full_skb_for_the_next_ack() {
         &mut out,
     );
     assert_eq!(data_seqs(&out), vec![13, 14]);
-    // Without tso_defer the 201.5 ms ACK sends S13 alone.
-    let mut c = profile("linux").unwrap().config;
-    c.tso_defer = false;
-    let (mut s, _, _) = established(&c, "reno");
-    s.tp.ssthresh = 10;
-    for (at, acked) in [(ms(200), 1), (ms(201), 3)] {
-        s.on_segment(at, &ack(seg_start(acked), &[], true, 100_000_000), &mut out);
-    }
-    out.clear();
-    s.on_segment(t, &ack(seg_start(4), &[], true, 100_000_000), &mut out);
-    assert_eq!(data_seqs(&out), vec![13]);
-    // A transfer of 14 segments: at 201.5 ms S13 is its last data, in the
-    // skb that carries the FIN ("if this packet won't get more data, do
-    // not wait"): it goes.
-    let mut c = profile("linux").unwrap().config;
-    c.tso_defer = true;
-    let reno = cc::make("reno", &CcParams::new()).unwrap();
-    let (mut s, _, _) = established_transfer(&c, reno, Some(14 * MSS));
-    s.tp.ssthresh = 10;
-    for (at, acked) in [(ms(200), 1), (ms(201), 3)] {
-        s.on_segment(at, &ack(seg_start(acked), &[], true, 100_000_000), &mut out);
-    }
-    out.clear();
-    s.on_segment(t, &ack(seg_start(4), &[], true, 100_000_000), &mut out);
-    assert_eq!(data_seqs(&out), vec![13]);
+    // The same ACKs to another sender: what the 201.5 ms one sends.
+    let sent_at_t = |tso_defer: bool, bytes: Option<u64>| {
+        let mut c = profile("linux").unwrap().config;
+        c.tso_defer = tso_defer;
+        let reno = cc::make("reno", &CcParams::new()).unwrap();
+        let (mut s, _, _) = established_transfer(&c, reno, bytes);
+        s.tp.ssthresh = 10;
+        let mut out = vec![];
+        for (at, acked) in [(ms(200), 1), (ms(201), 3)] {
+            s.on_segment(at, &ack(seg_start(acked), &[], true, 100_000_000), &mut out);
+        }
+        out.clear();
+        s.on_segment(t, &ack(seg_start(4), &[], true, 100_000_000), &mut out);
+        data_seqs(&out)
+    };
+    // Without tso_defer it sends S13 alone.
+    assert_eq!(sent_at_t(false, None), vec![13]);
+    // A transfer of 14 segments: S13 is its last data, in the skb that
+    // carries the FIN ("if this packet won't get more data, do not wait"):
+    // it goes.
+    assert_eq!(sent_at_t(true, Some(14 * MSS)), vec![13]);
 }
 
 #[test]

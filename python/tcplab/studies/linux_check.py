@@ -268,11 +268,16 @@ def host_timing(lag: Mapping[str, float]) -> tuple[float, float]:
     return max(lag["p10_s"] - w / 10, 0.0), w
 
 
+#: Where a part's simulated hosts' timing was measured (:func:`part_timing`).
+OWN_RUNS = "its own real-stack runs"
+
+
 def part_timing(out: Path, group: str) -> tuple[dict[str, float], str] | None:
     """The ACK lag a part's simulated hosts are given, and where it was
-    measured: the part's own real-stack runs, or (runs made before the
-    emulator timed ACKs) the timing part's; None when neither has it."""
-    for name, source in ((group, "its own real-stack runs"), ("timing", "the timing part")):
+    measured: the part's own real-stack runs (``OWN_RUNS``), or (runs made
+    before the emulator timed ACKs) the timing part's; None when neither
+    has it."""
+    for name, source in ((group, OWN_RUNS), ("timing", "the timing part")):
         lag = receive_timing(out / name / "linux")
         if lag is not None:
             return lag, source
@@ -321,9 +326,14 @@ def _timing_section(rep: Report, out: Path) -> None:
     )
     rows = []
     for name in ("timing", *(p[0] for p in PARTS)):
-        lag = receive_timing(out / name / "linux")
-        found = part_timing(out, name) if name != "timing" else None
-        if lag is None and (found is None or not (out / name / "sim").is_dir()):
+        if name == "timing":
+            found, lag = None, receive_timing(out / name / "linux")
+        elif (out / name / "sim").is_dir():
+            found = part_timing(out, name)
+            lag = found[0] if found is not None and found[1] == OWN_RUNS else None
+        else:
+            found, lag = None, receive_timing(out / name / "linux")
+        if lag is None and found is None:
             continue
         row: dict[str, Any] = {
             "part": name,
@@ -333,7 +343,7 @@ def _timing_section(rep: Report, out: Path) -> None:
             "lag p90 us": lag["p90_s"] * 1e6 if lag else None,
             "simulated hosts": "",
         }
-        if found is not None and (out / name / "sim").is_dir():
+        if found is not None:
             a, w = host_timing(found[0])
             row["simulated hosts"] = f"{a * 1e6:.0f} us + U[0, {w * 1e6:.0f}) us, from {found[1]}"
         rows.append(row)
