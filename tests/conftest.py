@@ -327,3 +327,10 @@ def listening_addresses(pids: list[int]) -> list[tuple[str, int]]:
                 raw = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
             found.append((socket.inet_ntop(family, raw), int(port_hex, 16)))
     return found
+
+
+#: tcp_bbr.c's gains in 1/256, as the cwnd trace gives them: STARTUP's 2/ln 2
+#: (739), DRAIN's 1/2.885 (88), PROBE_BW's cycle 5/4, 3/4 and 1, PROBE_RTT's
+#: and a policed rate's 1; the cwnd gain 2 outside STARTUP, 1 in PROBE_RTT.
+BBR_PACING_GAINS = {739 / 256, 88 / 256, 1.25, 0.75, 1.0}
+BBR_CWND_GAINS = {739 / 256, 2.0, 1.0}

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import tcplab
-from tcplab.analysis import jain, mean_ci, response_times_by_size, t95
+from tcplab.analysis import jain, mean_ci, response_times_by_size, starved, t95
 
 
 def test_jain_index_by_hand() -> None:
@@ -19,6 +19,18 @@ def test_jain_index_by_hand() -> None:
     # (1 + 3)^2 / (2 (1 + 9)) = 16 / 20.
     assert jain([1.0, 3.0]) == pytest.approx(0.8)
     assert math.isnan(jain([]))
+
+
+def test_starved_is_the_smallest_share_below_30_percent_of_an_equal_one() -> None:
+    # 1 + 5 + 6 + 7 = 19: an equal share 4.75, 30 % of it 1.425 > 1.0.
+    assert starved([1.0, 5.0, 6.0, 7.0])
+    # 1.5 + 4.5 + 6 + 7 = 19: 1.5 >= 1.425.
+    assert not starved([1.5, 4.5, 6.0, 7.0])
+    # Two flows, 1 and 9: an equal share 5, half of it 2.5 > 1.
+    assert starved([1.0, 9.0], fraction=0.5)
+    assert not starved([3.0, 7.0], fraction=0.5)
+    assert not starved([5.0])
+    assert not starved([0.0, 0.0])
 
 
 def test_mean_ci_by_hand() -> None:

@@ -634,3 +634,33 @@ def test_the_backend_applies_gso_bursts_and_does_not_flag_the_profile_s_own_tick
     notes = _core.check_linux(no_bursts, "n.toml")
     assert any("host a: one segment per GSO skb" in n for n in notes), notes
     assert not any("gso_bursts = false (Linux" in n for n in notes), notes
+
+
+@needs_root
+def test_the_kernel_s_bbr_model_is_traced_as_the_simulator_s() -> None:
+    # One BBR flow over LINK (10 Mb/s, 10 ms each way): TCP_CC_INFO's min RTT
+    # is never below the 20 ms of propagation and mostly the path's, with a
+    # GSO pair's serialization (2.4 ms) and an ACK's at most; the bandwidth
+    # estimate at most the payload rate 10 Mb/s x
+    # 1448/1500 (a delivery-rate sample may run a little over it when ACKs
+    # bunch); the gains tcp_bbr.c's.
+    import polars as pl
+
+    from conftest import BBR_CWND_GAINS, BBR_PACING_GAINS
+
+    text = (
+        'name = "bbr-model"\nduration = "6s"\n[trace]\ncwnd = true\ninterval = "100ms"\n'
+        + LINK.replace('cc = "reno"', 'cc = "bbr"', 1)
+        + '[[flow]]\nname = "bulk"\nfrom = "a"\nto = "b"\n'
+    )
+    tr = run_on_time(text).traces["cwnd"]
+    late = tr.filter(pl.col("time_s") >= 3.0)
+    rtt = late["cc_min_rtt_s"]
+    assert (rtt >= 0.020).all()
+    assert 0.020 <= rtt.median() <= 0.0225  # type: ignore[operator]
+    bw = late["cc_bw_bps"]
+    assert bw.median() > 0.9 * 10e6 * 1448 / 1500  # type: ignore[operator]
+    assert bw.max() < 1.1 * 10e6 * 1448 / 1500  # type: ignore[operator]
+    assert set(tr["cc_pacing_gain"].drop_nans().to_list()) <= BBR_PACING_GAINS
+    assert set(tr["cc_cwnd_gain"].drop_nans().to_list()) <= BBR_CWND_GAINS
+    assert set(tr["ca_state"].to_list()) <= {0, 1, 2, 3, 4}

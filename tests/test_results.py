@@ -360,6 +360,61 @@ to = "b"
     assert tcplab.run(rfc, seed=1).traces["cwnd"]["pacing_rate_bps"].is_nan().all()
 
 
+def test_the_cwnd_trace_gives_bbr_s_model_and_the_congestion_state() -> None:
+    # One BBR flow on a 10 Mb/s link with 25 ms each way and a one-BDP
+    # buffer. Its min RTT is never below the 50 ms of propagation, and in
+    # PROBE_RTT's empty queue it is the path's: 50 ms plus the serialization
+    # of the GSO pair the sample's segment left in (2 x 1500 bytes at 10
+    # Mb/s: 2.4 ms) and of an ACK (0.05 ms). Its bandwidth estimate, the max
+    # of 10 rounds' delivery rates, is at most the link's payload rate 10
+    # Mb/s x 1448/1500 = 9.65 Mb/s and, the link kept busy, close to it.
+    import tcplab
+
+    from conftest import BBR_CWND_GAINS, BBR_PACING_GAINS
+
+    text = """
+name = "model"
+duration = "30s"
+[trace]
+cwnd = true
+interval = "100ms"
+[[host]]
+names = ["a", "b"]
+profile = "linux"
+cc = "bbr"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "25ms"
+queue = { packets = 42 }
+[[flow]]
+name = "bbr"
+from = "a"
+to = "b"
+"""
+    tr = tcplab.run(text, seed=1).traces["cwnd"]
+    late = tr.filter(pl.col("time_s") >= 10.0)
+    rtt = late["cc_min_rtt_s"]
+    assert (rtt >= 0.050).all()
+    assert 0.050 <= rtt.median() <= 0.0525  # type: ignore[operator]
+    bw = late["cc_bw_bps"]
+    assert (bw <= 10e6 * 1448 / 1500 * 1.001).all()
+    assert bw.median() > 0.95 * 10e6 * 1448 / 1500  # type: ignore[operator]
+    # STARTUP first, then only the gains tcp_bbr.c has.
+    assert tr["cc_pacing_gain"][0] == pytest.approx(739 / 256)
+    assert set(tr["cc_pacing_gain"].to_list()) <= BBR_PACING_GAINS
+    assert set(tr["cc_cwnd_gain"].to_list()) <= BBR_CWND_GAINS
+    assert {1.25, 0.75, 1.0} <= set(late["cc_pacing_gain"].to_list())
+    # Linux's numbers for the state: open at the start, 0-4 throughout.
+    assert tr["ca_state"].dtype == pl.UInt32
+    assert tr["ca_state"][0] == 0
+    assert set(tr["ca_state"].to_list()) <= {0, 1, 2, 3, 4}
+    # A controller without a model: NaN.
+    cubic = tcplab.run(text.replace('"bbr"', '"cubic"'), seed=1).traces["cwnd"]
+    for col in ("cc_bw_bps", "cc_min_rtt_s", "cc_pacing_gain", "cc_cwnd_gain"):
+        assert cubic[col].is_nan().all(), col
+
+
 # ------------------------------------------------ tables written by the core
 
 CORE_WRITTEN = """

@@ -110,6 +110,11 @@ class CwndTrace(TypedDict):
     rto_s: npt.NDArray[np.float64]
     backoff: npt.NDArray[np.uint32]
     pacing_rate_bps: npt.NDArray[np.float64]
+    ca_state: npt.NDArray[np.uint32]
+    cc_bw_bps: npt.NDArray[np.float64]
+    cc_min_rtt_s: npt.NDArray[np.float64]
+    cc_pacing_gain: npt.NDArray[np.float64]
+    cc_cwnd_gain: npt.NDArray[np.float64]
 
 class RttTrace(TypedDict):
     time_s: npt.NDArray[np.float64]

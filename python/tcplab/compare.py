@@ -221,10 +221,13 @@ def _paired(outp: Path) -> list[tuple[str, Path, Path, dict[str, Any]]]:
 def fairness_comparison(out: str | os.PathLike[str], label: Label | None = None) -> pl.DataFrame:
     """Per point: Jain's index of the flows' goodputs in each seed's run,
     mean over the seeds both backends finished, on each side, and the
-    difference ``jain_diff = sim - linux``. Empty when no point has two flows."""
+    difference ``jain_diff = sim - linux``; and on each side the number of
+    those runs in which a flow starved (``starved_sim``, ``starved_linux``:
+    its goodput below 30 % of an equal share of the run's total,
+    :func:`tcplab.analysis.starved`). Empty when no point has two flows."""
     import polars as pl
 
-    from tcplab.analysis import jain
+    from tcplab.analysis import jain, starved
 
     cells: dict[int, dict[str, Any]] = {}
     for _, s, lx, prov in _paired(Path(out)):
@@ -239,10 +242,14 @@ def fairness_comparison(out: str | os.PathLike[str], label: Label | None = None)
                 "coords": _label(prov["coords"], label),
                 "s": [],
                 "l": [],
+                "starved_s": 0,
+                "starved_l": 0,
             },
         )
         c["s"].append(jain(gs))
         c["l"].append(jain(gl))
+        c["starved_s"] += starved(gs)
+        c["starved_l"] += starved(gl)
     rows = [
         {
             "point": c["point"],
@@ -252,6 +259,8 @@ def fairness_comparison(out: str | os.PathLike[str], label: Label | None = None)
             "jain_linux": _mean(c["l"]),
             "jain_linux_min": min((x for x in c["l"] if not math.isnan(x)), default=math.nan),
             "jain_linux_max": max((x for x in c["l"] if not math.isnan(x)), default=math.nan),
+            "starved_sim": c["starved_s"],
+            "starved_linux": c["starved_l"],
         }
         for _, c in sorted(cells.items())
     ]

@@ -13,7 +13,7 @@ use crate::emulator::{self, EmuInput, EmuReport};
 use crate::netns::{HostNs, THREAD_PREFIX};
 use crate::settings::Plan;
 use crate::sys;
-use crate::tcpinfo::TcpInfo;
+use crate::tcpinfo::{BbrInfo, TcpInfo};
 use crate::BackendError;
 use socket2::{Domain, SockAddr, Socket, Type};
 use std::io::{Read, Write};
@@ -333,6 +333,12 @@ const PRUNES: &[&str] = &["OfoPruned"];
 
 fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
     let n = sc.flows.len();
+    // BBR senders' model (TCP_CC_INFO) goes into the cwnd trace.
+    let bbr: Vec<bool> = sc
+        .flows
+        .iter()
+        .map(|f| sc.hosts[f.src as usize].cc == "bbr")
+        .collect();
     let mut out = Sampled {
         snaps: vec![Vec::with_capacity(sc.phases.len()); n],
         rtts: vec![Summary::new(); n],
@@ -354,12 +360,18 @@ fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
             break;
         }
         for f in 0..n {
-            let info = sh.socks[f]
-                .lock()
-                .expect("socks lock")
-                .as_ref()
-                .and_then(|s| sys::tcp_info(s.as_raw_fd()).ok())
-                .map(|b| TcpInfo::parse(&b));
+            let (info, model) = {
+                let sock = sh.socks[f].lock().expect("socks lock");
+                let fd = sock.as_ref().map(|s| s.as_raw_fd());
+                let info = fd
+                    .and_then(|fd| sys::tcp_info(fd).ok())
+                    .map(|b| TcpInfo::parse(&b));
+                let model = fd
+                    .filter(|_| bbr[f] && t == trace_t)
+                    .and_then(|fd| sys::tcp_cc_info(fd).ok())
+                    .and_then(|(len, b)| BbrInfo::parse(len, &b));
+                (info, model)
+            };
             if let Some(i) = info {
                 out.last[f] = Some(i);
             }
@@ -391,6 +403,8 @@ fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
                         0 | u64::MAX => f64::NAN,
                         r => r as f64 * 8.0,
                     });
+                    tr.ca_state.push(i.ca_state as u32);
+                    tr.push_model(model.map(|m| (m.bw, m.min_rtt_us, m.pacing_gain, m.cwnd_gain)));
                 }
             }
             if t == phase_t {

@@ -188,6 +188,28 @@ pub fn tcp_info(fd: RawFd) -> io::Result<[u8; TCP_INFO_LEN]> {
     Ok(buf)
 }
 
+/// Bytes of `struct tcp_bbr_info`, the largest `union tcp_cc_info` member
+/// read.
+pub const TCP_CC_INFO_LEN: usize = 20;
+
+/// `getsockopt(TCP_CC_INFO)`: the controller's `get_info` structure and its
+/// length (0 for controllers without one: Reno, Cubic).
+pub fn tcp_cc_info(fd: RawFd) -> io::Result<(usize, [u8; TCP_CC_INFO_LEN])> {
+    let mut buf = [0u8; TCP_CC_INFO_LEN];
+    let mut len = TCP_CC_INFO_LEN as libc::socklen_t;
+    // SAFETY: the kernel writes at most `len` bytes into `buf`.
+    check(unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CC_INFO,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    })?;
+    Ok((len as usize, buf))
+}
+
 /// `setsockopt` of an integer option.
 pub fn set_int_option(fd: RawFd, level: i32, name: i32, value: i32) -> io::Result<()> {
     // SAFETY: passes a pointer to an int and its size.

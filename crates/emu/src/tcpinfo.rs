@@ -92,6 +92,35 @@ impl TcpInfo {
     }
 }
 
+/// Linux's `struct tcp_bbr_info` (`TCP_CC_INFO` of a BBR socket,
+/// `bbr_get_info`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BbrInfo {
+    /// `bbr_bw_lo | bbr_bw_hi << 32`: the bandwidth estimate, bytes per second.
+    pub bw: u64,
+    /// `bbr_min_rtt`, microseconds.
+    pub min_rtt_us: u32,
+    /// `bbr_pacing_gain`, in 1/256.
+    pub pacing_gain: u32,
+    /// `bbr_cwnd_gain`, in 1/256.
+    pub cwnd_gain: u32,
+}
+
+impl BbrInfo {
+    /// Decode the structure; `None` unless the kernel returned all of it.
+    pub fn parse(len: usize, b: &[u8; crate::sys::TCP_CC_INFO_LEN]) -> Option<BbrInfo> {
+        if len < crate::sys::TCP_CC_INFO_LEN {
+            return None;
+        }
+        Some(BbrInfo {
+            bw: u32_at(b, 0) as u64 | (u32_at(b, 4) as u64) << 32,
+            min_rtt_us: u32_at(b, 8),
+            pacing_gain: u32_at(b, 12),
+            cwnd_gain: u32_at(b, 16),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +157,25 @@ mod tests {
         assert_eq!(t.bytes_acked, 123_456_789);
         assert_eq!(t.data_segs_out, 9_999);
         assert_eq!(t.total_rto, 3);
+    }
+
+    #[test]
+    fn bbr_info_is_five_u32_of_the_uapi_header_or_nothing() {
+        // struct tcp_bbr_info: bbr_bw_lo 0, bbr_bw_hi 4, bbr_min_rtt 8,
+        // bbr_pacing_gain 12, bbr_cwnd_gain 16.
+        let mut b = [0u8; crate::sys::TCP_CC_INFO_LEN];
+        b[0..4].copy_from_slice(&5u32.to_ne_bytes());
+        b[4..8].copy_from_slice(&1u32.to_ne_bytes());
+        b[8..12].copy_from_slice(&26_123u32.to_ne_bytes());
+        b[12..16].copy_from_slice(&320u32.to_ne_bytes());
+        b[16..20].copy_from_slice(&512u32.to_ne_bytes());
+        let i = BbrInfo::parse(20, &b).expect("a whole structure");
+        assert_eq!(i.bw, (1u64 << 32) + 5);
+        assert_eq!(
+            (i.min_rtt_us, i.pacing_gain, i.cwnd_gain),
+            (26_123, 320, 512)
+        );
+        // Reno and Cubic have no get_info: the kernel returns nothing.
+        assert_eq!(BbrInfo::parse(0, &b), None);
     }
 }

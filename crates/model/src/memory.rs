@@ -95,7 +95,7 @@ const PY_SUMMARY_LINK_ROW: f64 = 3_500.0;
 const PY_PHASE_ROW: f64 = 3_000.0;
 const PY_TRANSFER_ROW: f64 = 250.0;
 const PY_EPISODE_ROW: f64 = 600.0;
-const PY_TRACE_CWND_ROW: f64 = 50.0;
+const PY_TRACE_CWND_ROW: f64 = 86.0;
 const PY_TRACE_QUEUE_ROW: f64 = 34.0;
 const PY_TRACE_RTT_ROW: f64 = 32.0;
 /// A captured packet's record in the pcap file (16-byte record header, the
@@ -147,9 +147,9 @@ const FLOW_PHASE: f64 =
     (size_of::<(u64, tcplab_tcp::SenderStats)>() + size_of::<crate::PhaseResult>() + 24) as f64;
 /// A loss episode: the sender's record and the results row.
 const EPISODE: f64 = (48 + size_of::<crate::EpisodeResult>() + 2 * 24) as f64;
-/// Trace rows in the core: cwnd (9 columns), queue (4), RTT (3); the RTT
+/// Trace rows in the core: cwnd (14 columns), queue (4), RTT (3); the RTT
 /// trace grows by doubling.
-const CWND_ROW: f64 = 56.0;
+const CWND_ROW: f64 = 92.0;
 const QUEUE_ROW: f64 = 24.0;
 const RTT_ROW: f64 = 1.5 * 20.0;
 /// Buckets of an RTT histogram beyond its range (it grows by a quarter).

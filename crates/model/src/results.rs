@@ -394,6 +394,44 @@ pub struct CwndTrace {
     pub backoff: Vec<u32>,
     /// Pacing rate, bits per second (NaN when the sender does not pace).
     pub pacing_rate_bps: Vec<f64>,
+    /// Congestion-avoidance state, Linux's numbers: 0 open, 1 disorder,
+    /// 2 CWR, 3 recovery, 4 loss.
+    pub ca_state: Vec<u32>,
+    /// The controller's bandwidth estimate, bits per second (BBR; NaN for
+    /// controllers without one).
+    pub cc_bw_bps: Vec<f64>,
+    /// The controller's min-RTT estimate, seconds (BBR; NaN otherwise or
+    /// before a sample).
+    pub cc_min_rtt_s: Vec<f64>,
+    /// The controller's pacing gain (BBR; NaN otherwise).
+    pub cc_pacing_gain: Vec<f64>,
+    /// The controller's congestion-window gain (BBR; NaN otherwise).
+    pub cc_cwnd_gain: Vec<f64>,
+}
+
+impl CwndTrace {
+    /// Append a controller's model (`None`: NaN in each column); the
+    /// fields are Linux's `struct tcp_bbr_info`: bytes per second, µs
+    /// (`u32::MAX`: no sample yet) and gains in 1/256.
+    pub fn push_model(&mut self, m: Option<(u64, u32, u32, u32)>) {
+        let (bw, rtt, pg, cg) = match m {
+            Some((bw, rtt_us, pg, cg)) => (
+                bw as f64 * 8.0,
+                if rtt_us == u32::MAX {
+                    f64::NAN
+                } else {
+                    rtt_us as f64 * 1e-6
+                },
+                pg as f64 / 256.0,
+                cg as f64 / 256.0,
+            ),
+            None => (f64::NAN, f64::NAN, f64::NAN, f64::NAN),
+        };
+        self.cc_bw_bps.push(bw);
+        self.cc_min_rtt_s.push(rtt);
+        self.cc_pacing_gain.push(pg);
+        self.cc_cwnd_gain.push(cg);
+    }
 }
 
 /// Every RTT sample taken by every sender.

@@ -685,6 +685,12 @@ impl World {
                         0 => f64::NAN,
                         r => r as f64 * 8.0,
                     });
+                tr.ca_state.push(f.sender.tp.ca_state.linux() as u32);
+                tr.push_model(
+                    f.sender
+                        .cc_model()
+                        .map(|m| (m.bw, m.min_rtt_us, m.pacing_gain, m.cwnd_gain)),
+                );
             }
         }
         if let Some(tr) = self.traces.queue.as_mut() {
@@ -865,6 +871,11 @@ pub fn run_with_progress(
                 rto_s: Vec::with_capacity(n),
                 backoff: Vec::with_capacity(n),
                 pacing_rate_bps: Vec::with_capacity(n),
+                ca_state: Vec::with_capacity(n),
+                cc_bw_bps: Vec::with_capacity(n),
+                cc_min_rtt_s: Vec::with_capacity(n),
+                cc_pacing_gain: Vec::with_capacity(n),
+                cc_cwnd_gain: Vec::with_capacity(n),
             }
         }),
         rtt: sc.trace.rtt.then(RttTrace::default),

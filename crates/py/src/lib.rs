@@ -690,6 +690,11 @@ fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
                 rto_s,
                 backoff,
                 pacing_rate_bps,
+                ca_state,
+                cc_bw_bps,
+                cc_min_rtt_s,
+                cc_pacing_gain,
+                cc_cwnd_gain,
             }
         );
         out.set_item("cwnd", columns)?;

@@ -493,6 +493,11 @@ impl Sender {
     pub fn in_flight_bytes(&self) -> u64 {
         self.sb.in_flight() as u64 * self.mss as u64
     }
+    /// The controller's model of the path (BBR's bandwidth, min RTT and
+    /// gains, as Linux's `TCP_CC_INFO` reports them), `None` for others.
+    pub fn cc_model(&self) -> Option<crate::cc::CcModel> {
+        self.cc.model(&self.tp)
+    }
     /// The pacing rate a trace reports, bytes/s (0: none): the controller's
     /// when it paces (BBR); otherwise, on a host pacing as Linux does, the
     /// rate Linux computes for every connection whether it paces or not

@@ -138,9 +138,13 @@ def _fairness(rep: Report, d: Path) -> pl.DataFrame | None:
             pl.col("jain_linux_max").alias("linux max"),
             pl.col("jain_diff").alias("sim - linux"),
             pl.col("jain_ok").alias(f"within {JAIN_TOL:g}"),
+            pl.col("starved_sim").alias("starved sim"),
+            pl.col("starved_linux").alias("starved linux"),
         ),
         "Jain's index of the four goodputs, per seed, mean over the seeds (1: equal shares; "
-        "0.25: one flow takes all).",
+        "0.25: one flow takes all). Starved: the runs in which a flow got less than 30 % of "
+        "an equal share of the run's total (with BBR through Drop Tail, a tipping point: "
+        "docs/reproduce.md, linux-check).",
         float_format=".3f",
     )
     return j

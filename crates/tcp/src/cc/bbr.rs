@@ -76,7 +76,9 @@
 //!   restored at the end of PROBE_RTT is also capped by `cwnd_clamp` (Linux
 //!   relies on the saved cwnd having been clamped already).
 
-use super::{CaState, CcInfo, CcParams, CcState, CongestionControl, CwndEvent, RateSample};
+use super::{
+    CaState, CcInfo, CcModel, CcParams, CcState, CongestionControl, CwndEvent, RateSample,
+};
 use tcplab_engine::SimTime;
 
 /// Rates are segments per µs scaled by 2^24 (one unit is about 715 bit/s at 1500 B).
@@ -976,6 +978,17 @@ impl CongestionControl for Bbr {
         true
     }
 
+    /// Linux `bbr_get_info`: `bbr_bw` in bytes per second, the min RTT and
+    /// the gains.
+    fn model(&self, tp: &CcState) -> Option<CcModel> {
+        Some(CcModel {
+            bw: (self.bw() as u64 * tp.mss as u64 * 1_000_000) >> BW_SCALE,
+            min_rtt_us: self.min_rtt_us,
+            pacing_gain: self.pacing_gain,
+            cwnd_gain: self.cwnd_gain,
+        })
+    }
+
     /// Linux `bbr_main`.
     fn cong_control(&mut self, tp: &mut CcState, rs: &RateSample) {
         // tcp_rate_gen: the delivery clock advances on ACKs that deliver data.
@@ -1269,6 +1282,25 @@ mod tests {
         f.tp.cwnd = 80;
         f.ack(same(25));
         assert_eq!(f.tp.cwnd, 80);
+    }
+
+    #[test]
+    fn the_model_reports_bw_in_bytes_per_second_the_min_rtt_and_startup_s_gains() {
+        let mut f = Flow::new();
+        // Before a rate sample: no bandwidth, the SYN's 10 ms, 2/ln 2 = 2.885
+        // in 1/256 (739) for both gains.
+        let m = f.b.model(&f.tp).expect("bbr has a model");
+        assert_eq!((m.bw, m.min_rtt_us), (0, 10_000));
+        assert_eq!((m.pacing_gain, m.cwnd_gain), (739, 739));
+        // 24 segments of 1448 bytes in 10 ms: 3 475 200 bytes/s, less what
+        // the 2^-24 segment/us unit truncates (at most 1448e6 / 2^24 = 86).
+        f.ack(Ack {
+            new_round: true,
+            ..ack_at(20)
+        });
+        let m = f.b.model(&f.tp).expect("bbr has a model");
+        assert!((3_475_200 - 86..=3_475_200).contains(&m.bw), "{}", m.bw);
+        assert_eq!(m.min_rtt_us, 10_000);
     }
 
     #[test]

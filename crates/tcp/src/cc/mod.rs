@@ -50,6 +50,33 @@ pub enum CaState {
     Loss,
 }
 
+impl CaState {
+    /// Linux's number for the state (`enum tcp_ca_state`, `tcpi_ca_state`).
+    pub fn linux(self) -> u8 {
+        match self {
+            CaState::Open => 0,
+            CaState::Disorder => 1,
+            CaState::Cwr => 2,
+            CaState::Recovery => 3,
+            CaState::Loss => 4,
+        }
+    }
+}
+
+/// A controller's model of the path as Linux's `get_info` reports it
+/// (`getsockopt(TCP_CC_INFO)`, `struct tcp_bbr_info`): BBR's estimates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcModel {
+    /// Bandwidth estimate, bytes per second (`bbr_bw` times the MSS).
+    pub bw: u64,
+    /// Min-RTT estimate, µs (`min_rtt_us`; `u32::MAX` before a sample).
+    pub min_rtt_us: u32,
+    /// Pacing gain, in 1/256.
+    pub pacing_gain: u32,
+    /// Congestion-window gain, in 1/256.
+    pub cwnd_gain: u32,
+}
+
 /// Events a controller may react to (Linux `tcp_ca_event`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CwndEvent {
@@ -267,6 +294,11 @@ pub trait CongestionControl {
     }
     /// Rate-based control on every ACK (BBR); only called when `has_cong_control`.
     fn cong_control(&mut self, _tp: &mut CcState, _rs: &RateSample) {}
+    /// The controller's model, for the traces (Linux `get_info` of BBR);
+    /// `None` for controllers without one.
+    fn model(&self, _tp: &CcState) -> Option<CcModel> {
+        None
+    }
     /// The fewest segments a TSO/GSO burst carries (Linux `min_tso_segs` of
     /// `tcp_congestion_ops`, else `net.ipv4.tcp_min_tso_segs`, 2).
     fn min_tso_segs(&self, _tp: &CcState) -> u32 {
