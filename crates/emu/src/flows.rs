@@ -334,11 +334,7 @@ const PRUNES: &[&str] = &["OfoPruned"];
 fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
     let n = sc.flows.len();
     // BBR senders' model (TCP_CC_INFO) goes into the cwnd trace.
-    let bbr: Vec<bool> = sc
-        .flows
-        .iter()
-        .map(|f| sc.hosts[f.src as usize].cc == "bbr")
-        .collect();
+    let bbr = |f: usize| sc.hosts[sc.flows[f].src as usize].cc == "bbr";
     let mut out = Sampled {
         snaps: vec![Vec::with_capacity(sc.phases.len()); n],
         rtts: vec![Summary::new(); n],
@@ -367,7 +363,7 @@ fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
                     .and_then(|fd| sys::tcp_info(fd).ok())
                     .map(|b| TcpInfo::parse(&b));
                 let model = fd
-                    .filter(|_| bbr[f] && t == trace_t)
+                    .filter(|_| t == trace_t && bbr(f))
                     .and_then(|fd| sys::tcp_cc_info(fd).ok())
                     .and_then(|(len, b)| BbrInfo::parse(len, &b));
                 (info, model)
