@@ -216,6 +216,11 @@ def fake_raw(trace_rows: int = 6) -> dict[str, Any]:
                 "rto_s": np.full(n, 0.2),
                 "backoff": np.zeros(n, dtype=np.uint32),
                 "pacing_rate_bps": np.full(n, NAN),
+                "ca_state": np.zeros(n, dtype=np.uint32),
+                "cc_bw_bps": np.full(n, NAN),
+                "cc_min_rtt_s": np.full(n, NAN),
+                "cc_pacing_gain": np.full(n, NAN),
+                "cc_cwnd_gain": np.full(n, NAN),
             },
             "rtt": {
                 "time_s": np.linspace(0.0, 1.0, n),
