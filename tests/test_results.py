@@ -316,14 +316,9 @@ def test_write_keeps_the_scenario_text_and_removes_a_stale_one(
     assert not (tmp_path / "scenario.toml").exists()
 
 
-def test_the_cwnd_trace_gives_the_pacing_rate_of_a_pacing_controller() -> None:
-    # One BBR flow alone on a 10 Mb/s link with a one-BDP buffer: in steady
-    # state BBR paces at its bandwidth estimate times a gain cycling around
-    # 1 (5/4, 3/4, then 1: tcp_bbr.c), so over the last 20 s the median
-    # pacing rate lies near the link rate.
-    import tcplab
-
-    text = """
+#: One BBR flow alone on a 10 Mb/s link, 25 ms each way, a one-BDP buffer
+#: (42 packets), its cwnd trace every 100 ms.
+ONE_BBR_FLOW = """
 name = "pacing"
 duration = "30s"
 [trace]
@@ -343,6 +338,16 @@ name = "bbr"
 from = "a"
 to = "b"
 """
+
+
+def test_the_cwnd_trace_gives_the_pacing_rate_of_a_pacing_controller() -> None:
+    # One BBR flow alone on a 10 Mb/s link with a one-BDP buffer: in steady
+    # state BBR paces at its bandwidth estimate times a gain cycling around
+    # 1 (5/4, 3/4, then 1: tcp_bbr.c), so over the last 20 s the median
+    # pacing rate lies near the link rate.
+    import tcplab
+
+    text = ONE_BBR_FLOW
     tr = tcplab.run(text, seed=1).traces["cwnd"]
     assert tr["pacing_rate_bps"].dtype == pl.Float64
     late = tr.filter(pl.col("time_s") >= 10.0)["pacing_rate_bps"]
@@ -372,26 +377,7 @@ def test_the_cwnd_trace_gives_bbr_s_model_and_the_congestion_state() -> None:
 
     from conftest import BBR_CWND_GAINS, BBR_PACING_GAINS
 
-    text = """
-name = "model"
-duration = "30s"
-[trace]
-cwnd = true
-interval = "100ms"
-[[host]]
-names = ["a", "b"]
-profile = "linux"
-cc = "bbr"
-[[link]]
-between = ["a", "b"]
-rate = "10Mbps"
-delay = "25ms"
-queue = { packets = 42 }
-[[flow]]
-name = "bbr"
-from = "a"
-to = "b"
-"""
+    text = ONE_BBR_FLOW
     tr = tcplab.run(text, seed=1).traces["cwnd"]
     late = tr.filter(pl.col("time_s") >= 10.0)
     rtt = late["cc_min_rtt_s"]

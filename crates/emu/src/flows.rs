@@ -13,7 +13,7 @@ use crate::emulator::{self, EmuInput, EmuReport};
 use crate::netns::{HostNs, THREAD_PREFIX};
 use crate::settings::Plan;
 use crate::sys;
-use crate::tcpinfo::{BbrInfo, TcpInfo};
+use crate::tcpinfo::{parse_bbr_info, TcpInfo};
 use crate::BackendError;
 use socket2::{Domain, SockAddr, Socket, Type};
 use std::io::{Read, Write};
@@ -365,7 +365,7 @@ fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
                 let model = fd
                     .filter(|_| t == trace_t && bbr(f))
                     .and_then(|fd| sys::tcp_cc_info(fd).ok())
-                    .and_then(|(len, b)| BbrInfo::parse(len, &b));
+                    .and_then(|(len, b)| parse_bbr_info(len, &b));
                 (info, model)
             };
             if let Some(i) = info {
@@ -400,7 +400,7 @@ fn sampler(sh: Arc<Shared>, sc: Scenario) -> Sampled {
                         r => r as f64 * 8.0,
                     });
                     tr.ca_state.push(i.ca_state as u32);
-                    tr.push_model(model.map(|m| (m.bw, m.min_rtt_us, m.pacing_gain, m.cwnd_gain)));
+                    tr.push_model(model);
                 }
             }
             if t == phase_t {

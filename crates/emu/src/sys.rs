@@ -173,19 +173,25 @@ pub const TCP_INFO_LEN: usize = 248;
 /// `getsockopt(TCP_INFO)`: the raw structure, zero-padded where the kernel
 /// returns less; see [`crate::tcpinfo`] for the fields.
 pub fn tcp_info(fd: RawFd) -> io::Result<[u8; TCP_INFO_LEN]> {
-    let mut buf = [0u8; TCP_INFO_LEN];
-    let mut len = TCP_INFO_LEN as libc::socklen_t;
+    tcp_getsockopt(fd, libc::TCP_INFO).map(|(_, buf)| buf)
+}
+
+/// `getsockopt` of a TCP-level structure into `N` zeroed bytes: the bytes
+/// and how many of them the kernel wrote.
+fn tcp_getsockopt<const N: usize>(fd: RawFd, name: i32) -> io::Result<(usize, [u8; N])> {
+    let mut buf = [0u8; N];
+    let mut len = N as libc::socklen_t;
     // SAFETY: the kernel writes at most `len` bytes into `buf`.
     check(unsafe {
         libc::getsockopt(
             fd,
             libc::IPPROTO_TCP,
-            libc::TCP_INFO,
+            name,
             buf.as_mut_ptr().cast(),
             &mut len,
         )
     })?;
-    Ok(buf)
+    Ok((len as usize, buf))
 }
 
 /// Bytes of `struct tcp_bbr_info`, the largest `union tcp_cc_info` member
@@ -195,19 +201,7 @@ pub const TCP_CC_INFO_LEN: usize = 20;
 /// `getsockopt(TCP_CC_INFO)`: the controller's `get_info` structure and its
 /// length (0 for controllers without one: Reno, Cubic).
 pub fn tcp_cc_info(fd: RawFd) -> io::Result<(usize, [u8; TCP_CC_INFO_LEN])> {
-    let mut buf = [0u8; TCP_CC_INFO_LEN];
-    let mut len = TCP_CC_INFO_LEN as libc::socklen_t;
-    // SAFETY: the kernel writes at most `len` bytes into `buf`.
-    check(unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_CC_INFO,
-            buf.as_mut_ptr().cast(),
-            &mut len,
-        )
-    })?;
-    Ok((len as usize, buf))
+    tcp_getsockopt(fd, libc::TCP_CC_INFO)
 }
 
 /// `setsockopt` of an integer option.

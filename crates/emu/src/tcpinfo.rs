@@ -3,6 +3,8 @@
 //! byte offsets. Older kernels return a shorter structure: the fields they
 //! lack read as zero.
 
+use tcplab_tcp::cc::CcModel;
+
 /// What a sender's socket says of itself.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpInfo {
@@ -92,33 +94,21 @@ impl TcpInfo {
     }
 }
 
-/// Linux's `struct tcp_bbr_info` (`TCP_CC_INFO` of a BBR socket,
-/// `bbr_get_info`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BbrInfo {
-    /// `bbr_bw_lo | bbr_bw_hi << 32`: the bandwidth estimate, bytes per second.
-    pub bw: u64,
-    /// `bbr_min_rtt`, microseconds.
-    pub min_rtt_us: u32,
-    /// `bbr_pacing_gain`, in 1/256.
-    pub pacing_gain: u32,
-    /// `bbr_cwnd_gain`, in 1/256.
-    pub cwnd_gain: u32,
-}
-
-impl BbrInfo {
-    /// Decode the structure; `None` unless the kernel returned all of it.
-    pub fn parse(len: usize, b: &[u8; crate::sys::TCP_CC_INFO_LEN]) -> Option<BbrInfo> {
-        if len < crate::sys::TCP_CC_INFO_LEN {
-            return None;
-        }
-        Some(BbrInfo {
-            bw: u32_at(b, 0) as u64 | (u32_at(b, 4) as u64) << 32,
-            min_rtt_us: u32_at(b, 8),
-            pacing_gain: u32_at(b, 12),
-            cwnd_gain: u32_at(b, 16),
-        })
+/// Decode Linux's `struct tcp_bbr_info` (`TCP_CC_INFO` of a BBR socket,
+/// `bbr_get_info`) into the simulator's model of the same fields:
+/// `bbr_bw_lo | bbr_bw_hi << 32` (bytes per second), `bbr_min_rtt` (µs),
+/// `bbr_pacing_gain` and `bbr_cwnd_gain` (1/256). `None` unless the kernel
+/// returned all of it.
+pub fn parse_bbr_info(len: usize, b: &[u8; crate::sys::TCP_CC_INFO_LEN]) -> Option<CcModel> {
+    if len < crate::sys::TCP_CC_INFO_LEN {
+        return None;
     }
+    Some(CcModel {
+        bw: u32_at(b, 0) as u64 | (u32_at(b, 4) as u64) << 32,
+        min_rtt_us: u32_at(b, 8),
+        pacing_gain: u32_at(b, 12),
+        cwnd_gain: u32_at(b, 16),
+    })
 }
 
 #[cfg(test)]
@@ -169,13 +159,13 @@ mod tests {
         b[8..12].copy_from_slice(&26_123u32.to_ne_bytes());
         b[12..16].copy_from_slice(&320u32.to_ne_bytes());
         b[16..20].copy_from_slice(&512u32.to_ne_bytes());
-        let i = BbrInfo::parse(20, &b).expect("a whole structure");
+        let i = parse_bbr_info(20, &b).expect("a whole structure");
         assert_eq!(i.bw, (1u64 << 32) + 5);
         assert_eq!(
             (i.min_rtt_us, i.pacing_gain, i.cwnd_gain),
             (26_123, 320, 512)
         );
         // Reno and Cubic have no get_info: the kernel returns nothing.
-        assert_eq!(BbrInfo::parse(0, &b), None);
+        assert_eq!(parse_bbr_info(0, &b), None);
     }
 }

@@ -410,20 +410,20 @@ pub struct CwndTrace {
 }
 
 impl CwndTrace {
-    /// Append a controller's model (`None`: NaN in each column); the
-    /// fields are Linux's `struct tcp_bbr_info`: bytes per second, µs
+    /// Append a controller's model (`None`: NaN in each column), in the
+    /// units of Linux's `struct tcp_bbr_info`: bytes per second, µs
     /// (`u32::MAX`: no sample yet) and gains in 1/256.
-    pub fn push_model(&mut self, m: Option<(u64, u32, u32, u32)>) {
+    pub fn push_model(&mut self, m: Option<tcplab_tcp::cc::CcModel>) {
         let (bw, rtt, pg, cg) = match m {
-            Some((bw, rtt_us, pg, cg)) => (
-                bw as f64 * 8.0,
-                if rtt_us == u32::MAX {
+            Some(m) => (
+                m.bw as f64 * 8.0,
+                if m.min_rtt_us == u32::MAX {
                     f64::NAN
                 } else {
-                    rtt_us as f64 * 1e-6
+                    m.min_rtt_us as f64 * 1e-6
                 },
-                pg as f64 / 256.0,
-                cg as f64 / 256.0,
+                m.pacing_gain as f64 / 256.0,
+                m.cwnd_gain as f64 / 256.0,
             ),
             None => (f64::NAN, f64::NAN, f64::NAN, f64::NAN),
         };

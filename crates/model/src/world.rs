@@ -686,11 +686,7 @@ impl World {
                         r => r as f64 * 8.0,
                     });
                 tr.ca_state.push(f.sender.tp.ca_state.linux() as u32);
-                tr.push_model(
-                    f.sender
-                        .cc_model()
-                        .map(|m| (m.bw, m.min_rtt_us, m.pacing_gain, m.cwnd_gain)),
-                );
+                tr.push_model(f.sender.cc_model());
             }
         }
         if let Some(tr) = self.traces.queue.as_mut() {
