@@ -20,7 +20,35 @@ from tcplab.studies import braud2016
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("braud2016")
     reproduce.reproduce("braud2016", out, quick=True, jobs=2)
+    # The 80 % load runs only when named; the report then covers both loads.
+    reproduce.reproduce("braud2016", out, quick=True, jobs=2, only=["exp2-80"])
     return out
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_the_80_percent_load_runs_only_when_named(
+    quick: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = reproduce.get("braud2016")
+    names = [p.name for p in reproduce._select_parts(study, quick, (), False)]
+    assert names == ["exp1", "exp2", "pendulum"]
+    named = reproduce._select_parts(study, quick, ["exp2-80"], False)
+    assert [p.name for p in named] == ["exp2-80"]
+    # --list-parts says which part waits to be named.
+    with pytest.raises(SystemExit) as e:
+        main(["reproduce", "braud2016", "--list-parts"] + (["--quick"] if quick else []))
+    assert e.value.code == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "exp1",
+        "exp2",
+        "exp2-80  (runs only when named with --part)",
+        "pendulum",
+    ]
+    # Each half of the file's sweep: 16 pairs x 2 buffers, at its own load.
+    for part, load in ((study.parts[1], "50 %"), (named[0], "80 %")):
+        sw = reproduce._part_sweep(study, part, quick)
+        assert len(sw.points) == 32
+        assert {p[braud2016.LOAD]["label"] for p in sw.points} == {load}
 
 
 def test_the_report_has_every_figure_the_paper_file_lists(quick: Path) -> None:

@@ -603,6 +603,24 @@ def test_overrides_change_every_point_and_the_sweep_identity(tmp_path: Path) -> 
     assert sw.scenario_hash != before
 
 
+def test_a_selection_keeps_its_points_runs_and_seeds(tmp_path: Path) -> None:
+    whole = load(scenario(tmp_path, GRID))
+    sw = load(scenario(tmp_path, GRID))
+    before = sw.scenario_hash
+    sw.select({"host[a].cc": ["cubic"]})
+    # The two cubic points of the 2 x 2 grid, as the whole sweep runs them:
+    # same run ids, same seeds (derived from the coordinates, not the position).
+    assert sw.points == [whole.points[1], whole.points[3]]
+    assert [(t.run_id, t.seed) for t in sw.tasks()] == [
+        (t.run_id, t.seed) for t in whole.tasks() if t.coords["host[a].cc"] == "cubic"
+    ]
+    assert sw.scenario_hash != before
+    with pytest.raises(sweep.SweepError, match=r"'host\[a\].cc' has no value 'vegas'.*newreno"):
+        sw.select({"host[a].cc": ["vegas"]})
+    with pytest.raises(sweep.SweepError, match=r"no sweep coordinate 'duration'"):
+        sw.select({"duration": ["2s"]})
+
+
 def test_a_killed_worker_loses_only_its_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

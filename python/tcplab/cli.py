@@ -1108,8 +1108,10 @@ def reproduce(
     if name not in STUDIES:
         raise UserError(f"no study {name!r}; available: {', '.join(STUDIES)}")
     if list_parts:
+        mode = "quick" if quick else "full"
+        optional = {p.name.split("/")[0] for p in STUDIES[name].parts if mode in p.optional}
         for g in part_groups(STUDIES[name], quick):
-            click.echo(g)
+            click.echo(g + ("  (runs only when named with --part)" if g in optional else ""))
         return
     if export_dir is not None:
         try:

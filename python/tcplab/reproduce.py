@@ -165,6 +165,8 @@ def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
 
     text, path = scenario_text(study.name, part.file)
     sw = load_sweep(text, path)
+    if part.select:
+        sw.select(part.select)
     if part.overrides or part.repetitions is not None:
         sw.override(part.overrides, part.repetitions)
     if quick:
@@ -222,6 +224,8 @@ def _select_parts(study: Study, quick: bool, only: Sequence[str], sim_only: bool
             f"{study.name} has no part {bad[0]!r}; its parts are: {', '.join(full)} "
             "(a part's name, without /linux or /sim)"
         )
+    mode = "quick" if quick else "full"
+    parts = [p for p in parts if mode not in p.optional or _group(p) in only]
     if only:
         parts = [p for p in parts if _group(p) in only or p.always]
     if sim_only:

@@ -612,6 +612,30 @@ class Sweep:
             self.overrides["repetitions"] = repetitions
         self.validate()
 
+    def select(self, coords: Mapping[str, Sequence[Any]]) -> None:
+        """Keep only the points whose value of each coordinate in ``coords``
+        (a column of the sweep's tables, ``"traffic[0].size"``) is one of the
+        given labels (as the tables show them: a table value by its
+        ``label``). The points kept keep their coordinates, so their run ids
+        and seeds are those of the whole sweep; the selection counts in
+        :attr:`scenario_hash`."""
+        axes = dict(self.spec.axes)
+        for name, labels in coords.items():
+            if name not in axes:
+                raise SweepError(
+                    f"{self.path}: no sweep coordinate {name!r} to select from; its "
+                    f"coordinates are: {', '.join(axes) or 'none'}"
+                )
+            known = [coord_label(v) for v in axes[name]]
+            bad = [x for x in labels if x not in known]
+            if bad:
+                raise SweepError(
+                    f"{self.path}: sweep coordinate {name!r} has no value {bad[0]!r}; "
+                    f"its values are: {', '.join(map(str, known))}"
+                )
+            self.points = [c for c in self.points if coord_label(c[name]) in labels]
+            self.overrides[f"select:{name}"] = list(labels)
+
     def task(self, point: int, rep: int) -> RunTask:
         coords = self.points[point]
         seed = derive_seed(self.base_seed, coords, rep)

@@ -106,6 +106,14 @@ class Part:
     #: Runs (or, with ``--sim-only``, must be stored) whenever any part of the
     #: study runs: a measurement other parts ``derive`` from.
     always: bool = False
+    #: Only these points of the file's sweep: coordinate (a column of the
+    #: sweep's tables) -> the values kept, by label (``Sweep.select``); the
+    #: points keep the seeds they have in the whole sweep.
+    select: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: The versions (``full``, ``quick``) in which the part runs only when
+    #: named with ``--part``: a check the paper mentions beside its figures,
+    #: which the study's claims do not need.
+    optional: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
