@@ -73,8 +73,15 @@ pub struct TcpHeader {
     pub tsecr: u64,
     /// Number of SACK blocks used.
     pub nsack: u8,
-    /// SACK blocks `[left, right)`, most recent first (RFC 2018).
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    /// SACK blocks `[left, right)`, most recent first (RFC 2018), as the
+    /// wire carries them: the low 32 bits of each edge (`set_sack`).
+    /// `sack_block` reads an edge back as the one within 2^31 of the
+    /// cumulative ACK (RFC 7323's sequence arithmetic). Exact here: every
+    /// edge lies within the receive window of the ACK (below 2^30 bytes
+    /// above it, the window field being 16 bits scaled by at most 14) or, for
+    /// a D-SACK, a segment below it that the sender sent within a window of
+    /// it. Half the size of 64-bit edges: a packet is 128 bytes, not 160.
+    pub sack: [(u32, u32); MAX_SACK_BLOCKS],
     /// The IP ECN field of the packet carrying the segment (see the module header).
     pub ip_ecn: Ecn,
     /// Sent by an ns-2 one-way agent or sink: ns-2's packet sizes (module header).
@@ -103,9 +110,29 @@ impl TcpHeader {
     pub fn seq_len(&self) -> u64 {
         self.payload as u64 + self.has(SYN) as u64 + self.has(FIN) as u64
     }
-    /// The SACK blocks carried.
-    pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        &self.sack[..self.nsack as usize]
+    /// SACK block `i` (below `nsack`), its edges read against `ack`.
+    #[inline]
+    pub fn sack_block(&self, i: usize) -> (u64, u64) {
+        let (l, r) = self.sack[i];
+        (self.unwrap_seq(l), self.unwrap_seq(r))
+    }
+    /// The SACK blocks carried, most recent first (for inspection and tests;
+    /// the sender reads them with `sack_block`).
+    pub fn sack_blocks(&self) -> Vec<(u64, u64)> {
+        (0..(self.nsack as usize).min(MAX_SACK_BLOCKS))
+            .map(|i| self.sack_block(i))
+            .collect()
+    }
+    /// Set SACK block `i` (`nsack` is set apart).
+    #[inline]
+    pub fn set_sack(&mut self, i: usize, (l, r): (u64, u64)) {
+        self.sack[i] = (l as u32, r as u32);
+    }
+    /// The sequence number whose low 32 bits are `v` nearest to `ack`.
+    #[inline]
+    fn unwrap_seq(&self, v: u32) -> u64 {
+        let d = v.wrapping_sub(self.ack as u32) as i32;
+        self.ack.wrapping_add_signed(d as i64)
     }
     /// Bytes of options, padded as Linux pads them.
     pub fn options_len(&self) -> u32 {
@@ -156,6 +183,36 @@ impl TcpHeader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sack_edges_read_back_against_the_ack_across_32_bit_wraps() {
+        // The connection's 64-bit sequence numbers past 2^32 (4 GiB sent): the
+        // wire keeps the low 32 bits, read back as the value within 2^31 of
+        // the ACK, as a real TCP reads them (RFC 7323 sequence arithmetic).
+        let ack = (5u64 << 32) - 1000; // 1000 bytes below the fifth wrap
+        let mut h = TcpHeader {
+            flags: ACK,
+            ack,
+            nsack: 3,
+            ..Default::default()
+        };
+        let above = (ack + 2000, ack + 3448); // across the wrap
+        let dsack = (ack - 1448, ack); // below the ACK: a D-SACK
+        let far = (ack + (1 << 30), ack + (1 << 30) + 1448); // a 1 GiB window's end
+        h.set_sack(0, dsack);
+        h.set_sack(1, above);
+        h.set_sack(2, far);
+        assert_eq!(h.sack[1], (1000, 2448), "the low 32 bits, as on the wire");
+        assert_eq!(h.sack_blocks(), vec![dsack, above, far]);
+    }
+
+    #[test]
+    fn a_packet_is_two_cache_lines() {
+        // Packets are copied into the pool and read at every delivery: 32-bit
+        // SACK edges keep one at 128 bytes (160 with 64-bit ones).
+        assert!(std::mem::size_of::<TcpHeader>() <= 96);
+        assert!(std::mem::size_of::<tcplab_net::Packet<TcpHeader>>() <= 128);
+    }
 
     #[test]
     fn a_full_data_segment_with_timestamps_is_a_1500_byte_packet() {

@@ -774,9 +774,11 @@ impl Receiver {
             let n = self.nrecent.min(max - first);
             if let Some(b) = d {
                 // RFC 2883: the D-SACK block first, then the usual ones.
-                h.sack[0] = b;
+                h.set_sack(0, b);
             }
-            h.sack[first..first + n].copy_from_slice(&self.recent[..n]);
+            for (i, &b) in self.recent[..n].iter().enumerate() {
+                h.set_sack(first + i, b);
+            }
             h.nsack = (first + n) as u8;
         }
         self.last_ack_sent = self.rcv_nxt;

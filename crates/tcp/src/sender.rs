@@ -1493,7 +1493,7 @@ impl Sender {
         // A DSACK of exactly the loss probe (Linux tcp_dsack_seen's
         // FLAG_DSACK_TLP): the original arrived, the probe was not needed.
         let dsack_block = is_dsack(h);
-        let (l0, r0) = h.sack[0];
+        let (l0, r0) = h.sack_block(0);
         let dsack_tlp = self.tlp.dsack_of_probe(dsack_block, l0, r0, self.mss);
 
         // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part);
@@ -1504,7 +1504,12 @@ impl Sender {
             self.count_dsack(h);
         }
         if sack || sack1_blocks {
-            let blocks = &h.sack[..(h.nsack as usize).min(MAX_SACK_BLOCKS)];
+            let n = (h.nsack as usize).min(MAX_SACK_BLOCKS);
+            let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+            for (i, b) in blocks[..n].iter_mut().enumerate() {
+                *b = h.sack_block(i);
+            }
+            let blocks = &blocks[..n];
             for &(l, r) in blocks {
                 if r <= self.snd_una.max(h.ack) {
                     continue;
@@ -2133,7 +2138,7 @@ impl Sender {
     /// An ACK's D-SACK block (Linux `tcp_check_dsack`, `tcp_sacktag_one`):
     /// each retransmission of this episode it covers was needless.
     fn count_dsack(&mut self, h: &TcpHeader) {
-        let (l, r) = h.sack[0];
+        let (l, r) = h.sack_block(0);
         if self.undo_marker {
             let covered = self.sb.ever_retrans_in(l, r, self.undo_retrans.point());
             self.undo_retrans
@@ -3169,8 +3174,15 @@ impl Sender {
 /// Linux `tcp_check_dsack`: the ACK's first SACK block is a D-SACK (below
 /// the cumulative ACK, or inside the second block).
 fn is_dsack(h: &TcpHeader) -> bool {
-    let (l, r) = h.sack[0];
-    h.nsack > 0 && (l < h.ack || (h.nsack > 1 && h.sack[1].0 <= l && r <= h.sack[1].1))
+    if h.nsack == 0 {
+        return false;
+    }
+    let (l, r) = h.sack_block(0);
+    l < h.ack
+        || (h.nsack > 1 && {
+            let (l1, r1) = h.sack_block(1);
+            l1 <= l && r <= r1
+        })
 }
 
 /// Smallest window-scale shift that lets `buf` bytes fit in 16 bits (at most 14).

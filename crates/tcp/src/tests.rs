@@ -71,7 +71,7 @@ fn ack(ackno: u64, sacks: &[(u64, u64)], ts: bool, tsecr: u64) -> TcpHeader {
     };
     h.wnd = (4u64 << 20 >> 7) as u32; // the rfc profile's 4 MiB buffer with shift 7
     for (i, &b) in sacks.iter().enumerate() {
-        h.sack[i] = b;
+        h.set_sack(i, b);
     }
     h.nsack = sacks.len() as u8;
     h
@@ -1336,7 +1336,7 @@ fn receiver_acks_out_of_order_data_at_once_with_rfc2018_sack_blocks() {
     r.on_segment(ms(151), &seg(2), &mut out); // hole at 1
     let a = out.last().unwrap();
     assert_eq!(
-        (a.ack, a.sack_blocks()),
+        (a.ack, &a.sack_blocks()[..]),
         (seg_start(1), &[(seg_start(2), seg_start(3))][..])
     );
     r.on_segment(ms(152), &seg(5), &mut out); // hole at 3, 4
@@ -1358,7 +1358,7 @@ fn receiver_acks_out_of_order_data_at_once_with_rfc2018_sack_blocks() {
     assert_eq!(out.len(), n + 1);
     let a = out.last().unwrap();
     assert_eq!(
-        (a.ack, a.sack_blocks()),
+        (a.ack, &a.sack_blocks()[..]),
         (seg_start(4), &[(seg_start(5), seg_start(6))][..])
     );
     // ACK with timestamps and 3 SACK blocks max: 80 bytes.
@@ -2303,7 +2303,7 @@ fn ns2_finite_transfer_ends_without_a_fin() {
 fn ns2_sack_ack(i: u64, blocks: &[(u64, u64)]) -> TcpHeader {
     let mut h = ns2_ack(i);
     for (k, &(a, b)) in blocks.iter().enumerate() {
-        h.sack[k] = (ns2_seg(a), ns2_seg(b));
+        h.set_sack(k, (ns2_seg(a), ns2_seg(b)));
     }
     h.nsack = blocks.len() as u8;
     h
@@ -3179,18 +3179,18 @@ fn the_receiver_reports_duplicates_in_a_dsack_block_first() {
     r.on_segment(ms(151), &first[0], &mut out);
     let a = out.pop().unwrap();
     assert_eq!(a.ack, first[1].seq + first[1].payload as u64);
-    assert_eq!(&a.sack[..a.nsack as usize], &[(first[0].seq, first[1].seq)]);
+    assert_eq!(a.sack_blocks(), [(first[0].seq, first[1].seq)]);
     // Segment 3 out of order, then again: D-SACK of it, then its block.
     r.on_segment(ms(152), &first[3], &mut out);
     out.clear();
     r.on_segment(ms(153), &first[3], &mut out);
     let a = out.pop().unwrap();
     let b3 = (first[3].seq, first[4].seq);
-    assert_eq!(&a.sack[..a.nsack as usize], &[b3, b3]);
+    assert_eq!(a.sack_blocks(), [b3, b3]);
     // The next ACK has no D-SACK block.
     r.on_segment(ms(154), &first[5], &mut out);
     let a = out.pop().unwrap();
-    assert_eq!(a.sack[0], (first[5].seq, first[6].seq));
+    assert_eq!(a.sack_block(0), (first[5].seq, first[6].seq));
     // Off (every other profile): no D-SACK.
     c.dsack = false;
     let mut r2 = Receiver::new(c.clone());
@@ -4167,7 +4167,7 @@ fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
     r.on_timer(t(49) + SimTime(1_100_000), &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].nsack, 1);
-    assert_eq!(out[0].sack[0], (seg_start(1), seg_start(51)));
+    assert_eq!(out[0].sack_block(0), (seg_start(1), seg_start(51)));
     assert_eq!(r.next_deadline(), None);
     // The hole filled: rcv_nxt moves, the ACK goes at once (ICSK_ACK_NOW).
     out.clear();
@@ -4235,7 +4235,7 @@ fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
     assert_eq!(r.next_deadline(), Some(us(130)), "the pending timer kept");
     r.on_segment(us(50), &seg(2), &mut out);
     assert_eq!(out.len(), 1, "the held ACK goes first");
-    let blocks: Vec<_> = out[0].sack[..out[0].nsack as usize].to_vec();
+    let blocks: Vec<_> = out[0].sack_blocks();
     assert_eq!(
         blocks,
         vec![

@@ -118,8 +118,8 @@ impl TcpHeader {
         if n > 0 {
             out.extend_from_slice(&[NOP, NOP, SACK, 2 + 8 * n as u8]);
             for &(l, r) in &self.sack[..n] {
-                out.extend_from_slice(&(l as u32).to_be_bytes());
-                out.extend_from_slice(&(r as u32).to_be_bytes());
+                out.extend_from_slice(&l.to_be_bytes());
+                out.extend_from_slice(&r.to_be_bytes());
             }
         }
         debug_assert_eq!(out.len() - t, tcp_len, "options as options_len counts them");
