@@ -25,7 +25,27 @@ PAYLOAD_BPS = 250e6 * 1460 / 1500
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("mascolo2006")
     reproduce.reproduce("mascolo2006", out, quick=True, jobs=2)
+    # The paper ran ns-2 only: the linux profile's points run when named, and
+    # the report then draws both series.
+    assert not (out / "linux").exists()
+    reproduce.reproduce("mascolo2006", out, quick=True, jobs=2, only=["linux"])
     return out
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_the_linux_profile_runs_only_when_named(quick: bool) -> None:
+    study = reproduce.get("mascolo2006")
+    default = reproduce._select_parts(study, quick, (), False)
+    named = reproduce._select_parts(study, quick, ["linux"], False)
+    names = ["A", "B", "C"]
+    assert [p.name for p in default] == names
+    assert [p.name for p in named] == [f"linux/{n}" for n in names]
+    for part in default + named:
+        sw = reproduce._part_sweep(study, part, quick)
+        # Each half of its file's sweep: 8 variants (x 2 RTTs in A and B).
+        assert len(sw.points) == 8 * (1 if part.file == "c.toml" else 2)
+        want = "linux" if part.name.startswith("linux/") else "ns2"
+        assert {p[m.PROFILE] for p in sw.points} == {want}
 
 
 def test_the_report_has_every_figure_and_table_the_paper_lists(quick: Path) -> None:
@@ -62,7 +82,7 @@ def test_forward_goodput_never_exceeds_the_bottleneck(quick: Path, part: str) ->
 
 
 def test_every_point_ran_and_retransmission_probability_is_a_probability(quick: Path) -> None:
-    a = m.phases(quick / "A")
+    a = m.study_phases(quick, "A")
     assert set(a["variant"]) == set(m.VARIANTS)
     assert set(a["profile"]) == set(m.PROFILES)
     assert set(a["rtt"]) == set(m.RTTS)
@@ -72,7 +92,7 @@ def test_every_point_ran_and_retransmission_probability_is_a_probability(quick: 
 
 
 def test_scenario_c_follows_its_schedule(quick: Path) -> None:
-    c = m.phases(quick / "C")
+    c = m.study_phases(quick, "C")
     # E and F start within 250-260 s (scaled): nothing of theirs arrives in phase 0.
     early = c.filter(pl.col("flow").is_in(["E", "F"]) & (pl.col("phase") == 0))
     assert early.height > 0
@@ -87,7 +107,7 @@ def test_scenario_c_follows_its_schedule(quick: Path) -> None:
 
 
 def test_timeouts_table_is_shaped_like_tables_one_and_two(quick: Path) -> None:
-    a = m.phases(quick / "A")
+    a = m.study_phases(quick, "A")
     names = m.phase_names(a, m.AB_REVERSE)
     assert names == ["0-49.95 s", "49.95-99.9 s (reverse on)", "99.9-150 s"]
     t = m.timeouts_table(a, names)
@@ -95,14 +115,16 @@ def test_timeouts_table_is_shaped_like_tables_one_and_two(quick: Path) -> None:
     assert t.width == 2 + len(m.RTTS) * len(names)
 
 
-def test_the_traced_runs_are_the_first_repetitions_of_their_points(quick: Path) -> None:
-    # B-traces runs b.toml with the same points and seeds, traced: its flows
-    # table must equal repetition 0 of B's.
-    cols = ["point", "name", "segs_sent", "bytes_delivered"]
-    b = sweep.read_table(quick / "B", "flows").filter(pl.col("rep") == 0).select(cols)
-    t = sweep.read_table(quick / "B-traces", "flows").select(cols)
-    assert b.sort(["point", "name"]).equals(t.sort(["point", "name"]))
-    assert sweep.read_table(quick / "B-traces", "cwnd").height > 0
+def test_the_first_repetition_of_b_and_c_is_traced(quick: Path) -> None:
+    # The cwnd figures' runs: repetition 0 of every point of B and C (the
+    # quick version's only one), on each profile that ran; A is not traced.
+    for part in ("B", "C", "linux/B", "linux/C"):
+        cwnd = sweep.read_table(quick / part, "cwnd")
+        points = sweep.read_table(quick / part, "flows")["point"].n_unique()
+        assert cwnd.height > 0, part
+        assert cwnd["point"].n_unique() == points, part
+        assert set(cwnd["rep"]) == {0}
+    assert sweep.read_table(quick / "A", "cwnd").height == 0
 
 
 def test_flows_stop_where_the_scenario_stops_them(tmp_path: Path) -> None:

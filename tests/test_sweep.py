@@ -621,6 +621,21 @@ def test_a_selection_keeps_its_points_runs_and_seeds(tmp_path: Path) -> None:
         sw.select({"duration": ["2s"]})
 
 
+def test_fields_of_the_first_repetition_only(tmp_path: Path) -> None:
+    # A cwnd trace of repetition 0 of every point beside untraced others:
+    # the traced run is the run it would be untraced (same seed, same flows).
+    plain = load(scenario(tmp_path, GRID))
+    sw = load(scenario(tmp_path, GRID))
+    sw.override_first({"trace.cwnd": True, "trace.interval": "500ms"})
+    assert sw.scenario_hash != plain.scenario_hash
+    assert [t.seed for t in sw.tasks()] == [t.seed for t in plain.tasks()]
+    out = sweep.run_sweep(sw, tmp_path / "o", jobs=2)
+    cwnd = sweep.read_table(out, "cwnd")
+    assert set(cwnd["rep"]) == {0}
+    assert cwnd["point"].n_unique() == 4
+    assert flows(out).equals(flows(sweep.run_sweep(plain, tmp_path / "p", jobs=2)))
+
+
 def test_a_killed_worker_loses_only_its_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -169,6 +169,8 @@ def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
         sw.select(part.select)
     if part.overrides or part.repetitions is not None:
         sw.override(part.overrides, part.repetitions)
+    if part.first_overrides:
+        sw.override_first(part.first_overrides)
     if quick:
         sw.override(part.quick, part.quick_repetitions)
     sw.backend = part.backend

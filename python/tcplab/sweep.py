@@ -592,6 +592,8 @@ class Sweep:
     memory_parts: list[MemoryPart] | None = None
     #: What runs it: ``sim`` or ``linux`` (real time, one run at a time).
     backend: str = "sim"
+    #: Fields set in the first repetition of every point only (``override_first``).
+    first_rep: dict[str, Any] = field(default_factory=dict)
 
     @property
     def scenario_hash(self) -> str:
@@ -610,6 +612,16 @@ class Sweep:
         if repetitions is not None:
             self.spec.repetitions = repetitions
             self.overrides["repetitions"] = repetitions
+        self.validate()
+
+    def override_first(self, fields: Mapping[str, Any]) -> None:
+        """Set fields of the first repetition of every point only: a cwnd
+        trace of one run per point, say, beside its untraced repetitions
+        (tracing changes no result, so that run is the one it would be
+        untraced). Counts in :attr:`scenario_hash`; validates every point."""
+        for fpath, value in fields.items():
+            self.first_rep[fpath] = value
+            self.overrides[f"first:{fpath}"] = value
         self.validate()
 
     def select(self, coords: Mapping[str, Sequence[Any]]) -> None:
@@ -645,6 +657,9 @@ class Sweep:
         targets = self.spec.targets
         for name, value in coords.items():
             for fpath in targets[name]:
+                set_field(doc, fpath, value)
+        if rep == 0:
+            for fpath, value in self.first_rep.items():
                 set_field(doc, fpath, value)
         label = ", ".join(f"{k} = {coord_label(v)!r}" for k, v in coords.items())
         where = f"{self.path} (sweep point {label})" if label else self.path

@@ -110,6 +110,9 @@ class Part:
     #: sweep's tables) -> the values kept, by label (``Sweep.select``); the
     #: points keep the seeds they have in the whole sweep.
     select: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: Fields set in the first repetition of every point only
+    #: (``Sweep.override_first``): a cwnd trace of one run per point.
+    first_overrides: Mapping[str, Any] = field(default_factory=dict)
     #: The versions (``full``, ``quick``) in which the part runs only when
     #: named with ``--part``: a check the paper mentions beside its figures,
     #: which the study's claims do not need.

@@ -3,10 +3,13 @@ on the new high-speed TCP variants.
 
 Parts (files in ``data/mascolo2006/``): scenario A (on-off reverse traffic), B
 (A plus web traffic both ways), each for every variant at RTT 40 and 160 ms;
-C (unequal RTTs, flows starting and stopping); and one traced run per point of
-B and C for the congestion-window figures. Every part sweeps the host profile
-too: ``ns2`` (the paper's simulator) and ``linux`` (the same algorithms on the
-Linux stack model), so the report shows how much the stack model matters.
+C (unequal RTTs, flows starting and stopping); the first repetition of every
+point of B and C traces cwnd for the congestion-window figures. Every file
+sweeps the host profile too: ``ns2`` (the paper's simulator) and ``linux``
+(the same algorithms on the Linux stack model). The parts run the ``ns2``
+points, what the paper has; the ``linux`` points are the optional parts
+``linux/A``, ``linux/B`` and ``linux/C`` (``--part linux``), and the report
+then shows both series, so that it says how much the stack model matters.
 
 The report has the paper's Figures 2-16 and Tables I-II: goodput of A and B
 per phase, retransmission probability per phase, timeouts per phase, cwnd
@@ -34,8 +37,10 @@ __all__ = [
     "CLAIMS",
     "STUDY",
     "fairness",
+    "part_dirs",
     "phase_means",
     "phases",
+    "study_phases",
     "timeouts_table",
     "utilisation",
 ]
@@ -45,6 +50,8 @@ VARIANT, RTT, PROFILE = "defaults.host", "link[0]", "defaults.host.profile"
 #: The paper's variants, in its order (CUBIC last: the paper names it only).
 VARIANTS = ("SACK", "HSTCP", "H-TCP", "BIC", "STCP", "Westwood+", "FAST", "CUBIC")
 PROFILES = ("ns2", "linux")
+#: The group of the optional parts that run the linux profile's points.
+LINUX_GROUP = "linux"
 RTTS = ("RTT 40 ms", "RTT 160 ms")
 #: The phase in which C and D send: scenarios A and B (0-333-666-1000 s), C
 #: (0-250-333-666-750-1000 s).
@@ -102,6 +109,27 @@ def phases(out: Path) -> pl.DataFrame:
     if "retrans_prob" not in df.columns:
         df = df.with_columns((pl.col("segs_retrans") / pl.col("segs_sent")).alias("retrans_prob"))
     return df.with_columns((pl.col("goodput_bps") / 1e6).alias("goodput_mbps"))
+
+
+def part_dirs(out: Path, part: str) -> list[Path]:
+    """The directories holding ``part``'s runs under the study's output
+    ``out``: the ns2 points' (``out/part``) and, when they ran, the linux
+    points' (``out/linux/part``)."""
+    extra = out / LINUX_GROUP / part
+    return [out / part, *([extra] if (extra / "sweep.json").exists() else [])]
+
+
+def study_phases(out: Path, part: str) -> pl.DataFrame:
+    """:func:`phases` of ``part`` over both profiles' runs (:func:`part_dirs`)."""
+    import polars as pl
+
+    frames = [f for f in (phases(d) for d in part_dirs(out, part)) if f.height]
+    return pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
+
+
+def _both(df: pl.DataFrame) -> bool:
+    """Whether ``df`` holds runs of both profiles (the linux ones ran)."""
+    return df["profile"].n_unique() > 1
 
 
 def phase_names(df: pl.DataFrame, reverse: int) -> list[str]:
@@ -265,7 +293,7 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
     timeouts (Table ``table``) of scenario ``scen`` (A or B)."""
     import polars as pl
 
-    df = phases(out / scen)
+    df = study_phases(out, scen)
     if df.height == 0:
         rep.add_text(f"Scenario {scen}: no finished run.")
         return
@@ -343,7 +371,8 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
     rep.add_table(
         _ordered(timeouts_table(df, names), "variant", VARIANTS),
         f"The paper's Table {table}: timeouts of A and B together per phase, scenario "
-        f"{scen}; mean (std) over the runs. The linux rows are not in the paper.",
+        f"{scen}; mean (std) over the runs."
+        + (" The linux rows are not in the paper." if _both(df) else ""),
     )
     # Every figure's numbers, ns2 and linux side by side.
     side = g.with_columns(
@@ -353,7 +382,7 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
     rep.add_table(
         side,
         f"Goodput (Mb/s, mean ± 95 % CI) of A and B per phase, scenario {scen}: the "
-        "numbers of the goodput figures, ns2 and linux side by side.",
+        "numbers of the goodput figures" + (", ns2 and linux side by side." if _both(df) else "."),
     )
     side_r = r.with_columns(
         _pm("retrans_prob", 3, 100.0).alias("cell"),
@@ -362,7 +391,8 @@ def _ab_section(rep: Report, out: Path, scen: str, figs: tuple[int, int], table:
     rep.add_table(
         side_r,
         f"Retransmission probability (%, mean ± 95 % CI) of A and B per phase, scenario "
-        f"{scen}: the numbers of the retransmission figures, ns2 and linux side by side.",
+        f"{scen}: the numbers of the retransmission figures"
+        + (", ns2 and linux side by side." if _both(df) else "."),
     )
 
 
@@ -384,21 +414,26 @@ def flow_stops(out: Path) -> dict[str, float]:
     }
 
 
-def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by_rtt: bool) -> None:
+def _cwnd_figures(
+    rep: Report, dirs: Sequence[Path], flows: Sequence[str], caption: str, by_rtt: bool
+) -> None:
     import polars as pl
 
     from tcplab import figures
     from tcplab.sweep import scan_table
 
-    if not (out / "sweep.json").exists():
+    dirs = [d for d in dirs if (d / "sweep.json").exists()]
+    if not dirs:
         return
+    out = dirs[0]
     # Only the columns and flows drawn are read (the traces of every
     # variant can be millions of rows).
-    lf = scan_table(out, "cwnd")
-    names = lf.collect_schema().names()
-    if not names:
+    scans = [lf for lf in (scan_table(d, "cwnd") for d in dirs) if lf.collect_schema().names()]
+    if not scans:
         rep.add_text("No cwnd trace was recorded.")
         return
+    lf = pl.concat(scans, how="diagonal_relaxed")
+    names = lf.collect_schema().names()
     axes = {
         k: v for k, v in {VARIANT: "variant", PROFILE: "profile", RTT: "rtt"}.items() if k in names
     }
@@ -445,7 +480,7 @@ def _cwnd_figures(rep: Report, out: Path, flows: Sequence[str], caption: str, by
 def _c_section(rep: Report, out: Path) -> None:
     import polars as pl
 
-    df = phases(out / "C")
+    df = study_phases(out, "C")
     if df.height == 0:
         rep.add_text("Scenario C: no finished run.")
         return
@@ -500,8 +535,9 @@ def _c_section(rep: Report, out: Path) -> None:
     )
     rep.add_table(
         side,
-        "Goodput (Mb/s, mean ± 95 % CI) of every forward flow per phase of scenario C, "
-        "ns2 and linux side by side (a flow that has not started or has stopped shows 0).",
+        "Goodput (Mb/s, mean ± 95 % CI) of every forward flow per phase of scenario C"
+        + (", ns2 and linux side by side" if _both(df) else "")
+        + " (a flow that has not started or has stopped shows 0).",
     )
 
 
@@ -523,8 +559,9 @@ def _report(out: Path, quick: bool) -> Path:
         "bandwidth-delay product; from 333 s to 666 s two flows C and D send the other "
         "way, so that A and B's ACKs queue behind data. Scenario B adds web traffic both "
         "ways, scenario C flows with unequal RTTs. Every variant runs on the ns2 "
-        "profile (ns-2's TCP agents, as in the paper) and, as a second series that "
-        "the paper does not have, on the linux profile.",
+        "profile (ns-2's TCP agents, as in the paper) and, when the study runs with "
+        "--part linux, as a second series that the paper does not have, on the "
+        "linux profile.",
     )
     phase_note = (
         "Three phases: before, during and after the reverse traffic (0-333, 333-666, "
@@ -537,7 +574,7 @@ def _report(out: Path, quick: bool) -> Path:
     rep.add_section("Scenario B: congestion windows (Figures 6-12)")
     _cwnd_figures(
         rep,
-        out / "B-traces",
+        part_dirs(out, "B"),
         ("A", "B"),
         "The paper's Figures 6-12 (one per variant; CUBIC is not in the paper): cwnd of A "
         "and B in scenario B",
@@ -546,7 +583,7 @@ def _report(out: Path, quick: bool) -> Path:
     rep.add_section("Scenario C: unequal RTTs (Figures 13-16)")
     _cwnd_figures(
         rep,
-        out / "C-traces",
+        part_dirs(out, "C"),
         ("A", "B", "E", "F"),
         "The paper's Figure 13: cwnd of A, B (RTT 80 ms), E and F (RTT 40 ms) in scenario C",
         by_rtt=False,
@@ -555,16 +592,38 @@ def _report(out: Path, quick: bool) -> Path:
     return finish_report(rep, out)
 
 
+def _parts(profile: str, prefix: str) -> tuple[Part, ...]:
+    """The three parts on one profile's points of the files, B and C with
+    the first repetition of every point traced (the cwnd figures). The paper
+    ran ns-2 only: the linux points (``prefix`` "linux/") run when named,
+    with the seeds they have in the whole sweep."""
+    sel = {PROFILE: (profile,)}
+    opt: tuple[str, ...] = () if profile == "ns2" else ("full", "quick")
+    return tuple(
+        Part(
+            f"{prefix}{name}",
+            file,
+            select=sel,
+            optional=opt,
+            first_overrides=_TRACE if traced else {},
+            quick=quick,
+            quick_repetitions=1,
+        )
+        for name, file, quick, traced in (
+            ("A", "a.toml", _AB_QUICK, False),
+            ("B", "b.toml", _AB_QUICK, True),
+            ("C", "c.toml", _C_QUICK, True),
+        )
+    )
+
+
 STUDY = Study(
     name="mascolo2006",
     title="The effect of reverse traffic on the new high-speed TCP variants",
     paper=PAPER,
     parts=(
-        Part("A", "a.toml", quick=_AB_QUICK, quick_repetitions=1),
-        Part("B", "b.toml", quick=_AB_QUICK, quick_repetitions=1),
-        Part("C", "c.toml", quick=_C_QUICK, quick_repetitions=1),
-        Part("B-traces", "b.toml", overrides=_TRACE, repetitions=1, quick=_AB_QUICK),
-        Part("C-traces", "c.toml", overrides=_TRACE, repetitions=1, quick=_C_QUICK),
+        *_parts("ns2", ""),
+        *_parts("linux", f"{LINUX_GROUP}/"),
     ),
     report=_report,
     quick_note="one run per point, 150 s instead of 1000 s with every time scaled by 0.15",
