@@ -76,11 +76,13 @@ pub struct TcpHeader {
     /// SACK blocks `[left, right)`, most recent first (RFC 2018), as the
     /// wire carries them: the low 32 bits of each edge (`set_sack`).
     /// `sack_block` reads an edge back as the one within 2^31 of the
-    /// cumulative ACK (RFC 7323's sequence arithmetic). Exact here: every
-    /// edge lies within the receive window of the ACK (below 2^30 bytes
-    /// above it, the window field being 16 bits scaled by at most 14) or, for
-    /// a D-SACK, a segment below it that the sender sent within a window of
-    /// it. Half the size of 64-bit edges: a packet is 128 bytes, not 160.
+    /// cumulative ACK (RFC 7323's sequence arithmetic). Exact for flights
+    /// below 2 GiB: with window scaling every edge lies within the receive
+    /// window of the ACK (below 2^30 bytes above it, the window field being
+    /// 16 bits scaled by at most 14) or, for a D-SACK, a segment below it
+    /// that the sender sent within a window of it; ns-2's one-way agents
+    /// have no receive window, only their `window` (debug builds check).
+    /// Half the size of 64-bit edges: a packet is 128 bytes, not 160.
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
     /// The IP ECN field of the packet carrying the segment (see the module header).
     pub ip_ecn: Ecn,
@@ -123,9 +125,14 @@ impl TcpHeader {
             .map(|i| self.sack_block(i))
             .collect()
     }
-    /// Set SACK block `i` (`nsack` is set apart).
+    /// Set SACK block `i` (`nsack` is set apart), after `ack`.
     #[inline]
     pub fn set_sack(&mut self, i: usize, (l, r): (u64, u64)) {
+        debug_assert!(
+            l.abs_diff(self.ack) < 1 << 31 && r.abs_diff(self.ack) < 1 << 31,
+            "SACK block ({l}, {r}) more than 2 GiB from the ACK {}",
+            self.ack
+        );
         self.sack[i] = (l as u32, r as u32);
     }
     /// The sequence number whose low 32 bits are `v` nearest to `ack`.

@@ -141,7 +141,7 @@ def _braud_report(out: Path, quick: bool) -> Path:
     util = braud_utilisation(out / "exp1")
     rtt = braud_rtt(out / "exp1")
     resp = braud_responses(
-        *(out / d for d in ("exp2", "exp2-80") if d == "exp2" or (out / d).is_dir())
+        *(out / d for d in ("exp2", "exp2-80") if (out / d / "sweep.json").exists())
     )
     rep = start_report(
         STUDY,

@@ -113,10 +113,10 @@ def phases(out: Path) -> pl.DataFrame:
 
 def part_dirs(out: Path, part: str) -> list[Path]:
     """The directories holding ``part``'s runs under the study's output
-    ``out``: the ns2 points' (``out/part``) and, when they ran, the linux
+    ``out``, of those that ran: the ns2 points' (``out/part``) and the linux
     points' (``out/linux/part``)."""
-    extra = out / LINUX_GROUP / part
-    return [out / part, *([extra] if (extra / "sweep.json").exists() else [])]
+    dirs = (out / part, out / LINUX_GROUP / part)
+    return [d for d in dirs if (d / "sweep.json").exists()]
 
 
 def study_phases(out: Path, part: str) -> pl.DataFrame:
