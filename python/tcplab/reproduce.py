@@ -213,7 +213,8 @@ def _select_parts(study: Study, quick: bool, only: Sequence[str], sim_only: bool
     """The parts :func:`reproduce` runs (see its ``only`` and ``sim_only``)."""
     from tcplab.sweep import SweepError
 
-    parts = [p for p in study.parts if ("quick" if quick else "full") in p.modes]
+    mode = "quick" if quick else "full"
+    parts = [p for p in study.parts if mode in p.modes]
     groups = part_groups(study, quick)
     bad = [g for g in only if g not in groups]
     if bad:
@@ -226,7 +227,6 @@ def _select_parts(study: Study, quick: bool, only: Sequence[str], sim_only: bool
             f"{study.name} has no part {bad[0]!r}; its parts are: {', '.join(full)} "
             "(a part's name, without /linux or /sim)"
         )
-    mode = "quick" if quick else "full"
     parts = [p for p in parts if mode not in p.optional or _group(p) in only]
     if only:
         parts = [p for p in parts if _group(p) in only or p.always]

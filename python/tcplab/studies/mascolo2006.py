@@ -417,12 +417,13 @@ def flow_stops(out: Path) -> dict[str, float]:
 def _cwnd_figures(
     rep: Report, dirs: Sequence[Path], flows: Sequence[str], caption: str, by_rtt: bool
 ) -> None:
+    """cwnd figures from the traces in ``dirs``, the part directories that
+    ran (:func:`part_dirs`)."""
     import polars as pl
 
     from tcplab import figures
     from tcplab.sweep import scan_table
 
-    dirs = [d for d in dirs if (d / "sweep.json").exists()]
     if not dirs:
         return
     out = dirs[0]
