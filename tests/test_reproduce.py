@@ -51,6 +51,47 @@ def test_the_80_percent_load_runs_only_when_named(
         assert {p[braud2016.LOAD]["label"] for p in sw.points} == {load}
 
 
+def test_sim_only_asks_only_for_the_real_stack_parts_that_would_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A study whose real-stack part "extra" is optional: --sim-only needs its
+    # stored runs only when it is named; --list-parts marks a group whose
+    # parts are not all optional by the parts that are.
+    from dataclasses import replace
+
+    from tcplab.studies import Part, Study
+    from tcplab.sweep import SweepError
+
+    base = reproduce.get("braud2016")
+    study = Study(
+        name="toy",
+        title="toy",
+        paper=base.paper,
+        parts=(
+            Part("main/sim", "exp1.toml"),
+            Part("main/linux", "exp1.toml", backend="linux"),
+            Part("extra/linux", "exp1.toml", backend="linux", optional=("full", "quick")),
+            Part("mixed/a", "exp1.toml"),
+            Part("mixed/b", "exp1.toml", optional=("full", "quick")),
+        ),
+        report=base.report,
+    )
+    with pytest.raises(SweepError, match=r"main/linux holds none"):
+        reproduce._check_stored(study, tmp_path, False, ())
+    reproduce._check_stored(study, tmp_path, False, ("mixed",))  # main, mixed: no linux runs
+    with pytest.raises(SweepError, match=r"extra/linux holds none"):
+        reproduce._check_stored(replace(study, parts=study.parts[2:]), tmp_path, False, ("extra",))
+    reproduce._check_stored(replace(study, parts=study.parts[2:]), tmp_path, False, ())
+    monkeypatch.setitem(reproduce.STUDIES, "toy", study)
+    with pytest.raises(SystemExit):
+        main(["reproduce", "toy", "--list-parts"])
+    assert capsys.readouterr().out.splitlines() == [
+        "main",
+        "extra  (runs only when named with --part)",
+        "mixed  (mixed/b only when named with --part)",
+    ]
+
+
 def test_the_report_has_every_figure_the_paper_file_lists(quick: Path) -> None:
     html = (quick / "report.html").read_text(encoding="utf-8")
     # Two utilisation grids, response times per download variant for 2 buffers x
@@ -59,6 +100,32 @@ def test_the_report_has_every_figure_the_paper_file_lists(quick: Path) -> None:
     for words in ("uplink buffer 40", "uplink buffer 250", "pendulum", "Mean RTT"):
         assert words in html
     assert not re.search(r"""(src|href)=["']https?://""", html), "self-contained"
+
+
+def test_a_report_without_experiment_one_says_so(quick: Path, tmp_path: Path) -> None:
+    # --part exp2 into a fresh directory: the report is written from what ran;
+    # experiment 1's figures and claims are absent (not checkable), and only
+    # the 50 % load's figures are the paper's.
+    import shutil
+
+    for part in ("exp2", "exp2-80"):
+        shutil.copytree(quick / part, tmp_path / part)
+    shutil.copy(quick / "study.json", tmp_path / "study.json")
+    html = reproduce.get("braud2016").report(tmp_path, True).read_text(encoding="utf-8")
+    assert "Experiment 1 did not run" in html
+    assert html.count("<figure") == 2 * 2 * 4  # no utilisation grid, no pendulum
+    # Captions are numbered by the report: "Figure 5. The paper's Figure 3: ...".
+    captions = re.findall(r"<figcaption>Figure \d+\. ([^<]*)</figcaption>", html)
+    assert len(captions) == 16
+    assert sum(c.startswith("The paper&#39;s Figure 3: response") for c in captions) == 4
+    assert sum(c.startswith("The paper&#39;s Figure 4: response") for c in captions) == 4
+    assert all("load 80 %" in c for c in captions if c.startswith("Not in the paper: response"))
+    assert sum(c.startswith("Not in the paper: response") for c in captions) == 8
+    table = pl.read_csv(tmp_path / "paper_results.csv")
+    verdicts = dict(zip(table["result"], table["tcplab verdict"]))
+    # B1-B10 judge experiment 1's tables, B11-B14 experiment 2's.
+    assert [verdicts[f"B{i}"] for i in range(1, 11)] == ["not checkable"] * 10
+    assert all(verdicts[f"B{i}"] != "not checkable" for i in range(11, 15))
 
 
 def test_utilisation_is_a_fraction_and_the_grid_is_complete(quick: Path) -> None:

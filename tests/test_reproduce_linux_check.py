@@ -407,4 +407,4 @@ def test_part_names_in_errors_say_what_is_wrong(tmp_path: Path) -> None:
     assert "part 'long' runs in the full version only (not --quick)" in r.stderr
     r = run_cli("reproduce", "linux-check", "--part", "cells/linux", "--out", str(tmp_path))
     assert r.returncode == 2, r.stderr
-    assert "(a part's name, without /linux or /sim)" in r.stderr
+    assert "(--part names a group: the part's name up to its first '/'" in r.stderr

@@ -621,6 +621,27 @@ def test_a_selection_keeps_its_points_runs_and_seeds(tmp_path: Path) -> None:
         sw.select({"duration": ["2s"]})
 
 
+def test_a_selection_estimates_the_memory_of_the_points_it_keeps(tmp_path: Path) -> None:
+    # Traced and untraced points: the memory check of a selection of the
+    # untraced ones is that of its largest untraced run, as the core
+    # estimates it.
+    text = GRID.replace('"host[a].cc" = ["newreno", "cubic"]', '"trace.cwnd" = [false, true]')
+    sw = load(scenario(tmp_path, text))
+    traced = sw.memory_bytes
+    sw.select({"trace.cwnd": [False]})
+    alone = max(int(_core.validate(t.text, t.path)["memory_bytes"]) for t in sw.tasks())
+    assert len(sw.points) == 2
+    assert sw.memory_bytes == alone < traced
+
+
+def test_the_first_repetition_cannot_set_a_swept_field(tmp_path: Path) -> None:
+    sw = load(scenario(tmp_path, GRID))
+    for f in ("host[a].cc", "link[0].queue", "link[0]"):
+        with pytest.raises(sweep.SweepError, match=r"coordinate '(host\[a\]\.cc|link\[0\])"):
+            sw.override_first({f: "x"})
+    assert sw.first_rep == {}
+
+
 def test_fields_of_the_first_repetition_only(tmp_path: Path) -> None:
     # A cwnd trace of repetition 0 of every point beside untraced others:
     # the traced run is the run it would be untraced (same seed, same flows).

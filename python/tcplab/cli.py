@@ -1109,9 +1109,17 @@ def reproduce(
         raise UserError(f"no study {name!r}; available: {', '.join(STUDIES)}")
     if list_parts:
         mode = "quick" if quick else "full"
-        optional = {p.name.split("/")[0] for p in STUDIES[name].parts if mode in p.optional}
         for g in part_groups(STUDIES[name], quick):
-            click.echo(g + ("  (runs only when named with --part)" if g in optional else ""))
+            parts = [
+                p for p in STUDIES[name].parts if mode in p.modes and p.name.split("/")[0] == g
+            ]
+            waiting = [p.name for p in parts if mode in p.optional]
+            note = ""
+            if len(waiting) == len(parts):
+                note = "  (runs only when named with --part)"
+            elif waiting:
+                note = f"  ({', '.join(waiting)} only when named with --part)"
+            click.echo(g + note)
         return
     if export_dir is not None:
         try:

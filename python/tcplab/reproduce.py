@@ -189,6 +189,7 @@ def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) ->
             part.backend == "sim"
             or mode not in part.modes
             or (only and _group(part) not in only and not part.always)
+            or (mode in part.optional and _group(part) not in only)
         ):
             continue
         manifest = outp / part.name / MANIFEST
@@ -225,7 +226,8 @@ def _select_parts(study: Study, quick: bool, only: Sequence[str], sim_only: bool
             )
         raise SweepError(
             f"{study.name} has no part {bad[0]!r}; its parts are: {', '.join(full)} "
-            "(a part's name, without /linux or /sim)"
+            "(--part names a group: the part's name up to its first '/', as "
+            "--list-parts shows them)"
         )
     parts = [p for p in parts if mode not in p.optional or _group(p) in only]
     if only:

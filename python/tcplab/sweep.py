@@ -618,7 +618,26 @@ class Sweep:
         """Set fields of the first repetition of every point only: a cwnd
         trace of one run per point, say, beside its untraced repetitions
         (tracing changes no result, so that run is the one it would be
-        untraced). Counts in :attr:`scenario_hash`; validates every point."""
+        untraced). Counts in :attr:`scenario_hash`; validates every point. A
+        field the sweep sets (or one inside or around it) is refused: the first
+        repetition would silently run another point than its coordinates say."""
+        swept = {
+            f: name
+            for name, fs in self.spec.targets.items()
+            for g in fs
+            for f in (g, _index_form(self.doc, g))
+        }
+        for fpath in fields:
+            for f, name in swept.items():
+                if (
+                    fpath == f
+                    or fpath.startswith((f + ".", f + "["))
+                    or f.startswith((fpath + ".", fpath + "["))
+                ):
+                    raise SweepError(
+                        f"{self.path}: {fpath!r} cannot be set in the first repetition only: "
+                        f"the sweep's coordinate {name!r} sets {f!r}"
+                    )
         for fpath, value in fields.items():
             self.first_rep[fpath] = value
             self.overrides[f"first:{fpath}"] = value
@@ -647,6 +666,8 @@ class Sweep:
                 )
             self.points = [c for c in self.points if coord_label(c[name]) in labels]
             self.overrides[f"select:{name}"] = list(labels)
+        # The memory estimate is of the points kept.
+        self.validate()
 
     def task(self, point: int, rep: int) -> RunTask:
         coords = self.points[point]
@@ -676,7 +697,9 @@ class Sweep:
 
     def validate(self) -> None:
         """Build and validate every point (repetition 0) with the core, so that a
-        bad axis value fails before anything runs."""
+        bad axis value fails before anything runs; sets :attr:`memory_bytes`
+        to the largest point's estimate."""
+        self.memory_bytes, self.memory_parts = 0, None
         for i in range(len(self.points)):
             t = self.task(i, 0)
             try:
