@@ -693,7 +693,13 @@ pub fn profiles() -> Vec<Profile> {
                       timeouts (tcp_try_undo_recovery, tcp_try_undo_loss); the RTO timer \
                       restarts on every ACK of new data, partial ACKs in a recovery included \
                       (tcp_clean_rtx_queue sets FLAG_SET_XMIT_TIMER, tcp_ack calls \
-                      tcp_set_xmit_timer -> tcp_rearm_rto: newreno_rto slow-but-steady); the \
+                      tcp_set_xmit_timer -> tcp_rearm_rto: newreno_rto slow-but-steady), and on \
+                      an ACK that SACKs data sent before the head's last transmission (the same \
+                      flag, from a SACK RTT longer than the head's age); SACK blocks walked in \
+                      sequence order (tcp_sacktag_write_queue sorts them: RACK's RTT is the last \
+                      walked segment's, tcp_rack_advance); paced retransmissions one skb per \
+                      pacing slot (tcp_xmit_retransmit_queue calls tcp_pacing_check before each \
+                      skb and resends up to max_segs of one); the \
                       SYN-ACK answered by a pure ACK before the data \
                       (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data); the \
                       retransmission and delayed-ACK timers fire at the end of their timer-wheel \

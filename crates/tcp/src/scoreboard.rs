@@ -18,6 +18,10 @@ pub const EVER_RETRANS: u8 = 8;
 /// It carries PSH, the end of an application write (`push`); kept for its
 /// retransmissions, as Linux keeps it in the skb's `tcp_flags`.
 pub const PUSH: u8 = 16;
+/// It is the first segment of the skb it was sent in (a TSO/GSO burst of
+/// Linux's paced sender): a burst of retransmissions holds one skb's lost
+/// segments, as `tcp_xmit_retransmit_queue` checks pacing before each skb.
+pub const SKB_HEAD: u8 = 32;
 
 /// One segment of the sequence space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -447,6 +451,11 @@ impl Scoreboard {
             return None;
         }
         (from..self.segs.len()).find(|&i| self.segs[i].flags & (LOST | RETRANS) == LOST)
+    }
+    /// Mark segment `i` as the first of its skb ([`SKB_HEAD`]).
+    #[inline]
+    pub fn set_skb_head(&mut self, i: usize) {
+        self.segs[i].flags |= SKB_HEAD;
     }
     /// Record a retransmission of segment `i` at `now` with its new snapshot.
     pub fn retransmitted(&mut self, i: usize, now: SimTime, tx: TxSnap) {

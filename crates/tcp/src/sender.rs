@@ -65,7 +65,7 @@ use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, PSH, SYN};
 use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
 use crate::rtt::{RtoEstimator, RttEstimator, RttSampling};
 use crate::scoreboard::{
-    RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, PUSH, RETRANS, SACKED,
+    RateAcc, Scoreboard, Seg, TxSnap, EVER_RETRANS, LOST, PUSH, RETRANS, SACKED, SKB_HEAD,
 };
 
 use tcplab_engine::SimTime;
@@ -237,6 +237,9 @@ pub struct Sender {
     /// and what is left of its lateness credit.
     gso_left: u32,
     gso_credit: SimTime,
+    /// While a burst of retransmissions is open (`gso_left > 0`): where the
+    /// next segment of its skb starts (only that segment may join it).
+    gso_retx_next: Option<u64>,
     syn_sent_at: SimTime,
     syn_retransmitted: bool,
     /// RTT samples taken (FreeBSD `t_rttupdated`, which the host cache needs).
@@ -390,6 +393,7 @@ impl Sender {
             pace_next: SimTime::ZERO,
             pace_deadline: None,
             gso_left: 0,
+            gso_retx_next: None,
             gso_credit: SimTime::ZERO,
             syn_sent_at: SimTime::ZERO,
             syn_retransmitted: false,
@@ -919,10 +923,18 @@ impl Sender {
                             // tcp_write_xmit: at most tcp_cwnd_test's half
                             // window of new data per skb.
                             (true, true) => self.tso_segs().min((self.tp.cwnd / 2).max(1)),
+                            // tcp_xmit_retransmit_queue: at most max_segs of
+                            // one skb (`gso_retx_next`).
                             (true, false) => self.tso_segs(),
                         };
+                        if new {
+                            // The skb's first segment (the last one pushed).
+                            self.sb.set_skb_head(self.sb.len() - 1);
+                        }
                     }
                     self.gso_left -= 1;
+                    self.gso_retx_next =
+                        (!new && self.gso_left > 0).then_some(seg.start + seg.len as u64);
                     // min(total / 2, credit) over the burst, segment by segment.
                     let d = SimTime(len.0 / 2).min(self.gso_credit);
                     self.gso_credit = self.gso_credit - d;
@@ -1121,6 +1133,38 @@ impl Sender {
         self.unit_sent = 0;
     }
 
+    /// Whether the open burst of retransmissions takes the next segment the
+    /// transmit loop would send: the lost segment right after the last one
+    /// resent, of the same skb (Linux resends an skb's lost segments
+    /// together, up to `max_segs`, and checks pacing before the next skb).
+    fn retx_burst_goes_on(&self, sack: bool) -> bool {
+        let Some(next) = self.gso_retx_next else {
+            return false;
+        };
+        sack && !self.rexmit_new
+            && self.sb.first_lost(0).is_some_and(|i| {
+                let s = self.sb.get(i);
+                s.start == next && s.flags & SKB_HEAD == 0
+            })
+    }
+
+    /// Close the open burst of retransmissions. Its skb's next segment, if
+    /// it was cut off (by cwnd, or by the loop ending), heads an skb of its
+    /// own from now on (`tcp_retransmit_skb` fragments the skb at the
+    /// segments it sends).
+    fn end_retx_burst(&mut self) {
+        if let Some(next) = self.gso_retx_next.take() {
+            if let Some(i) = self
+                .sb
+                .index_of(next)
+                .filter(|&i| self.sb.get(i).start == next)
+            {
+                self.sb.set_skb_head(i);
+            }
+        }
+        self.gso_left = 0;
+    }
+
     /// Send whatever the windows allow.
     fn transmit(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         if self.state != SenderState::Established {
@@ -1129,6 +1173,7 @@ impl Sender {
         self.pace_deadline = None;
         // A TSO/GSO burst never spans two calls (tcp_write_xmit sends whole skbs).
         self.gso_left = 0;
+        self.gso_retx_next = None;
         self.unit_left = 0;
         self.unit_sent = 0;
         let sack = self.uses_sack();
@@ -1142,6 +1187,12 @@ impl Sender {
         let mut cwnd_limited = false;
         let mut sent_new = false;
         loop {
+            if self.gso_left > 0 && self.gso_retx_next.is_some() && !self.retx_burst_goes_on(sack) {
+                // Linux tcp_xmit_retransmit_queue checks pacing before each
+                // skb: what is not the next lost segment of the skb just
+                // resent waits for its own pacing slot.
+                self.end_retx_burst();
+            }
             if self.tp.pacing_rate > 0 && self.pace_next > now && self.gso_left == 0 {
                 self.pace_deadline = Some(self.pace_next);
                 break;
@@ -1299,6 +1350,9 @@ impl Sender {
             }
             self.schedule_loss_probe(now, false);
         }
+        if self.gso_retx_next.is_some() {
+            self.end_retx_burst();
+        }
         self.gso_left = 0;
         if self.unit_sent > 0 {
             self.unit_close(out);
@@ -1337,6 +1391,7 @@ impl Sender {
         self.tp.now = now;
         // A TSO/GSO burst is one skb: it never spans two events.
         self.gso_left = 0;
+        self.gso_retx_next = None;
         match self.state {
             SenderState::Closed => {}
             SenderState::SynSent => {
@@ -1509,6 +1564,11 @@ impl Sender {
             for (i, b) in blocks[..n].iter_mut().enumerate() {
                 *b = h.sack_block(i);
             }
+            // Linux tcp_sacktag_write_queue (and FreeBSD tcp_sack_doack)
+            // walk the blocks in sequence order, not in the receiver's
+            // (most recent first): RACK's RTT is the last walked segment's
+            // (tcp_rack_advance), so the highest block's, not the oldest.
+            blocks[..n].sort_unstable_by_key(|&(l, _)| l);
             let blocks = &blocks[..n];
             for &(l, r) in blocks {
                 if r <= self.snd_una.max(h.ack) {
@@ -1907,7 +1967,19 @@ impl Sender {
         {
             // A duplicate ACK (RFC 5681); with SACK it must SACK new data (RFC 6675).
             self.process_frto(h, false, newly_sacked > 0, &rate);
+            // Linux tcp_clean_rtx_queue on an ACK that acknowledges nothing
+            // new: a SACK RTT sample longer than the head's age (what it
+            // SACKs was sent before the head's last transmission) sets
+            // FLAG_SET_XMIT_TIMER, so that the RTO (or probe) restarts at the
+            // end of tcp_ack unless RACK armed its timer. Sampled before the
+            // loss handling below may resend the head.
+            let set_xmit_timer = rack
+                && self.cfg.rto_estimator == RtoEstimator::Linux
+                && rate
+                    .oldest_clean_sacked
+                    .is_some_and(|t| !self.sb.is_empty() && t < self.sb.get(0).sent);
             let mut lost_retrans = false;
+            let mut reo_armed = false;
             if rack {
                 self.process_tlp_ack(h, false, newly_sacked > 0, dsack_tlp);
                 if dsack {
@@ -1915,9 +1987,10 @@ impl Sender {
                     // Open, Disorder) before tcp_identify_packet_loss.
                     self.try_undo_dsack();
                 }
-                let (n, _, again) = self.rack_on_ack(now, &rate);
+                let (n, armed, again) = self.rack_on_ack(now, &rate);
                 newly_lost += n;
                 lost_retrans = again;
+                reo_armed = armed;
             }
             if self.cfg.rto_estimator == RtoEstimator::Linux {
                 // Linux samples the RTT on SACK-only ACKs too.
@@ -2006,6 +2079,10 @@ impl Sender {
             }
             if ece {
                 self.enter_cwr(ece_flight);
+            }
+            // tcp_ack: "If needed, reset TLP/RTO timer when RACK doesn't set."
+            if set_xmit_timer && !reo_armed && !self.schedule_loss_probe(now, true) {
+                self.rearm_rto(now);
             }
         }
         if dsack {
@@ -2757,6 +2834,7 @@ impl Sender {
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.tp.now = now;
         self.gso_left = 0;
+        self.gso_retx_next = None;
         if self.pace_deadline.is_some_and(|d| d <= now) {
             self.pace_deadline = None;
             self.transmit(now, out);

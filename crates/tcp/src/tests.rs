@@ -3514,6 +3514,150 @@ fn gso_bursts_pace_two_segments_at_a_time_as_linux_tcp_tso_segs() {
     assert_eq!(s.next_deadline(), Some(us(200_500)));
 }
 
+/// Linux tcp_sacktag_write_queue walks an ACK's SACK blocks in sequence
+/// order, whatever order the receiver wrote them in (most recent first), and
+/// tcp_rack_advance takes RACK's RTT from each segment walked, so from the
+/// highest block's last one. P11..P15 leave at 150 ms, P16..P20 at 160 ms;
+/// P11 and P16 are lost. At 260 ms an ACK SACKs [P17,P21) then [P12,P16):
+/// walked in order, RACK's RTT is P20's, 100 ms, and both P11 (150 + 100 <=
+/// 260) and P16 (160 + 100 <= 260, sent before P17) are lost at once; in the
+/// blocks' order it would be P15's, 110 ms, leaving P16 to the reordering
+/// timer.
+#[test]
+fn sack_blocks_are_walked_in_sequence_order_so_rack_marks_both_holes_at_once() {
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.tlp = false;
+    let mss = c.mss as u64;
+    let (mut s, _, first) = established_transfer(
+        &c,
+        cc::make("reno", &CcParams::new()).unwrap(),
+        Some(20 * mss),
+    );
+    let p = |i: u64| 1 + (i - 1) * mss;
+    assert_eq!(data_seqs_of(&first).len(), 10);
+    // Congestion avoidance at cwnd 10: each ACK of five sends five.
+    s.tp.cwnd = 10;
+    s.tp.ssthresh = 10;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(p(6), &[], false, 0), &mut out);
+    assert_eq!(data_seqs_of(&out), (11..=15).map(p).collect::<Vec<_>>());
+    out.clear();
+    s.on_segment(ms(160), &ack(p(11), &[], false, 0), &mut out);
+    assert_eq!(data_seqs_of(&out), (16..=20).map(p).collect::<Vec<_>>());
+    out.clear();
+    s.on_segment(
+        ms(260),
+        &ack(p(11), &[(p(17), p(21)), (p(12), p(16))], false, 0),
+        &mut out,
+    );
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(data_seqs_of(&out), vec![p(11), p(16)]);
+    s.check_invariants();
+}
+
+/// Linux tcp_clean_rtx_queue: an ACK that SACKs data sent before the head's
+/// last transmission (a SACK RTT longer than the head's age) restarts the
+/// RTO, as a cumulative ACK would. P11..P15 leave at 150 ms, P16..P20 at
+/// 160 ms. At 260 ms P12..P15 are SACKed: RACK finds P11 lost (150 + 110 <=
+/// 260; P16..P20 were sent after P15), and resending the head restarts the
+/// RTO. At 270 ms P17..P20 are SACKed: sent at 160 ms, before the head's
+/// retransmission, so the RTO restarts from 270 ms.
+#[test]
+fn a_sack_of_data_older_than_the_resent_head_restarts_the_rto() {
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.tlp = false;
+    c.timer_wheel = false; // the deadline itself, not its wheel bucket
+    let mss = c.mss as u64;
+    let (mut s, _, _) = established_transfer(
+        &c,
+        cc::make("reno", &CcParams::new()).unwrap(),
+        Some(20 * mss),
+    );
+    let p = |i: u64| 1 + (i - 1) * mss;
+    s.tp.cwnd = 10;
+    s.tp.ssthresh = 10;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(p(6), &[], false, 0), &mut out);
+    s.on_segment(ms(160), &ack(p(11), &[], false, 0), &mut out);
+    out.clear();
+    s.on_segment(ms(260), &ack(p(11), &[(p(12), p(16))], false, 0), &mut out);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(data_seqs_of(&out), vec![p(11)]);
+    assert_eq!(s.rto_deadline(), Some(ms(260) + s.rtt().rto()));
+    s.on_segment(
+        ms(270),
+        &ack(p(11), &[(p(17), p(21)), (p(12), p(16))], false, 0),
+        &mut out,
+    );
+    assert_eq!(s.rto_deadline(), Some(ms(270) + s.rtt().rto()));
+    s.check_invariants();
+}
+
+/// Linux tcp_xmit_retransmit_queue checks pacing (`tcp_pacing_check`)
+/// before each skb of the retransmit queue and resends up to `max_segs` of
+/// one skb's segments at once. A linux sender paces P11..P20 in skbs of
+/// two, [P11,P12] [P13,P14] [P15,P16] [P17,P18] [P19,P20]; P11, P13, P15
+/// and P16 are lost. After P11's fast retransmit, P13 goes alone (P14 was
+/// SACKed: its skb holds P13 only; P15 is another skb and waits a pacing
+/// slot), then P15 and P16 together, one skb.
+#[test]
+fn a_paced_sender_resends_one_skb_per_pacing_slot() {
+    let mut c = profile("linux").unwrap().config;
+    c.timestamps = false;
+    c.tlp = false;
+    assert!(c.linux_pacing && c.gso_bursts);
+    let mss = c.mss as u64;
+    let (mut s, _, first) = established_transfer(
+        &c,
+        cc::make("reno", &CcParams::new()).unwrap(),
+        Some(20 * mss),
+    );
+    let p = |i: u64| 1 + (i - 1) * mss; // P1 starts at sequence 1
+    assert_eq!(data_seqs_of(&first), (1..=10).map(p).collect::<Vec<_>>());
+    // 1 ms a segment (its data bytes at the rate); tcp_tso_segs gives the
+    // minimum, 2 (the rate >> 10 is below one segment).
+    s.tp.pacing_rate = mss * 1000;
+    let us = SimTime::from_micros;
+    let mut out = vec![];
+    s.on_segment(ms(150), &ack(p(11), &[], false, 0), &mut out);
+    // The first paced skb after idling: half its 2 ms of credit back.
+    assert_eq!(data_seqs_of(&out), vec![p(11), p(12)]);
+    for (at, skb) in [(151, 13), (153, 15), (155, 17), (157, 19)] {
+        assert_eq!(s.next_deadline(), Some(ms(at)));
+        out.clear();
+        s.on_timer(ms(at), &mut out);
+        assert_eq!(data_seqs_of(&out), vec![p(skb), p(skb + 1)]);
+    }
+    // P12, P14, P17..P20 SACKed: RACK (no reordering seen, so no window)
+    // finds P11, P13, P15 and P16, sent before P20, lost; Recovery, and
+    // P11's fast retransmit at once (0.5 ms of its 1 ms back: idle before).
+    out.clear();
+    s.on_segment(
+        ms(260),
+        &ack(
+            p(11),
+            &[(p(17), p(21)), (p(14), p(15)), (p(12), p(13))],
+            false,
+            0,
+        ),
+        &mut out,
+    );
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    assert_eq!(data_seqs_of(&out), vec![p(11)]);
+    assert_eq!(s.next_deadline(), Some(us(260_500)));
+    out.clear();
+    s.on_timer(us(260_500), &mut out);
+    assert_eq!(data_seqs_of(&out), vec![p(13)], "P13's skb: P13 alone");
+    assert_eq!(s.next_deadline(), Some(us(261_500)));
+    out.clear();
+    s.on_timer(us(261_500), &mut out);
+    assert_eq!(data_seqs_of(&out), vec![p(15), p(16)], "one skb of two");
+    assert_eq!(s.next_deadline(), Some(us(263_500)));
+    s.check_invariants();
+}
+
 /// ns-2 Sack1 at W = 32: slow start from 2 capped at maxcwnd_ 32 (ACKs of
 /// segments 0..=299), segments 300..=331 out; segments 300..300+L-1 are
 /// lost. The duplicate ACKs SACK [300+L, j+1) as segment j arrives.
