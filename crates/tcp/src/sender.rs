@@ -2423,8 +2423,16 @@ impl Sender {
         }
         if self.cc.has_cong_control() {
             // Rate-based controllers keep the window themselves (Linux skips PRR
-            // and cwnd reduction for `cong_control`): retransmit and go on.
+            // and cwnd reduction for `cong_control`).
             self.set_ca_state(CaState::Recovery);
+            if self.rack_on() {
+                // Linux tcp_enter_recovery sends nothing: tcp_ack calls the
+                // controller (bbr_main sets cwnd) and then
+                // tcp_xmit_recovery -> tcp_xmit_retransmit_queue, which
+                // resends within that cwnd and the pacing (the transmit
+                // that follows this ACK); resending the head restarts the RTO.
+                return;
+            }
             if let Some(i) = self.sb.first_lost(0) {
                 self.retransmit(now, i, out);
             }
