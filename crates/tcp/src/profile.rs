@@ -699,7 +699,9 @@ pub fn profiles() -> Vec<Profile> {
                       sequence order (tcp_sacktag_write_queue sorts them: RACK's RTT is the last \
                       walked segment's, tcp_rack_advance); paced retransmissions one skb per \
                       pacing slot (tcp_xmit_retransmit_queue calls tcp_pacing_check before each \
-                      skb and resends up to max_segs of one); the \
+                      skb and resends up to max_segs of one; a cong_control recovery's first \
+                      retransmission after the controller, as tcp_xmit_recovery sends it: \
+                      tcp_enter_recovery sends nothing); the \
                       SYN-ACK answered by a pure ACK before the data \
                       (tcp_rcv_synsent_state_process -> tcp_send_ack: ack_before_data); the \
                       retransmission and delayed-ACK timers fire at the end of their timer-wheel \
