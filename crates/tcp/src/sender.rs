@@ -1148,10 +1148,10 @@ impl Sender {
             })
     }
 
-    /// Close the open burst of retransmissions. Its skb's next segment, if
-    /// it was cut off (by cwnd, or by the loop ending), heads an skb of its
-    /// own from now on (`tcp_retransmit_skb` fragments the skb at the
-    /// segments it sends).
+    /// Close the open burst (`gso_left = 0`). For a burst of
+    /// retransmissions, the next segment of its skb, if it was cut off (by
+    /// cwnd, or by the loop ending), heads an skb of its own from now on
+    /// (`tcp_retransmit_skb` fragments the skb at the segments it sends).
     fn end_retx_burst(&mut self) {
         if let Some(next) = self.gso_retx_next.take() {
             if let Some(i) = self
@@ -1350,10 +1350,7 @@ impl Sender {
             }
             self.schedule_loss_probe(now, false);
         }
-        if self.gso_retx_next.is_some() {
-            self.end_retx_burst();
-        }
-        self.gso_left = 0;
+        self.end_retx_burst();
         if self.unit_sent > 0 {
             self.unit_close(out);
         }

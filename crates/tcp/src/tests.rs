@@ -3514,20 +3514,16 @@ fn gso_bursts_pace_two_segments_at_a_time_as_linux_tcp_tso_segs() {
     assert_eq!(s.next_deadline(), Some(us(200_500)));
 }
 
-/// Linux tcp_sacktag_write_queue walks an ACK's SACK blocks in sequence
-/// order, whatever order the receiver wrote them in (most recent first), and
-/// tcp_rack_advance takes RACK's RTT from each segment walked, so from the
-/// highest block's last one. P11..P15 leave at 150 ms, P16..P20 at 160 ms;
-/// P11 and P16 are lost. At 260 ms an ACK SACKs [P17,P21) then [P12,P16):
-/// walked in order, RACK's RTT is P20's, 100 ms, and both P11 (150 + 100 <=
-/// 260) and P16 (160 + 100 <= 260, sent before P17) are lost at once; in the
-/// blocks' order it would be P15's, 110 ms, leaving P16 to the reordering
-/// timer.
-#[test]
-fn sack_blocks_are_walked_in_sequence_order_so_rack_marks_both_holes_at_once() {
+/// A linux Reno sender (no timestamps, no TLP, `tweak` applied) with 20
+/// segments to send, in congestion avoidance at cwnd 10: P1..P10 at the
+/// handshake, P11..P15 at 150 ms (the ACK of P1..P5), P16..P20 at 160 ms
+/// (the ACK of P6..P10). Returns the sender and its MSS (Pi starts at
+/// 1 + (i - 1) MSS).
+fn p11_to_p20_sent_at_150_and_160(tweak: impl FnOnce(&mut TcpConfig)) -> (Sender, u64) {
     let mut c = profile("linux").unwrap().config;
     c.timestamps = false;
     c.tlp = false;
+    tweak(&mut c);
     let mss = c.mss as u64;
     let (mut s, _, first) = established_transfer(
         &c,
@@ -3545,7 +3541,23 @@ fn sack_blocks_are_walked_in_sequence_order_so_rack_marks_both_holes_at_once() {
     out.clear();
     s.on_segment(ms(160), &ack(p(11), &[], false, 0), &mut out);
     assert_eq!(data_seqs_of(&out), (16..=20).map(p).collect::<Vec<_>>());
-    out.clear();
+    (s, mss)
+}
+
+/// Linux tcp_sacktag_write_queue walks an ACK's SACK blocks in sequence
+/// order, whatever order the receiver wrote them in (most recent first), and
+/// tcp_rack_advance takes RACK's RTT from each segment walked, so from the
+/// highest block's last one. P11..P15 leave at 150 ms, P16..P20 at 160 ms;
+/// P11 and P16 are lost. At 260 ms an ACK SACKs [P17,P21) then [P12,P16):
+/// walked in order, RACK's RTT is P20's, 100 ms, and both P11 (150 + 100 <=
+/// 260) and P16 (160 + 100 <= 260, sent before P17) are lost at once; in the
+/// blocks' order it would be P15's, 110 ms, leaving P16 to the reordering
+/// timer.
+#[test]
+fn sack_blocks_are_walked_in_sequence_order_so_rack_marks_both_holes_at_once() {
+    let (mut s, mss) = p11_to_p20_sent_at_150_and_160(|_| {});
+    let p = |i: u64| 1 + (i - 1) * mss;
+    let mut out = vec![];
     s.on_segment(
         ms(260),
         &ack(p(11), &[(p(17), p(21)), (p(12), p(16))], false, 0),
@@ -3565,23 +3577,10 @@ fn sack_blocks_are_walked_in_sequence_order_so_rack_marks_both_holes_at_once() {
 /// retransmission, so the RTO restarts from 270 ms.
 #[test]
 fn a_sack_of_data_older_than_the_resent_head_restarts_the_rto() {
-    let mut c = profile("linux").unwrap().config;
-    c.timestamps = false;
-    c.tlp = false;
-    c.timer_wheel = false; // the deadline itself, not its wheel bucket
-    let mss = c.mss as u64;
-    let (mut s, _, _) = established_transfer(
-        &c,
-        cc::make("reno", &CcParams::new()).unwrap(),
-        Some(20 * mss),
-    );
+    // The deadline itself, not its timer-wheel bucket.
+    let (mut s, mss) = p11_to_p20_sent_at_150_and_160(|c| c.timer_wheel = false);
     let p = |i: u64| 1 + (i - 1) * mss;
-    s.tp.cwnd = 10;
-    s.tp.ssthresh = 10;
     let mut out = vec![];
-    s.on_segment(ms(150), &ack(p(6), &[], false, 0), &mut out);
-    s.on_segment(ms(160), &ack(p(11), &[], false, 0), &mut out);
-    out.clear();
     s.on_segment(ms(260), &ack(p(11), &[(p(12), p(16))], false, 0), &mut out);
     assert_eq!(s.ca_state(), CaState::Recovery);
     assert_eq!(data_seqs_of(&out), vec![p(11)]);

@@ -172,9 +172,7 @@ def _braud_report(out: Path, quick: bool) -> Path:
         rep.add_text(
             f"Experiment 1 did not run into {out} (tcplab reproduce braud2016 --part exp1 adds it)."
         )
-    for buf, fig_no in ((40, 1), (250, 2)):
-        if util.height == 0:
-            break
+    for buf, fig_no in ((40, 1), (250, 2)) if util.height else ():
         d = util.filter(pl.col("uplink_buffer") == buf).with_columns(
             (pl.col("download_variant") + " / " + pl.col("upload_variant")).alias("pair")
         )
