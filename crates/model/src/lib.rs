@@ -461,6 +461,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("pacing as Linux's internal pacing: data bytes, lateness credit (tcp_update_skb_after_send)"),
             ),
             (
+                s("linux_enter_loss"),
+                c.linux_enter_loss.to_string(),
+                s("a timeout in a recovery keeps its ssthresh and undo state; set_state(Loss) at every timeout (tcp_enter_loss)"),
+            ),
+            (
                 s("gso_bursts"),
                 c.gso_bursts.to_string(),
                 s("paced segments leave in TSO/GSO bursts of tcp_tso_segs (tcp_write_xmit)"),

@@ -182,6 +182,7 @@ host_settings! {
     sack_compression: bool,
     frto: bool,
     linux_pacing: bool,
+    linux_enter_loss: bool,
     gso_bursts: bool,
     tso_defer: bool,
     hz: u32,
@@ -2314,6 +2315,9 @@ fn resolve_host(
     }
     if let Some(v) = h.linux_pacing {
         c.linux_pacing = v;
+    }
+    if let Some(v) = h.linux_enter_loss {
+        c.linux_enter_loss = v;
     }
     if let Some(v) = h.gso_bursts {
         c.gso_bursts = v;

@@ -239,6 +239,17 @@ pub struct TcpConfig {
     /// `CC_RTO`: 2 after the second timeout, cwnd being 1); off: held on
     /// later backoffs (RFC 5681 (4)).
     pub ssthresh_every_rto: bool,
+    /// Timeouts as Linux's `tcp_enter_loss` (tcp_input.c): ssthresh, the
+    /// undo state and `CA_EVENT_LOSS` are taken only when the timeout does
+    /// not interrupt a reduction still under way (state Open or Disorder;
+    /// snd_una at or past `high_seq`; or Loss after snd_una advanced since
+    /// the last timeout, `icsk_retransmits` 0), so a timeout in a fast
+    /// recovery keeps the recovery's ssthresh; and the controller's
+    /// `set_state(Loss)` runs at every timeout (`tcp_set_ca_state` calls it
+    /// unconditionally: BBR's `bbr_set_state`, Cubic's `bictcp_reset`).
+    /// Off: the first timeout of a backoff series reduces (RFC 5681 (4)),
+    /// and `set_state` runs on a change of state only.
+    pub linux_enter_loss: bool,
     /// Proportional Rate Reduction (RFC 6937, Linux `tcp_cwnd_reduction`) in
     /// SACK recovery and ECN's CWR: cwnd comes down to ssthresh over the
     /// recovery round trip instead of at once.
@@ -593,6 +604,7 @@ fn base() -> TcpConfig {
         rto_from_head: false,
         rto_holds_new_data: false,
         ssthresh_every_rto: false,
+        linux_enter_loss: false,
         prr: false,
         rack: false,
         tlp: false,
@@ -663,6 +675,7 @@ pub fn profiles() -> Vec<Profile> {
                 adaptive_delack: true,
                 frto: true,
                 linux_pacing: true,
+                linux_enter_loss: true,
                 gso_bursts: true,
                 tso_defer: true,
                 push: true,
@@ -683,7 +696,10 @@ pub fn profiles() -> Vec<Profile> {
                       default); PRR (tcp_cwnd_reduction); RACK-TLP (tcp_recovery.c, \
                       tcp_schedule_loss_probe, tcp_send_loss_probe; net.ipv4.tcp_recovery = 1, \
                       tcp_early_retrans = 3); D-SACK and its undo (net.ipv4.tcp_dsack = 1, \
-                      tcp_try_undo_dsack); F-RTO (tcp_frto = 2, tcp_process_loss); quick ACKs and \
+                      tcp_try_undo_dsack; a D-SACKed duplicate counts as delivered, tcp_dsack_seen); \
+                      timeouts as tcp_enter_loss (no new ssthresh or undo state while a \
+                      reduction is under way; set_state(Loss) at every timeout: \
+                      linux_enter_loss); F-RTO (tcp_frto = 2, tcp_process_loss); quick ACKs and \
                       adaptive ATO (tcp_event_data_recv, tcp_send_delayed_ack); internal pacing of \
                       data bytes with lateness credit (tcp_update_skb_after_send); `reno` is \
                       only tcp_reno_ssthresh/tcp_reno_cong_avoid, recovery is the stack's SACK \

@@ -299,6 +299,13 @@ pub struct Sender {
     undo_retrans: crate::recovery::UndoRetrans,
     /// F-RTO is watching this timeout (Linux `tp->frto`).
     frto: bool,
+    /// Timeouts since snd_una last advanced (Linux `icsk_retransmits`, for
+    /// `linux_enter_loss`).
+    rto_retransmits: u32,
+    /// Duplicate segments D-SACKs reported (Linux `dsack_dups`).
+    dsack_dups: u64,
+    /// The largest window the peer offered (Linux `max_window`).
+    max_window: u64,
     /// F-RTO's step 2b: this ACK sends new data, not retransmissions.
     rexmit_new: bool,
     /// ns-2 Sack1's `pipe_`, scoreboard pointer and `timeout_` (`sack1-ns2`).
@@ -424,6 +431,9 @@ impl Sender {
             tlp: crate::recovery::Tlp::default(),
             undo_retrans: crate::recovery::UndoRetrans::default(),
             frto: false,
+            rto_retransmits: 0,
+            dsack_dups: 0,
+            max_window: 0,
             rexmit_new: false,
             sack1: crate::recovery::sack1::Sack1::default(),
             done_at: None,
@@ -829,6 +839,7 @@ impl Sender {
         self.sb.set_mss(self.mss);
         self.tp.mss = self.mss;
         self.rwnd = h.wnd as u64; // unscaled on the SYN-ACK
+        self.max_window = self.rwnd;
         self.ts_recent = h.tsval;
         self.snd_una = 1;
         if self.syn_retransmitted {
@@ -1487,7 +1498,9 @@ impl Sender {
                 e.cwnd_after = self.tp.cwnd;
             }
         }
-        if self.tp.ca_state != s {
+        // tcp_set_ca_state calls set_state even for the same state; only a
+        // timeout repeats a state there (tcp_enter_loss).
+        if self.tp.ca_state != s || s == CaState::Loss && self.cfg.linux_enter_loss {
             self.cc.set_state(&mut self.tp, s);
             self.tp.ca_state = s;
         }
@@ -1508,6 +1521,7 @@ impl Sender {
             || self.tp.ca_state == CaState::Loss && self.sb.lost_pending > 0;
         if !self.one_way() {
             self.rwnd = (h.wnd as u64) << self.snd_wscale;
+            self.max_window = self.max_window.max(self.rwnd);
         }
         // Linux tcp_ecn_rcv_ecn_echo: ECE counts once ECN is negotiated. The
         // reduction is from the flight this ACK found (the window the marks
@@ -1551,7 +1565,13 @@ impl Sender {
         // SACK blocks (Linux tcp_sacktag_write_queue, before the cumulative part);
         // a recovery that ignores SACK (Tahoe, Reno, NewReno) ignores them entirely.
         let mut newly_sacked = 0;
-        let dsack = self.cfg.dsack && sack && dsack_block;
+        // tcp_check_dsack: a block tcp_dsack_seen finds dubious is no D-SACK.
+        let dsack_delivered = if self.cfg.dsack && sack && dsack_block {
+            self.dsack_seen(h)
+        } else {
+            0
+        };
+        let dsack = dsack_delivered > 0;
         if dsack {
             self.count_dsack(h);
         }
@@ -1601,10 +1621,12 @@ impl Sender {
         }
         let mut reo_armed = false;
         let rate_based = self.cc.has_cong_control();
-        let mut delivered = newly_sacked;
+        // tcp_ack's tcp_count_delivered(sack_delivered): D-SACKed segments too.
+        let mut delivered = newly_sacked + dsack_delivered;
         if h.ack > self.snd_una {
             let acked = self.sb.ack_to(h.ack, &mut rate);
             self.snd_una = h.ack;
+            self.rto_retransmits = 0; // tcp_ack: FLAG_SND_UNA_ADVANCED
             if sack1 && !sack1_rec {
                 // Sack1 recv: a new ACK outside recovery clears timeout_
                 // and the scoreboard (its blocks were not read).
@@ -1683,7 +1705,7 @@ impl Sender {
                 self.note_min_rtt(c);
             }
             let s = AckSample {
-                pkts_acked: delivered,
+                pkts_acked: delivered - dsack_delivered,
                 rtt: cc_rtt,
                 in_flight: prior_in_flight,
                 newest: acked.last.map(|g| SentSeg {
@@ -1999,7 +2021,7 @@ impl Sender {
                     self.note_rtt(now - t);
                 }
             }
-            self.tp.delivered += newly_sacked as u64;
+            self.tp.delivered += delivered as u64;
             if newly_sacked > 0 {
                 // Linux calls pkts_acked on every ACK, with the SACK RTT sample.
                 let s = AckSample {
@@ -2207,6 +2229,25 @@ impl Sender {
             self.sb.retrans,
             self.tlp.resent_outstanding(),
         );
+    }
+
+    /// Linux `tcp_dsack_seen`: the segments an ACK's D-SACK block reports
+    /// received twice (its length in MSS, rounded up, at least one), counted
+    /// as delivered ("a spurious retransmission is delivered"); 0 for a
+    /// dubious block, longer than the largest window the peer offered or
+    /// reporting more duplicates than were ever retransmitted (TLP probes
+    /// included, `total_retrans`).
+    fn dsack_seen(&mut self, h: &TcpHeader) -> u32 {
+        let (l, r) = h.sack_block(0);
+        if l >= r || r - l > self.max_window {
+            return 0;
+        }
+        let dup = (r - l).div_ceil(self.mss as u64).max(1);
+        self.dsack_dups += dup;
+        if self.dsack_dups > self.stats.segs_retrans {
+            return 0;
+        }
+        dup as u32
     }
 
     /// An ACK's D-SACK block (Linux `tcp_check_dsack`, `tcp_sacktag_one`):
@@ -3108,18 +3149,24 @@ impl Sender {
             CaState::Open | CaState::Disorder | CaState::Cwr
         );
         let (cwnd_before, ss_before) = (self.tp.cwnd, self.tp.in_slow_start());
+        let reduces = if self.cfg.linux_enter_loss {
+            self.enter_loss_reduces()
+        } else {
+            self.rtt.backoffs() == 0
+        };
         // FreeBSD tcp_timer_rexmt: t_badrxtwin = ticks + (t_srtt >> (TCP_RTT_SHIFT
         // + 1)) on the first timeout (t_rxtshift 1), in whole ms ticks; none on a
         // later one (TF_PREVVALID cleared).
         self.badrxt_until = (self.cfg.undo == Undo::BadRxtWin && self.rtt.backoffs() == 0)
             .then(|| now + SimTime::from_millis(self.tp.srtt.0 / 2 / 1_000_000));
-        // RFC 5681 (4) on the first timeout of a segment; held on later backoffs.
+        // RFC 5681 (4) on the first timeout of a segment; held on later backoffs
+        // (Linux: held while the reduction under way lasts, enter_loss_reduces).
         // ns-2 halves window() on every timeout (cwnd is 1 on the second: ssthresh 2).
         if self.one_way() {
             self.tp.in_flight = self.flight_size();
             self.mark_undo();
             self.tp.ssthresh = self.loss_ssthresh(true);
-        } else if self.rtt.backoffs() == 0 {
+        } else if reduces {
             self.tp.in_flight = if self.cfg.ssthresh_from_window || self.cfg.ssthresh_from_cwnd {
                 self.loss_basis()
             } else if self.uses_sack() {
@@ -3179,7 +3226,9 @@ impl Sender {
             // Linux tcp_enter_loss: cwnd = in flight + 1.
             self.tp.cwnd = self.sb.in_flight() + 1;
         }
-        self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
+        if !self.cfg.linux_enter_loss || reduces {
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
+        }
         if self.stats.first_reduction.is_some() {
             // A later timeout ends any second slow start still climbing.
             self.ss2 = Ss2Watch::Idle;
@@ -3190,6 +3239,7 @@ impl Sender {
         self.tlp.end();
         self.frto = self.cfg.frto && self.uses_sack() && (new_recovery || self.rtt.backoffs() > 0);
         self.set_ca_state(CaState::Loss);
+        self.rto_retransmits += 1; // tcp_update_rto_stats
         self.recover = self.snd_max;
         self.note_reduction();
         self.dupacks = 0;
@@ -3215,6 +3265,21 @@ impl Sender {
         }
         // (5.6) restart the timer with the backed-off RTO.
         self.restart_rto(now);
+    }
+
+    /// Linux `tcp_enter_loss`: whether a timeout takes a new ssthresh and
+    /// undo state: not while a reduction is under way (Recovery, CWR, or
+    /// Loss with no progress since the last timeout) and its `high_seq` is
+    /// still ahead of snd_una.
+    fn enter_loss_reduces(&self) -> bool {
+        let high_seq = if self.tp.ca_state == CaState::Cwr {
+            self.high_seq
+        } else {
+            self.recover
+        };
+        matches!(self.tp.ca_state, CaState::Open | CaState::Disorder)
+            || high_seq <= self.snd_una
+            || self.tp.ca_state == CaState::Loss && self.rto_retransmits == 0
     }
 
     /// Close the accounts of a still-open episode (at the end of a run).

@@ -2,7 +2,7 @@
 //! each drives the endpoints with explicit segments at explicit times and checks
 //! what comes out against the RFCs' rules worked by hand.
 
-use crate::cc::{self, CaState, CcParams};
+use crate::cc::{self, CaState, CcParams, CwndEvent};
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, SYN};
 use crate::profile::{profile, Handshake, NewRenoRto, Recovery, TcpConfig};
 use crate::receiver::Receiver;
@@ -3024,6 +3024,11 @@ fn a_timed_rto_sampler_still_gives_its_controller_every_acks_rtt() {
 /// The `linux` profile with RACK, TLP and D-SACK, a bulk sender whose first
 /// 10 segments leave at once at 100 ms (IW 10) after a 100 ms handshake.
 fn linux_rack_tail() -> Sender {
+    linux_rack_tail_with(|_| {})
+}
+
+/// `linux_rack_tail` with the profile changed by `f`.
+fn linux_rack_tail_with(f: impl FnOnce(&mut TcpConfig)) -> Sender {
     let mut c = profile("linux").unwrap().config;
     // The worked examples count exact timeouts; the wheel's rounding is
     // tested on its own (timers_fire_at_the_end_of_their_wheel_bucket).
@@ -3031,6 +3036,7 @@ fn linux_rack_tail() -> Sender {
     c.rack = true;
     c.tlp = true;
     c.dsack = true;
+    f(&mut c);
     let (s, _, out) = established(&c, "cubic");
     assert_eq!(data_seqs(&out), (0..10).collect::<Vec<_>>());
     s
@@ -4417,4 +4423,146 @@ fn a_one_segment_repair_counts_as_the_first_duplicate_at_the_new_rcv_nxt() {
         at_once,
         vec![(2, s0), (3, s0), (4, s0), (0, s1), (6, s1), (7, s1)]
     );
+}
+
+/// A Reno-like controller (ssthresh cwnd / 2, no growth) that records the
+/// sender's calls of `ssthresh`, `set_state` and `CA_EVENT_LOSS`.
+#[derive(Default)]
+struct LossCalls {
+    ssthresh: u32,
+    states: Vec<CaState>,
+    loss_events: u32,
+}
+
+struct LossRecorder(std::rc::Rc<std::cell::RefCell<LossCalls>>);
+
+impl crate::cc::CongestionControl for LossRecorder {
+    fn name(&self) -> &'static str {
+        "loss-recorder"
+    }
+    fn ssthresh(&mut self, tp: &crate::cc::CcState) -> u32 {
+        self.0.borrow_mut().ssthresh += 1;
+        (tp.cwnd / 2).max(2)
+    }
+    fn cong_avoid(&mut self, _tp: &mut crate::cc::CcState, _acked: u32) {}
+    fn set_state(&mut self, _tp: &mut crate::cc::CcState, new: CaState) {
+        self.0.borrow_mut().states.push(new);
+    }
+    fn cwnd_event(&mut self, _tp: &mut crate::cc::CcState, ev: CwndEvent) {
+        if ev == CwndEvent::Loss {
+            self.0.borrow_mut().loss_events += 1;
+        }
+    }
+}
+
+#[test]
+fn a_linux_timeout_in_a_fast_recovery_keeps_its_ssthresh_and_calls_set_state_each_time() {
+    // Linux tcp_enter_loss: a timeout while the recovery's high_seq is ahead
+    // of snd_una takes no new ssthresh, undo state or CA_EVENT_LOSS, nor does
+    // a second one without progress; tcp_set_ca_state calls set_state(Loss)
+    // each time. After snd_una advances (icsk_retransmits 0) the next timeout
+    // reduces again. Off (RFC 5681 (4)): the first timeout reduces from the
+    // window the recovery left, later backoffs hold, set_state on changes only.
+    for linux in [true, false] {
+        let mut c = profile("linux").unwrap().config;
+        c.timer_wheel = false;
+        c.tlp = false;
+        c.linux_enter_loss = linux;
+        let calls = std::rc::Rc::new(std::cell::RefCell::new(LossCalls::default()));
+        let (mut s, _, first) = established_with(&c, Box::new(LossRecorder(calls.clone())));
+        assert_eq!(data_seqs(&first), (0..10).collect::<Vec<_>>());
+        let ts0 = first[0].tsval;
+        let mut out = vec![];
+        // Segments 1-3 SACKed 100 ms after they left: 0 is lost (RACK, three
+        // SACKed: no reordering window); recovery from cwnd 10: ssthresh 5.
+        s.on_segment(
+            ms(200),
+            &ack(1, &[(seg_start(1), seg_start(4))], true, ts0),
+            &mut out,
+        );
+        assert_eq!(s.ca_state(), CaState::Recovery);
+        assert_eq!((s.tp.ssthresh, s.tp.prior_cwnd), (5, 10));
+        assert_eq!(calls.borrow().states, [CaState::Recovery]);
+        // First timeout, in the recovery.
+        let cwnd_at_rto = s.tp.cwnd;
+        let t1 = s.rto_deadline().expect("the RTO runs");
+        s.on_timer(t1, &mut out);
+        assert_eq!(s.ca_state(), CaState::Loss);
+        let k = calls.borrow();
+        if linux {
+            assert_eq!((s.tp.ssthresh, s.tp.prior_cwnd), (5, 10));
+            assert_eq!((k.ssthresh, k.loss_events), (1, 0));
+        } else {
+            assert_eq!(s.tp.ssthresh, (cwnd_at_rto / 2).max(2));
+            assert_eq!(s.tp.prior_cwnd, cwnd_at_rto);
+            assert_eq!((k.ssthresh, k.loss_events), (2, 1));
+        }
+        assert_eq!(k.states, [CaState::Recovery, CaState::Loss]);
+        drop(k);
+        // Second timeout, no ACK in between.
+        let t2 = s.rto_deadline().expect("the RTO runs again");
+        s.on_timer(t2, &mut out);
+        let k = calls.borrow();
+        assert_eq!(k.loss_events, if linux { 0 } else { 2 });
+        if linux {
+            assert_eq!(s.tp.ssthresh, 5);
+            assert_eq!(k.ssthresh, 1);
+            assert_eq!(k.states, [CaState::Recovery, CaState::Loss, CaState::Loss]);
+        } else {
+            assert_eq!(s.tp.ssthresh, (cwnd_at_rto / 2).max(2));
+            assert_eq!(k.ssthresh, 2);
+            assert_eq!(k.states, [CaState::Recovery, CaState::Loss]);
+        }
+        drop(k);
+        // The retransmitted 0 is acknowledged (snd_una advances), then a
+        // third timeout: a new reduction from the window then (Loss,
+        // icsk_retransmits 0; RFC 5681: the backoff was cleared by the sample).
+        let una = seg_start(1);
+        let tsr = out.last().map(|h| h.tsval).unwrap();
+        s.on_segment(
+            t2 + ms(100),
+            &ack(una, &[(seg_start(1), seg_start(4))], true, tsr),
+            &mut out,
+        );
+        let cwnd = s.tp.cwnd;
+        let t3 = s.rto_deadline().expect("the RTO runs for the rest");
+        s.on_timer(t3, &mut out);
+        assert_eq!(s.tp.ssthresh, (cwnd / 2).max(2));
+        let k = calls.borrow();
+        assert_eq!(k.ssthresh, if linux { 2 } else { 3 });
+        // RFC 5681's path signals CA_EVENT_LOSS at every timeout.
+        assert_eq!(k.loss_events, if linux { 1 } else { 3 });
+        s.check_invariants();
+    }
+}
+
+#[test]
+fn a_dsack_counts_its_duplicate_as_delivered_once_per_retransmission() {
+    // Linux tcp_dsack_seen: "a spurious retransmission is delivered": the
+    // D-SACKed segment adds to tp->delivered (sack_delivered, counted by
+    // tcp_ack), unless more duplicates are reported than were ever
+    // retransmitted (dsack_dups > total_retrans). rack-tlp.md 5.3's run:
+    // segments 0-7 ACKed, the probe resends 9, the late ACK covers 8 and 9,
+    // the next ACK covers 10 and D-SACKs 9.
+    for dsack in [true, false] {
+        let mut s = linux_rack_tail_with(|c| c.dsack = dsack);
+        let mut out = vec![];
+        for k in 0..8 {
+            s.on_segment(ms(200 + k), &tail_ack(seg_start(k + 1), &[]), &mut out);
+        }
+        assert_eq!(s.tp.delivered, 8);
+        let t_probe = s.next_deadline().unwrap();
+        s.on_timer(t_probe, &mut out);
+        assert_eq!((s.stats.loss_probes, s.stats.segs_retrans), (1, 1));
+        s.on_segment(t_probe + ms(1), &ack(seg_start(10), &[], true, 1), &mut out);
+        assert_eq!(s.tp.delivered, 10);
+        let d = ack(seg_start(11), &[(seg_start(9), seg_start(10))], true, 1);
+        s.on_segment(t_probe + ms(100), &d, &mut out);
+        // Segment 10, plus the duplicate of 9 with D-SACK.
+        assert_eq!(s.tp.delivered, 11 + u64::from(dsack), "dsack {dsack}");
+        // The same D-SACK again: a second duplicate of one retransmission.
+        s.on_segment(t_probe + ms(101), &d, &mut out);
+        assert_eq!(s.tp.delivered, 11 + u64::from(dsack), "dsack {dsack}");
+        s.check_invariants();
+    }
 }
