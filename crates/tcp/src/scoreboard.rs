@@ -67,6 +67,8 @@ pub struct RateAcc {
     pub best: Option<Seg>,
     /// Send time of the most recently sent delivered segment never retransmitted.
     pub newest_clean: Option<SimTime>,
+    /// Of those, the newest newly SACKed (Linux `last_sackt`).
+    pub newest_clean_sacked: Option<SimTime>,
     /// Send time of the earliest newly SACKed segment never retransmitted
     /// (Linux `first_sackt`, the SACK RTT sample).
     pub oldest_clean_sacked: Option<SimTime>,
@@ -95,6 +97,12 @@ impl RateAcc {
         }
         if !s.has(EVER_RETRANS) && self.newest_clean.is_none_or(|t| s.sent > t) {
             self.newest_clean = Some(s.sent);
+        }
+        if !cumulative
+            && !s.has(EVER_RETRANS)
+            && self.newest_clean_sacked.is_none_or(|t| s.sent > t)
+        {
+            self.newest_clean_sacked = Some(s.sent);
         }
         if cumulative {
             self.rack.offer_acked(s.sent, s.end(), s.flags);

@@ -1623,6 +1623,10 @@ impl Sender {
         let rate_based = self.cc.has_cong_control();
         // tcp_ack's tcp_count_delivered(sack_delivered): D-SACKed segments too.
         let mut delivered = newly_sacked + dsack_delivered;
+        // The rate sample's RTT when the ACK advances on a linux host (Linux
+        // `ca_rtt_us`); else that of the newest segment delivered never
+        // retransmitted.
+        let mut ca_rtt = None;
         if h.ack > self.snd_una {
             let acked = self.sb.ack_to(h.ack, &mut rate);
             self.snd_una = h.ack;
@@ -1695,14 +1699,24 @@ impl Sender {
             {
                 ts_rtt.or(acked.karn_sent.map(|t| now - t))
             } else if linux {
-                // ca_rtt_us: from the newest segment delivered never
-                // retransmitted, when the estimator had a sample.
-                sample.and(rate.newest_clean.map(|t| now - t)).or(sample)
+                // tcp_clean_rtx_queue's ca_rtt_us: the newest segment newly
+                // SACKed never retransmitted (last_sackt), else the newest
+                // newly acknowledged one (last_ackt) unless the ACK covers a
+                // retransmission (FLAG_RETRANS_DATA_ACKED); else
+                // tcp_ack_update_rtt's timestamp echo.
+                rate.newest_clean_sacked
+                    .or(rate.newest_clean.filter(|_| !acked.any_retrans))
+                    .map(|t| now - t)
+                    .or_else(|| self.linux_ts_rtt(h, now))
             } else {
                 sample
             };
-            if let (true, Some(c)) = (linux, cc_rtt) {
-                self.note_min_rtt(c);
+            if linux {
+                if let Some(c) = cc_rtt {
+                    self.note_min_rtt(c);
+                }
+                // tcp_ack_update_rtt: rs->rtt_us = ca_rtt_us.
+                ca_rtt = Some(cc_rtt);
             }
             let s = AckSample {
                 pkts_acked: delivered - dsack_delivered,
@@ -2123,7 +2137,8 @@ impl Sender {
                 self.tp.cwnd_cnt = 0;
             }
         }
-        let rs = self.rate_gen(now, &rate, delivered, newly_lost, prior_in_flight);
+        let rtt = ca_rtt.unwrap_or_else(|| rate.newest_clean.map(|t| now - t));
+        let rs = self.rate_gen(now, &rate, delivered, newly_lost, prior_in_flight, rtt);
         if rate_based {
             self.sync_tp();
             self.tp.in_flight = self.sb.in_flight();
@@ -2825,6 +2840,7 @@ impl Sender {
         delivered: u32,
         losses: u32,
         prior_in_flight: u32,
+        rtt: Option<SimTime>,
     ) -> RateSample {
         // Clear the application-limited mark once its data is delivered.
         if self.tp.app_limited != 0 && self.tp.delivered > self.tp.app_limited {
@@ -2837,7 +2853,7 @@ impl Sender {
             acked_sacked: delivered,
             losses,
             prior_in_flight,
-            rtt: acc.newest_clean.map(|t| now - t),
+            rtt,
             ..Default::default()
         };
         let Some(seg) = acc.best else { return rs };

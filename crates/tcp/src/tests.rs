@@ -4566,3 +4566,41 @@ fn a_dsack_counts_its_duplicate_as_delivered_once_per_retransmission() {
         s.check_invariants();
     }
 }
+
+#[test]
+fn the_rate_sample_of_an_ack_of_a_retransmission_takes_the_timestamp_rtt_as_linux() {
+    // tcp_clean_rtx_queue: an ACK covering a retransmitted segment
+    // (FLAG_RETRANS_DATA_ACKED) and SACKing nothing new has no ca_rtt_us of
+    // its own; tcp_ack_update_rtt then takes the timestamp echo, in ms, for
+    // both the RTT and rs->rtt_us (what BBR's min_rtt filter reads). Segment
+    // 0 of 10 is lost; 1-9 are SACKed at 200 ms; 0 is resent; the ACK of
+    // everything at 330 ms echoes the retransmission's TSval: 130 ms.
+    let mut c = profile("linux").unwrap().config;
+    c.timer_wheel = false;
+    c.tlp = false;
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let (mut s, _, first) = established_with(&c, Box::new(Recorder(log.clone())));
+    assert_eq!(data_seqs(&first), (0..10).collect::<Vec<_>>());
+    let ts0 = first[0].tsval;
+    let mut out = vec![];
+    s.on_segment(
+        ms(200),
+        &ack(1, &[(seg_start(1), seg_start(10))], true, ts0),
+        &mut out,
+    );
+    let retx = out
+        .iter()
+        .find(|h| h.payload > 0 && h.seq == seg_start(0))
+        .copied()
+        .expect("segment 0 resent");
+    assert_eq!(retx.tsval / 1_000_000, 200);
+    let n = log.borrow().len();
+    s.on_segment(
+        ms(330),
+        &ack(seg_start(10), &[], true, retx.tsval),
+        &mut out,
+    );
+    let log = log.borrow();
+    assert_eq!(log.len(), n + 1);
+    assert_eq!(log[n].rtt, Some(ms(130)));
+}
