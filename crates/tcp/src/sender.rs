@@ -2247,7 +2247,7 @@ impl Sender {
     }
 
     /// Linux `tcp_dsack_seen`: the segments an ACK's D-SACK block reports
-    /// received twice (its length in MSS, rounded up, at least one), counted
+    /// received twice (its length in MSS, rounded up), counted
     /// as delivered ("a spurious retransmission is delivered"); 0 for a
     /// dubious block, longer than the largest window the peer offered or
     /// reporting more duplicates than were ever retransmitted (TLP probes
@@ -2257,7 +2257,7 @@ impl Sender {
         if l >= r || r - l > self.max_window {
             return 0;
         }
-        let dup = (r - l).div_ceil(self.mss as u64).max(1);
+        let dup = (r - l).div_ceil(self.mss as u64);
         self.dsack_dups += dup;
         if self.dsack_dups > self.stats.segs_retrans {
             return 0;

@@ -3029,17 +3029,31 @@ fn linux_rack_tail() -> Sender {
 
 /// `linux_rack_tail` with the profile changed by `f`.
 fn linux_rack_tail_with(f: impl FnOnce(&mut TcpConfig)) -> Sender {
+    let ctl = cc::make("cubic", &CcParams::new()).unwrap();
+    let (s, _) = linux_ten_out(ctl, |c| {
+        c.rack = true;
+        c.tlp = true;
+        c.dsack = true;
+        f(c);
+    });
+    s
+}
+
+/// A `linux` sender (the profile changed by `f`, with controller `ctl`)
+/// established with its initial window of 10 segments out; returns it and
+/// what it sent.
+fn linux_ten_out(
+    ctl: Box<dyn cc::CongestionControl>,
+    f: impl FnOnce(&mut TcpConfig),
+) -> (Sender, Vec<TcpHeader>) {
     let mut c = profile("linux").unwrap().config;
     // The worked examples count exact timeouts; the wheel's rounding is
     // tested on its own (timers_fire_at_the_end_of_their_wheel_bucket).
     c.timer_wheel = false;
-    c.rack = true;
-    c.tlp = true;
-    c.dsack = true;
     f(&mut c);
-    let (s, _, out) = established(&c, "cubic");
+    let (s, _, out) = established_with(&c, ctl);
     assert_eq!(data_seqs(&out), (0..10).collect::<Vec<_>>());
-    s
+    (s, out)
 }
 
 /// An ACK whose window ends exactly at the end of the 10 segments (rounded
@@ -4464,13 +4478,11 @@ fn a_linux_timeout_in_a_fast_recovery_keeps_its_ssthresh_and_calls_set_state_eac
     // reduces again. Off (RFC 5681 (4)): the first timeout reduces from the
     // window the recovery left, later backoffs hold, set_state on changes only.
     for linux in [true, false] {
-        let mut c = profile("linux").unwrap().config;
-        c.timer_wheel = false;
-        c.tlp = false;
-        c.linux_enter_loss = linux;
         let calls = std::rc::Rc::new(std::cell::RefCell::new(LossCalls::default()));
-        let (mut s, _, first) = established_with(&c, Box::new(LossRecorder(calls.clone())));
-        assert_eq!(data_seqs(&first), (0..10).collect::<Vec<_>>());
+        let (mut s, first) = linux_ten_out(Box::new(LossRecorder(calls.clone())), |c| {
+            c.tlp = false;
+            c.linux_enter_loss = linux;
+        });
         let ts0 = first[0].tsval;
         let mut out = vec![];
         // Segments 1-3 SACKed 100 ms after they left: 0 is lost (RACK, three
@@ -4575,12 +4587,8 @@ fn the_rate_sample_of_an_ack_of_a_retransmission_takes_the_timestamp_rtt_as_linu
     // both the RTT and rs->rtt_us (what BBR's min_rtt filter reads). Segment
     // 0 of 10 is lost; 1-9 are SACKed at 200 ms; 0 is resent; the ACK of
     // everything at 330 ms echoes the retransmission's TSval: 130 ms.
-    let mut c = profile("linux").unwrap().config;
-    c.timer_wheel = false;
-    c.tlp = false;
     let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let (mut s, _, first) = established_with(&c, Box::new(Recorder(log.clone())));
-    assert_eq!(data_seqs(&first), (0..10).collect::<Vec<_>>());
+    let (mut s, first) = linux_ten_out(Box::new(Recorder(log.clone())), |c| c.tlp = false);
     let ts0 = first[0].tsval;
     let mut out = vec![];
     s.on_segment(
