@@ -19,6 +19,18 @@ from tcplab.studies import get, linux_check, scenario_text
 from conftest import assert_study_files_are_generated
 
 
+@pytest.fixture(autouse=True)
+def _no_stored_runs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """These tests make their own stand-in kernel runs: --sim-only must not
+    find the package's stored ones (tests/test_stored.py tests those)."""
+    none = tmp_path_factory.mktemp("no-stored-runs")
+    monkeypatch.setattr(
+        "tcplab.reproduce.stored_file", lambda study, group: none / f"{group}.json.gz"
+    )
+
+
 def test_the_study_files_are_what_their_generator_writes() -> None:
     assert_study_files_are_generated("linux-check")
 
@@ -236,7 +248,7 @@ def test_the_simulated_side_gets_the_timing_part_s_measurement(tmp_path: Path) -
     out = tmp_path / "lc"
     _self_runs(out, "bdp", ("linux",), quick=True)
     # No timing part stored: a clear error saying what to run.
-    with pytest.raises(SweepError, match=r"timing/linux holds none: run the study"):
+    with pytest.raises(SweepError, match=r"timing/linux holds none.*run the study"):
         reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
     _timing_stand_in(out, 70.0, 90.0, 118.0)
     lag = linux_check.receive_timing(out / "timing" / "linux")
@@ -308,10 +320,10 @@ def test_sim_only_reruns_the_simulator_against_the_stored_kernel_runs(tmp_path: 
     out = tmp_path / "lc"
     # No stored kernel runs: a clear error naming the directory (the timing
     # part's first, which runs with any part).
-    with pytest.raises(SweepError, match=r"timing/linux holds none: run the study"):
+    with pytest.raises(SweepError, match=r"timing/linux holds none.*run the study"):
         reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
     _timing_stand_in(out, 0.0, 0.0, 0.0)
-    with pytest.raises(SweepError, match=r"bdp/linux holds none: run the study"):
+    with pytest.raises(SweepError, match=r"bdp/linux holds none.*run the study"):
         reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
     # Stand-in kernel runs (the simulator's, so that the comparison is exact
     # but for the hosts' timing, 0 here: the stand-in measured none).

@@ -1148,6 +1148,7 @@ def reproduce(
             sim_only=sim_only,
         )
     _print_paper_table(console, out)
+    _print_stored(console, out)
     console.print(f"report: {report}")
     from tcplab.sweep import MANIFEST, failures
 
@@ -1155,6 +1156,22 @@ def reproduce(
     sweeps = sorted({m.parent for m in out.rglob(MANIFEST)})
     bad = [f for d in sweeps for f in failures(d)]
     _fail_on_failures(bad, f"the report lacks them (see the failed/ directories under {out})")
+
+
+def _print_stored(console: Console, out: Path) -> None:
+    """Say which real-stack parts ``--sim-only`` restored from the package."""
+    import json
+
+    try:
+        facts = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    parts = facts.get("stored_runs") or []
+    if parts:
+        console.print(
+            "compared with the kernel runs stored in the package (restored into "
+            f"{out}): {', '.join(parts)}"
+        )
 
 
 def _print_paper_table(console: Console, out: Path) -> None:

@@ -58,29 +58,43 @@ def _run_dirs(out: Path) -> dict[str, Path]:
     return {rid: out / RUNS / rid for rid in done_runs(out)}
 
 
+def window_srtt(run_dir: Path, meta: Mapping[str, Any]) -> dict[int, float]:
+    """Per flow index: the time average of the smoothed RTT sampled on the
+    cwnd trace's interval over the measurement window (the comparison's RTT
+    when both sides trace cwnd); empty without a cwnd trace."""
+    trace = run_dir / "trace_cwnd.parquet"
+    if not trace.exists():
+        return {}
+    import polars as pl
+
+    from tcplab.results import read_parquet
+
+    df = read_parquet(trace).filter(
+        (pl.col("time_s") >= meta["measure_start_s"])
+        & (pl.col("time_s") < meta["measure_end_s"])
+        & pl.col("srtt_s").is_not_nan()
+    )
+    # In the trace's row order, one flow at a time: the same sum, to the
+    # last bit, on every reading (a parallel group_by's is not).
+    flows, srtt = df["flow"].to_numpy(), df["srtt_s"].to_numpy()
+    return {int(f): float(srtt[flows == f].mean()) for f in sorted(set(flows.tolist()))}
+
+
+#: A flow's ``window_srtt`` kept in its summary record by a run stored
+#: without its traces (:mod:`tcplab.stored`).
+WINDOW_SRTT = "srtt_window_mean_s"
+
+
 def _flow_metrics(run_dir: Path) -> list[dict[str, Any]]:
     """Per flow of one run: goodput, RTT (and where it comes from),
     retransmissions and timeouts in the window."""
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     meta, flows = summary["meta"], summary["flows"]
-    srtt: dict[int, float] = {}
-    trace = run_dir / "trace_cwnd.parquet"
-    if trace.exists():
-        import polars as pl
-
-        from tcplab.results import read_parquet
-
-        df = (
-            read_parquet(trace)
-            .filter(
-                (pl.col("time_s") >= meta["measure_start_s"])
-                & (pl.col("time_s") < meta["measure_end_s"])
-                & pl.col("srtt_s").is_not_nan()
-            )
-            .group_by("flow")
-            .agg(pl.col("srtt_s").mean())
-        )
-        srtt = {int(f): float(v) for f, v in df.iter_rows()}
+    srtt = window_srtt(run_dir, meta)
+    # A stored run keeps the trace's average, not the trace.
+    srtt |= {
+        i: float(f[WINDOW_SRTT]) for i, f in enumerate(flows) if f.get(WINDOW_SRTT) is not None
+    }
     rows = []
     for i, f in enumerate(flows):
 

@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
 from tcplab.results import inside
@@ -103,7 +103,9 @@ def reproduce(
     study = get(name)
     outp = Path(out)
     parts = _select_parts(study, quick, only, sim_only)
+    restored: list[str] = []
     if sim_only:
+        restored = _restore_stored(study, outp, quick, only)
         _check_stored(study, outp, quick, only)
     sweeps = []
     for part in parts:
@@ -150,6 +152,8 @@ def reproduce(
         facts["parts"] = list(only)
     if sim_only:
         facts["sim_only"] = True
+    if restored:
+        facts["stored_runs"] = restored
     text = json.dumps(facts, indent=2) + "\n"
     _write_atomic(inside(outp, "study.json"), lambda p: p.write_text(text, encoding="utf-8"))
     from tcplab.report import figure_pool
@@ -177,6 +181,49 @@ def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
     return sw
 
 
+def _stored_parts(study: Study, quick: bool, only: Sequence[str]) -> list[Part]:
+    """The real-stack parts ``--sim-only`` compares with: those the study
+    would run with these options."""
+    mode = "quick" if quick else "full"
+    return [
+        part
+        for part in study.parts
+        if part.backend != "sim"
+        and mode in part.modes
+        and (not only or _group(part) in only or part.always)
+        and not (mode in part.optional and _group(part) not in only)
+    ]
+
+
+def stored_file(study: str, group: str) -> Any:
+    """The package's stored real-stack runs of a study's part group
+    (``data/<study>/kernel/<group>.json.gz``, :mod:`tcplab.stored`), as an
+    ``importlib.resources`` traversable (it may not exist)."""
+    from importlib import resources
+
+    return resources.files("tcplab.studies") / "data" / study / "kernel" / f"{group}.json.gz"
+
+
+def _restore_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) -> list[str]:
+    """``--sim-only``: the real-stack parts ``outp`` holds none of, restored
+    from the runs stored in the package where it has them of the very
+    scenarios this version runs (:mod:`tcplab.stored`); their names."""
+    from tcplab import stored
+    from tcplab.sweep import MANIFEST
+
+    done = []
+    for part in _stored_parts(study, quick, only):
+        f = stored_file(study.name, _group(part))
+        if (outp / part.name / MANIFEST).exists() or not f.is_file():
+            continue
+        data = stored.read(f)
+        if data["manifest"].get("scenario_sha256") != _part_sweep(study, part, quick).scenario_hash:
+            continue  # another version of the file (or the other mode): _check_stored says so
+        stored.restore(data, outp / part.name)
+        done.append(part.name)
+    return done
+
+
 def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) -> None:
     """``--sim-only``: the real-stack runs must be stored in ``outp``, and be
     of the very scenarios the simulator's side will run (runs pair by point
@@ -184,20 +231,20 @@ def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) ->
     from tcplab.sweep import MANIFEST, SweepError
 
     mode = "quick" if quick else "full"
-    for part in study.parts:
-        if (
-            part.backend == "sim"
-            or mode not in part.modes
-            or (only and _group(part) not in only and not part.always)
-            or (mode in part.optional and _group(part) not in only)
-        ):
-            continue
+    for part in _stored_parts(study, quick, only):
         manifest = outp / part.name / MANIFEST
         if not manifest.is_file():
+            packaged = stored_file(study.name, _group(part)).is_file()
             raise SweepError(
                 f"--sim-only compares with the real-stack runs stored in {outp}, and "
-                f"{outp / part.name} holds none: run the study (or that part) once "
-                "without --sim-only first"
+                f"{outp / part.name} holds none"
+                + (
+                    f" (the package's stored runs of {_group(part)} were made from another "
+                    f"version of {part.file}, or are the other mode's)"
+                    if packaged
+                    else f" (the package stores none of {_group(part)})"
+                )
+                + ": run the study (or that part) once without --sim-only first"
             )
         stored = json.loads(manifest.read_text(encoding="utf-8")).get("scenario_sha256")
         if stored != _part_sweep(study, part, quick).scenario_hash:

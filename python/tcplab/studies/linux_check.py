@@ -105,14 +105,31 @@ def label(coords: Mapping[str, Any]) -> str:
     return ", ".join(["/".join(cc), *up])
 
 
+def stored_note(o: Mapping[str, Any]) -> str:
+    """What a report says of real-stack runs restored from the package."""
+    hz = f", HZ {o['hz']}" if o.get("hz") else ""
+    days = o.get("first_day", "?")
+    if o.get("last_day") not in (None, days):
+        days += f" to {o['last_day']}"
+    return (
+        f"The real-stack side is the kernel runs stored in the package ({o.get('runs', '?')} "
+        f"runs on Linux {o.get('kernel', '?')}{hz}, {o.get('cores', '?')} cores, {days}; "
+        "`--sim-only` restored them): their traces are not stored, so this part has no "
+        "overlays."
+    )
+
+
 def _part(rep: Report, out: Path, name: str, title: str, text: str) -> pl.DataFrame | None:
     from tcplab.compare import report_sections
+    from tcplab.stored import origin as stored_origin
 
     d = out / name
     if not (d / "sim").is_dir() or not (d / "linux").is_dir():
         rep.add_section(title, f"No results in {d} (run this part: --part {name}).")
         return None
     rep.add_section(title, text)
+    if (o := stored_origin(d / "linux")) is not None:
+        rep.add_text(stored_note(o))
     df = report_sections(rep, d, label)
     if df.height == 0:
         return None
