@@ -61,6 +61,11 @@ def test_a_stored_sweep_comes_back_table_for_table(tmp_path: Path) -> None:
         assert expect
         assert srtt == [expect.get(i) for i in range(len(srtt))]
         assert _flow_metrics(a) == _flow_metrics(b)
+    # Stored again from the restored runs (a part finished later with
+    # --resume is stored whole): the same file.
+    assert stored.write(
+        stored.pack(back, {"kernel": "test"}), tmp_path / "c.json.gz"
+    ).read_bytes() == (f1.read_bytes())
 
 
 def test_sim_only_restores_the_package_s_runs_where_out_holds_none(

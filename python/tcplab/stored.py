@@ -48,7 +48,7 @@ class StoredRunsError(ValueError):
 def pack(sweep_dir: str | os.PathLike[str], origin: Mapping[str, Any]) -> dict[str, Any]:
     """The stored form of the finished sweep ``sweep_dir`` (its runs in run
     id order); ``origin`` says where they were made."""
-    from tcplab.compare import window_srtt
+    from tcplab.compare import WINDOW_SRTT, window_srtt
     from tcplab.results import SUMMARY_FILE, TRACE_PREFIX, read_parquet
     from tcplab.sweep import MANIFEST, RUN_FILE, RUNS, done_runs
 
@@ -56,8 +56,12 @@ def pack(sweep_dir: str | os.PathLike[str], origin: Mapping[str, Any]) -> dict[s
     runs = []
     for rid in sorted(done_runs(d)):
         rd = d / RUNS / rid
-        meta = json.loads((rd / SUMMARY_FILE).read_text(encoding="utf-8"))["meta"]
-        srtt = window_srtt(rd, meta)
+        summary = json.loads((rd / SUMMARY_FILE).read_text(encoding="utf-8"))
+        meta = summary["meta"]
+        # A run restored from a stored file has no trace but its average.
+        srtt = window_srtt(rd, meta) or {
+            i: f[WINDOW_SRTT] for i, f in enumerate(summary.get("flows", [])) if WINDOW_SRTT in f
+        }
         tables: dict[str, dict[str, Any]] = {}
         for f in sorted(rd.glob("*.parquet")):
             if f.name.startswith(TRACE_PREFIX):
