@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,30 @@ def test_the_wheel_checks_the_ns2_profile_against_its_stored_ns2_runs(
     assert "flow-phase cells" in html
     assert "No run finished" not in html
     assert html.count("<figure") >= 1
+
+
+def test_the_wheel_checks_the_linux_profile_against_its_stored_kernel_runs(
+    installed: Path, tmp_path: Path
+) -> None:
+    # The kernel runs of linux-check's fqcodel part come with the wheel:
+    # --sim-only needs no root and no kernel run, and every flow cell pairs.
+    out = tmp_path / "lc"
+    r = subprocess.run(
+        [
+            *(str(installed / "tcplab"), "reproduce", "linux-check", "--sim-only"),
+            *("--part", "fqcodel", "--out", str(out), "--jobs", "2"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "compared with the kernel runs stored in the package" in r.stdout
+    html = unescape((out / "report.html").read_text(encoding="utf-8"))
+    assert "kernel runs stored in the package (15 runs on Linux 6.18" in html
+    assert "Over 12 flow cells" in html
 
 
 def test_exported_study_files_run_through_tcplab_scenarios(installed: Path, tmp_path: Path) -> None:
