@@ -122,6 +122,13 @@ def test_stored_runs_of_another_version_of_the_file_are_refused_by_name(
     )
     with pytest.raises(SweepError, match=r"bdp/linux holds none \(the package's stored runs"):
         reproduce("linux-check", tmp_path / "lc", quick=True, only=["bdp"], sim_only=True)
+    # A part the package has no runs of: the error names those it has.
+    with pytest.raises(
+        SweepError,
+        match=r"fast/linux holds none \(the package stores none of fast; it stores those of "
+        r"bdp: name them with --part\)",
+    ):
+        reproduce("linux-check", tmp_path / "lc2", quick=True, only=["fast"], sim_only=True)
 
 
 def test_a_damaged_stored_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -224,6 +224,18 @@ def _restore_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) 
     return done
 
 
+def _stored_groups_hint(study: Study) -> str:
+    """``; it stores those of A, B: name them with --part`` (or nothing)."""
+    have = sorted(
+        {
+            _group(p)
+            for p in study.parts
+            if p.backend != "sim" and not p.always and stored_file(study.name, _group(p)).is_file()
+        }
+    )
+    return f"; it stores those of {', '.join(have)}: name them with --part" if have else ""
+
+
 def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) -> None:
     """``--sim-only``: the real-stack runs must be stored in ``outp``, and be
     of the very scenarios the simulator's side will run (runs pair by point
@@ -242,7 +254,9 @@ def _check_stored(study: Study, outp: Path, quick: bool, only: Sequence[str]) ->
                     f" (the package's stored runs of {_group(part)} were made from another "
                     f"version of {part.file}, or are the other mode's)"
                     if packaged
-                    else f" (the package stores none of {_group(part)})"
+                    else f" (the package stores none of {_group(part)}"
+                    + _stored_groups_hint(study)
+                    + ")"
                 )
                 + ": run the study (or that part) once without --sim-only first"
             )
