@@ -420,3 +420,28 @@ def test_part_names_in_errors_say_what_is_wrong(tmp_path: Path) -> None:
     r = run_cli("reproduce", "linux-check", "--part", "cells/linux", "--out", str(tmp_path))
     assert r.returncode == 2, r.stderr
     assert "(--part names a group: the part's name up to its first '/'" in r.stderr
+
+
+def test_a_resumed_part_whose_host_timing_moved_reruns_its_simulated_side(tmp_path: Path) -> None:
+    # The simulated side's read timing is derived from the real-stack runs; a
+    # part resumed after more real-stack runs measured another ACK lag makes
+    # its simulated runs again (resuming would mix two timings) instead of
+    # refusing the changed scenario.
+    from tcplab.reproduce import reproduce
+
+    out = tmp_path / "lc"
+    _timing_stand_in(out, 0.0, 0.0, 0.0)
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True, resume=True)
+    run = next((out / "bdp" / "sim" / "runs").iterdir())
+    assert 'read_latency = "0us"' in (run / "scenario.toml").read_text()
+    _timing_stand_in(out, 70.0, 90.0, 118.0)  # the lag measured again: 64 + U[0, 60) us
+    reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True, resume=True)
+    runs = list((out / "bdp" / "sim" / "runs").iterdir())
+    assert len(runs) == 3  # the quick bdp part's three runs, made again
+    for run in runs:
+        assert 'read_latency = "64us"' in (run / "scenario.toml").read_text()
+    # Nothing moved: resumed as it is (the runs are kept, not made again).
+    stamp = runs[0].stat().st_mtime_ns
+    reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True, resume=True)
+    assert runs[0].stat().st_mtime_ns == stamp

@@ -132,8 +132,13 @@ def reproduce(
                 )
             continue
 
+        again = resume
         if part.derive is not None:
             sw.override(part.derive(outp))
+            # Derived from the real-stack runs, which a resumed part may have
+            # added to: simulated runs made with other values are replaced,
+            # not resumed (resuming them would mix two host timings).
+            again = resume and _same_scenario(outp / part.name, sw.scenario_hash)
 
         def prog(p: Progress, part_name: str = part.name) -> None:
             if on_progress is not None:
@@ -144,7 +149,7 @@ def reproduce(
             inside(outp, *part.name.split("/")),
             jobs=jobs,
             scheduler=scheduler if part.backend == "sim" else None,
-            resume=resume,
+            resume=again,
             on_progress=prog,
         )
     facts: dict[str, object] = {"study": name, "quick": quick, "tcplab_version": _core.__version__}
@@ -160,6 +165,17 @@ def reproduce(
 
     with figure_pool(jobs):
         return study.report(outp, quick)
+
+
+def _same_scenario(d: Path, scenario_hash: str) -> bool:
+    """Whether the sweep in ``d`` (if any) was made from this scenario."""
+    from tcplab.sweep import MANIFEST
+
+    try:
+        old = json.loads((d / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # nothing there (or unreadable: run_sweep says so)
+    return bool(old.get("scenario_sha256") == scenario_hash)
 
 
 def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
