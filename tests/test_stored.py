@@ -57,7 +57,7 @@ def test_a_stored_sweep_comes_back_table_for_table(tmp_path: Path) -> None:
         # The comparison's RTT is the trace's window average, which the
         # stored run keeps (the traces stay behind).
         assert not list(b.glob("trace_*"))
-        expect = window_srtt(a, sa["meta"])
+        expect = window_srtt(a, sa)
         assert expect
         assert srtt == [expect.get(i) for i in range(len(srtt))]
         assert _flow_metrics(a) == _flow_metrics(b)

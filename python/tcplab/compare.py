@@ -58,10 +58,10 @@ def _run_dirs(out: Path) -> dict[str, Path]:
     return {rid: out / RUNS / rid for rid in done_runs(out)}
 
 
-def window_srtt(run_dir: Path, meta: Mapping[str, Any]) -> dict[int, float]:
+def _trace_srtt(run_dir: Path, meta: Mapping[str, Any]) -> dict[int, float]:
     """Per flow index: the time average of the smoothed RTT sampled on the
-    cwnd trace's interval over the measurement window (the comparison's RTT
-    when both sides trace cwnd); empty without a cwnd trace."""
+    cwnd trace's interval over the measurement window; empty without a cwnd
+    trace."""
     trace = run_dir / "trace_cwnd.parquet"
     if not trace.exists():
         return {}
@@ -85,16 +85,28 @@ def window_srtt(run_dir: Path, meta: Mapping[str, Any]) -> dict[int, float]:
 WINDOW_SRTT = "srtt_window_mean_s"
 
 
+def window_srtt(run_dir: Path, summary: Mapping[str, Any]) -> dict[int, float]:
+    """Per flow index: the comparison's RTT when both sides trace cwnd, the
+    time average of the smoothed RTT over the measurement window, from the
+    run's cwnd trace or, for a run stored without its traces, from the
+    average its summary's flow record keeps (``WINDOW_SRTT``); empty when
+    the run has neither. ``summary`` is the run's ``summary.json``."""
+    srtt = _trace_srtt(run_dir, summary["meta"])
+    # A stored run keeps the trace's average, not the trace.
+    srtt |= {
+        i: float(f[WINDOW_SRTT])
+        for i, f in enumerate(summary.get("flows", []))
+        if f.get(WINDOW_SRTT) is not None
+    }
+    return srtt
+
+
 def _flow_metrics(run_dir: Path) -> list[dict[str, Any]]:
     """Per flow of one run: goodput, RTT (and where it comes from),
     retransmissions and timeouts in the window."""
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    meta, flows = summary["meta"], summary["flows"]
-    srtt = window_srtt(run_dir, meta)
-    # A stored run keeps the trace's average, not the trace.
-    srtt |= {
-        i: float(f[WINDOW_SRTT]) for i, f in enumerate(flows) if f.get(WINDOW_SRTT) is not None
-    }
+    flows = summary["flows"]
+    srtt = window_srtt(run_dir, summary)
     rows = []
     for i, f in enumerate(flows):
 

@@ -48,7 +48,7 @@ class StoredRunsError(ValueError):
 def pack(sweep_dir: str | os.PathLike[str], origin: Mapping[str, Any]) -> dict[str, Any]:
     """The stored form of the finished sweep ``sweep_dir`` (its runs in run
     id order); ``origin`` says where they were made."""
-    from tcplab.compare import WINDOW_SRTT, window_srtt
+    from tcplab.compare import window_srtt
     from tcplab.results import SUMMARY_FILE, TRACE_PREFIX, read_parquet
     from tcplab.sweep import MANIFEST, RUN_FILE, RUNS, done_runs
 
@@ -57,11 +57,7 @@ def pack(sweep_dir: str | os.PathLike[str], origin: Mapping[str, Any]) -> dict[s
     for rid in sorted(done_runs(d)):
         rd = d / RUNS / rid
         summary = json.loads((rd / SUMMARY_FILE).read_text(encoding="utf-8"))
-        meta = summary["meta"]
-        # A run restored from a stored file has no trace but its average.
-        srtt = window_srtt(rd, meta) or {
-            i: f[WINDOW_SRTT] for i, f in enumerate(summary.get("flows", [])) if WINDOW_SRTT in f
-        }
+        srtt = window_srtt(rd, summary)  # a restored run's from its summary
         tables: dict[str, dict[str, Any]] = {}
         for f in sorted(rd.glob("*.parquet")):
             if f.name.startswith(TRACE_PREFIX):
@@ -75,7 +71,7 @@ def pack(sweep_dir: str | os.PathLike[str], origin: Mapping[str, Any]) -> dict[s
         runs.append(
             {
                 "run": json.loads((rd / RUN_FILE).read_text(encoding="utf-8")),
-                "meta": meta,
+                "meta": summary["meta"],
                 "srtt_window_mean_s": [srtt.get(i) for i in range(n)],
                 "tables": tables,
             }
