@@ -8,6 +8,10 @@
 //! - Quick-ACK mode: the first data segment, data after an idle gap longer
 //!   than the RTO, and old (duplicate) data allow up to 16 immediate ACKs
 //!   (at most half the receive window in segments); each ACK sent uses one.
+//!   In-order data is any segment at `rcv_nxt`, the repair of a hole too
+//!   (`tcp_data_queue` calls `tcp_event_data_recv` before `tcp_ofo_queue`):
+//!   a hole held longer than the RTO makes its repair's gap "too long", and
+//!   the out-of-order segments after it are ACKed at once, not compressed.
 //! - The delayed-ACK timeout (ATO) adapts to the arrival gaps: halved toward
 //!   40 ms on dense arrivals, grown to the gap when data is sparser, doubled
 //!   (up to 200 ms) each time the timer fires; the delay is at most

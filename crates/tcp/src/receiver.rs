@@ -424,6 +424,13 @@ impl Receiver {
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.advance(now, end);
+            // tcp_data_queue calls tcp_event_data_recv for all in-order data,
+            // a repair of a hole too: after a hole held longer than the RTO
+            // it grants the quick ACKs (and `lrcvtime` moves on).
+            if self.cfg.adaptive_delack {
+                let wnd = self.cfg.rcvbuf;
+                self.lack.on_data(now, &mut self.quick, wnd, self.mss);
+            }
             if had_holes && self.fin_at.is_none() && !self.ooo.is_empty() && self.compressing() {
                 // Holes remain (no ICSK_ACK_NOW): __tcp_ack_snd_check's
                 // compression path, which sends at once, a repair of one
@@ -434,10 +441,6 @@ impl Receiver {
                 self.send_ack(now, out);
             } else {
                 self.pending += 1;
-                if self.cfg.adaptive_delack {
-                    let wnd = self.cfg.rcvbuf;
-                    self.lack.on_data(now, &mut self.quick, wnd, self.mss);
-                }
                 let full = h.payload >= self.mss;
                 // `read_latency`: the application reads later, and the ACKs
                 // its read sends (below) wait for it.

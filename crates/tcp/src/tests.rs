@@ -4410,33 +4410,101 @@ fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
     assert_eq!(r.next_deadline(), Some(us(150)));
 }
 
-#[test]
-fn a_one_segment_repair_counts_as_the_first_duplicate_at_the_new_rcv_nxt() {
-    // S0 and S1 lost; S2, S3, S4 arrive (three duplicates at rcv_nxt = S0,
-    // at once), S5 is held. The repair S0 moves rcv_nxt to S1, one segment
-    // (not more than one rcv_mss): Linux's __tcp_ack_snd_check
-    // takes the compression path, which sends it at once as the first
-    // duplicate at the new rcv_nxt (dup_ack_counter 1). So S6 and S7 go at
-    // once (2 and 3) and S8 is held: two immediate ACKs after the repair's,
-    // not three.
+/// A linux receiver past its quick ACKs: S0..S15 in order at 200..215 ms
+/// (the first, S0, also gives the handshake sample: 150 ms since the
+/// SYN-ACK at 50 ms, so the receiver's RTO is 150 + max(300, 200) = 450
+/// ms), each ACKed at once by one of the 16 quick ACKs it grants.
+fn linux_receiver_past_quick_acks() -> Receiver {
     let c = profile("linux").unwrap().config;
+    assert!(c.sack_compression && c.adaptive_delack);
     let (_, mut r, _) = established(&c, "cubic");
-    let seg = |i: u64| data_seg(i, 0, SimTime::ZERO);
-    let us = |x: u64| ms(300) + SimTime(x * 1000);
+    let mut out = vec![];
+    for i in 0..16 {
+        r.on_segment(ms(200 + i), &data_seg(i, 0, SimTime::ZERO), &mut out);
+    }
+    assert_eq!(out.len(), 16);
+    r
+}
+
+/// Feeds `order` (segment numbers) to `r` at `at(k)` and returns, for each
+/// segment ACKed at once, its number and the ACK's cumulative number.
+fn acked_at_once(
+    r: &mut Receiver,
+    order: &[u64],
+    at: impl Fn(usize) -> SimTime,
+) -> Vec<(u64, u64)> {
     let mut out = vec![];
     let mut at_once = vec![];
-    for (k, i) in [2u64, 3, 4, 5, 0, 6, 7, 8].into_iter().enumerate() {
-        r.on_segment(us(10 * k as u64), &seg(i), &mut out);
+    for (k, &i) in order.iter().enumerate() {
+        r.on_segment(at(k), &data_seg(i, 0, SimTime::ZERO), &mut out);
         if !out.is_empty() {
             at_once.push((i, out[0].ack));
             out.clear();
         }
     }
-    let (s0, s1) = (seg_start(0), seg_start(1));
+    at_once
+}
+
+#[test]
+fn a_one_segment_repair_counts_as_the_first_duplicate_at_the_new_rcv_nxt() {
+    // Past the quick ACKs, S16 and S17 are lost; S18, S19, S20 arrive
+    // (three duplicates at rcv_nxt = S16, at once), S21 is held. The
+    // repair S16, 85 ms after the last in-order data (S15; under the 450
+    // ms RTO, so no quick ACKs), moves rcv_nxt to S17, one segment (not
+    // more than one rcv_mss): Linux's __tcp_ack_snd_check takes the
+    // compression path, which sends it at once as the first duplicate at
+    // the new rcv_nxt (dup_ack_counter 1). So S22 and S23 go at once (2
+    // and 3) and S24 is held: two immediate ACKs after the repair's, not
+    // three.
+    let mut r = linux_receiver_past_quick_acks();
+    let us = |k: usize| ms(300) + SimTime(10_000 * k as u64);
+    let at_once = acked_at_once(&mut r, &[18, 19, 20, 21, 16, 22, 23, 24], us);
+    let (s16, s17) = (seg_start(16), seg_start(17));
     assert_eq!(
         at_once,
-        vec![(2, s0), (3, s0), (4, s0), (0, s1), (6, s1), (7, s1)]
+        vec![
+            (18, s16),
+            (19, s16),
+            (20, s16),
+            (16, s17),
+            (22, s17),
+            (23, s17)
+        ]
     );
+}
+
+#[test]
+fn a_repair_after_a_hole_held_longer_than_the_rto_grants_quick_acks() {
+    // As above, but the repair S16 arrives at 700 ms, 485 ms after the last
+    // in-order data (S15 at 215 ms): more than the receiver's 450 ms RTO.
+    // tcp_data_queue calls tcp_event_data_recv for the repair as for any
+    // in-order data, and its "too long gap" grants min(rcv_wnd / (2 mss),
+    // 16) = 16 quick ACKs (tcp_incr_quickack). So the repair's ACK and
+    // every later out-of-order segment at rcv_nxt = S17 go at once
+    // (tcp_in_quickack_mode comes before the SACK compression in
+    // __tcp_ack_snd_check), S24 included. At 600 ms (a 385 ms gap) the
+    // repair grants none and S24 is held.
+    for (repair_at, s24_at_once) in [(ms(700), true), (ms(600), false)] {
+        let mut r = linux_receiver_past_quick_acks();
+        let at = |k: usize| match k {
+            0..=3 => ms(300) + SimTime(10_000 * k as u64),
+            _ => repair_at + SimTime(10_000 * (k - 4) as u64),
+        };
+        let at_once = acked_at_once(&mut r, &[18, 19, 20, 21, 16, 22, 23, 24], at);
+        let (s16, s17) = (seg_start(16), seg_start(17));
+        let mut want = vec![
+            (18, s16),
+            (19, s16),
+            (20, s16),
+            (16, s17),
+            (22, s17),
+            (23, s17),
+        ];
+        if s24_at_once {
+            want.push((24, s17));
+        }
+        assert_eq!(at_once, want, "repair at {repair_at:?}");
+    }
 }
 
 /// A Reno-like controller (ssthresh cwnd / 2, no growth) that records the
