@@ -241,17 +241,19 @@ impl Scoreboard {
     /// to `rate`.
     pub fn ack_to(&mut self, ack: u64, rate: &mut RateAcc) -> Acked {
         let mut a = Acked::default();
-        while let Some(s) = self.segs.front() {
+        // Walk the acknowledged head in place, then drop it in one go: the
+        // segments are read where they are, not moved out one by one.
+        let mut n = 0;
+        for s in self.segs.iter() {
             if s.end() > ack {
                 break;
             }
-            let s = self.segs.pop_front().expect("front exists");
-            a.segs += 1;
+            n += 1;
             if s.has(SACKED) {
                 self.sacked -= 1;
             } else {
                 a.newly_delivered += 1;
-                rate.offer_acked(&s);
+                rate.offer_acked(s);
             }
             if s.flags & (LOST | RETRANS) == LOST {
                 self.lost_pending -= 1;
@@ -272,7 +274,11 @@ impl Scoreboard {
                     a.first_unsacked_sent = Some(s.sent);
                 }
             }
-            a.last = Some(s);
+        }
+        if n > 0 {
+            a.segs = n;
+            a.last = Some(self.segs[n as usize - 1]);
+            self.segs.drain(..n as usize);
         }
         if a.any_retrans {
             a.karn_sent = None;
