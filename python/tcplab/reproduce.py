@@ -178,12 +178,18 @@ def _same_scenario(d: Path, scenario_hash: str) -> bool:
     return bool(old.get("scenario_sha256") == scenario_hash)
 
 
-def _part_sweep(study: Study, part: Part, quick: bool) -> Sweep:
+def _part_sweep(
+    study: Study, part: Part, quick: bool, edit: Callable[[str], str] | None = None
+) -> Sweep:
     """A part's sweep as :func:`reproduce` runs it: its file, its overrides,
-    the quick ones on top in the quick version, its backend."""
+    the quick ones on top in the quick version, its backend. ``edit``
+    rewrites the scenario's text first (scenarios/linux-check/ablate.py's
+    variants)."""
     from tcplab.sweep import load_sweep
 
     text, path = scenario_text(study.name, part.file)
+    if edit is not None:
+        text = edit(text)
     sw = load_sweep(text, path)
     if part.select:
         sw.select(part.select)

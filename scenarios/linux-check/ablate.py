@@ -22,8 +22,8 @@ import polars as pl
 
 from tcplab import sweep
 from tcplab.compare import comparison
-from tcplab.reproduce import part_groups
-from tcplab.studies import get, linux_check, scenario_text
+from tcplab.reproduce import _part_sweep, part_groups
+from tcplab.studies import get, linux_check
 
 
 def main() -> None:
@@ -38,15 +38,22 @@ def main() -> None:
         shutil.rmtree(out, ignore_errors=True)
         ok = [0, 0, 0, 0]
         parts = {p.name: p for p in get("linux-check").parts}
-        for part in [g for g in part_groups(get("linux-check")) if (base / g / "linux").is_dir()]:
+        groups = part_groups(get("linux-check"))
+        # The timing part has no simulated side.
+        for part in [g for g in groups if (base / g / "linux").is_dir() and f"{g}/sim" in parts]:
             (out / part).mkdir(parents=True)
             shutil.copytree(base / part / "linux", out / part / "linux")
             spec = parts[f"{part}/sim"]
-            text, path = scenario_text("linux-check", spec.file)
-            text = text.replace('profile = "linux"\n', 'profile = "linux"\n' + extra)
-            sw = sweep.load_sweep(text, path)
-            if spec.overrides:
-                sw.override(spec.overrides, spec.repetitions)
+
+            def edit(text: str, extra: str = extra) -> str:
+                return text.replace('profile = "linux"\n', 'profile = "linux"\n' + extra)
+
+            # The part's sweep as `reproduce` makes it (its selection,
+            # overrides and repetitions), the variant's lines added, and
+            # the hosts' read timing from the part's real-stack runs.
+            sw = _part_sweep(get("linux-check"), spec, False, edit)
+            if spec.derive is not None:
+                sw.override(spec.derive(base))
             sweep.run_sweep(sw, out / part / "sim")
             df = linux_check.agreement(comparison(out / part, linux_check.label))
             for i, c in enumerate(["goodput_ok", "rtt_ok", "timeouts_ok"]):
