@@ -123,22 +123,27 @@ def test_the_goodput_z_is_welch_s_statistic_worked_by_hand() -> None:
 
 
 def test_agreement_applies_the_bounds_of_issue_14() -> None:
+    nan = math.nan
     df = pl.DataFrame(
         {
-            "goodput_error": [0.049, -0.051, 0.0],
-            "rtt_error": [0.099, 0.0, -0.101],
-            "timeouts_diff": [1.0, -1.0, 1.5],
-            "seeds": [3, 3, 3],
-            "goodput_sim_bps": [1.0, 2.0, 3.0],
-            "goodput_linux_min_bps": [0.5, 2.1, 3.0],
-            "goodput_linux_max_bps": [1.5, 2.5, 3.0],
+            "goodput_error": [0.049, -0.051, 0.0, 0.0, 0.0],
+            "rtt_error": [0.099, 0.0, -0.101, nan, nan],
+            # The last two: no RTT sample on either side (a flow starved on
+            # both: agrees), none on the simulator's only (does not).
+            "rtt_sim_s": [0.11, 0.1, 0.09, nan, nan],
+            "rtt_linux_s": [0.1, 0.1, 0.1, nan, 0.1],
+            "timeouts_diff": [1.0, -1.0, 1.5, 0.0, 0.0],
+            "seeds": [3, 3, 3, 3, 3],
+            "goodput_sim_bps": [1.0, 2.0, 3.0, 0.0, 0.0],
+            "goodput_linux_min_bps": [0.5, 2.1, 3.0, 0.0, 0.0],
+            "goodput_linux_max_bps": [1.5, 2.5, 3.0, 0.0, 0.0],
         }
     )
     a = linux_check.agreement(df)
-    assert a["in_kernel_range"].to_list() == [True, False, True]
-    assert a["goodput_ok"].to_list() == [True, False, True]
-    assert a["rtt_ok"].to_list() == [True, True, False]
-    assert a["timeouts_ok"].to_list() == [True, True, False]
+    assert a["in_kernel_range"].to_list() == [True, False, True, True, True]
+    assert a["goodput_ok"].to_list() == [True, False, True, True, True]
+    assert a["rtt_ok"].to_list() == [True, True, False, True, False]
+    assert a["timeouts_ok"].to_list() == [True, True, False, True, True]
 
 
 SHORT = {"duration": "4s", "measure.start": "1s", "measure.end": "4s"}

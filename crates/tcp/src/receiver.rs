@@ -542,13 +542,18 @@ impl Receiver {
     /// Linux `__tcp_ack_snd_check` for out-of-order data, SACK on
     /// (`sack_compression`).
     fn compressed_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        // More than one full segment in order since the last ACK, quick-ACK
-        // mode or an ACK owed at once: sent now, as without compression.
-        if self.rcv_nxt - self.last_ack_sent > self.mss as u64
-            || self.quick > 0
-            || self.ack_now
-            || self.comp_held >= COMP_SACK_NR
-        {
+        // Quick-ACK mode or an ACK owed at once: sent now, as without
+        // compression. __tcp_ack_snd_check's first rule, more than one
+        // full segment in order since the last ACK, also asks that the
+        // window now advertised be at least the last one
+        // (`__tcp_select_window(sk) >= tp->rcv_wnd`); with out-of-order
+        // data held (always, here) the held data has taken buffer space
+        // since, so the rule does not apply and a repair of several
+        // segments takes the compression path as the first duplicate at
+        // its new rcv_nxt. The profile models no buffer space: this
+        // follows the kernel's captured receivers, which count 94-98 % of
+        // such repairs so (docs/reproduce.md, fair BBR).
+        if self.quick > 0 || self.ack_now || self.comp_held >= COMP_SACK_NR {
             self.send_ack(now, out);
             return;
         }

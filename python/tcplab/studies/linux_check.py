@@ -72,7 +72,9 @@ JAIN_TOL = 0.05
 
 
 def agreement(df: pl.DataFrame) -> pl.DataFrame:
-    """The comparison table with, per cell, whether it meets each bound, and
+    """The comparison table with, per cell, whether it meets each bound (the
+    RTT bound holds for a flow with no RTT sample in the window on either
+    side), and
     whether the simulator's mean goodput lies within the range of the
     kernel's own seeds (``in_kernel_range``: a miss the kernel's run-to-run
     spread covers)."""
@@ -80,7 +82,14 @@ def agreement(df: pl.DataFrame) -> pl.DataFrame:
 
     return df.with_columns(
         (pl.col("goodput_error").abs() <= GOODPUT_TOL).alias("goodput_ok"),
-        (pl.col("rtt_error").abs() <= RTT_TOL).alias("rtt_ok"),
+        # A flow with no RTT sample in the window on either side (starved
+        # on both) agrees; one side without any does not.
+        (
+            (pl.col("rtt_error").abs() <= RTT_TOL)
+            | (pl.col("rtt_sim_s").is_nan() & pl.col("rtt_linux_s").is_nan())
+        )
+        .fill_null(False)
+        .alias("rtt_ok"),
         (pl.col("timeouts_diff").abs() <= TIMEOUT_TOL).alias("timeouts_ok"),
         # With one seed the kernel has no spread to speak of: null.
         pl.when(pl.col("seeds") >= 2)
