@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import dpkt
@@ -96,15 +97,23 @@ def receiver(d: Path, n: int) -> dict[str, float]:
     return res
 
 
-def main() -> None:
+def print_tables(
+    doc: str | None, host: str, measure: Callable[[Path, int], dict[str, float]]
+) -> None:
+    """For hosts ``host``1-4, a table of ``measure`` of each run directory
+    on the command line (the usage ``doc`` without one)."""
     dirs = [Path(a) for a in sys.argv[1:]]
     if not dirs:
-        sys.exit(__doc__)
+        sys.exit(doc)
     for n in range(1, 5):
-        rows = [receiver(d, n) for d in dirs]
-        print(f"b{n}" + "".join(f"  {d}" for d in dirs))
+        rows = [measure(d, n) for d in dirs]
+        print(f"{host}{n}" + "".join(f"  {d}" for d in dirs))
         for key in rows[0]:
             print(f"  {key:<36}" + "".join(f"{r[key]:>12.3f}" for r in rows))
+
+
+def main() -> None:
+    print_tables(__doc__, "b", receiver)
 
 
 if __name__ == "__main__":

@@ -19,11 +19,10 @@ Needs dpkt (installed with the dev tools: make install-dev).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
-from receivers import WINDOW, packets  # type: ignore[import-not-found]
+from receivers import WINDOW, packets, print_tables  # type: ignore[import-not-found]
 
 BACK_TO_BACK = 50e-6
 
@@ -63,14 +62,7 @@ def sender(d: Path, n: int) -> dict[str, float]:
 
 
 def main() -> None:
-    dirs = [Path(a) for a in sys.argv[1:]]
-    if not dirs:
-        sys.exit(__doc__)
-    for n in range(1, 5):
-        rows = [sender(d, n) for d in dirs]
-        print(f"a{n}" + "".join(f"  {d}" for d in dirs))
-        for key in rows[0]:
-            print(f"  {key:<30}" + "".join(f"{r[key]:>12.3f}" for r in rows))
+    print_tables(__doc__, "a", sender)
 
 
 if __name__ == "__main__":

@@ -433,9 +433,9 @@ impl Receiver {
             }
             if had_holes && self.fin_at.is_none() && !self.ooo.is_empty() && self.compressing() {
                 // Holes remain (no ICSK_ACK_NOW): __tcp_ack_snd_check's
-                // compression path, which sends at once, a repair of one
-                // segment counting as the first duplicate at the new
-                // rcv_nxt.
+                // compression path, which sends at once, the repair (of one
+                // segment or several) counting as the first duplicate at the
+                // new rcv_nxt.
                 self.compressed_ack(now, out);
             } else if had_holes || self.fin_at.is_some() {
                 self.send_ack(now, out);
