@@ -158,6 +158,19 @@ def test_one_reno_flow_fills_the_link_and_the_captures_match_the_counters(
     assert 0.3 * flows["bulk"]["segs_sent"] < ab["acks_timed"] < 0.9 * flows["bulk"]["segs_sent"]
     assert 0 < ab["ack_lag_p10_s"] <= ab["ack_lag_p50_s"] <= ab["ack_lag_p90_s"] < 5e-3
     assert timing["b->a"]["acks_timed"] > 0  # a ACKing the file
+    # The senders' lag: b's ACKs of the bulk flow, written to a, each timed
+    # to a's next data segment (the last ACK before it, once): a Reno
+    # sender with a full window answers most ACKs, so about as many sends
+    # are timed as b's ACKs, in order, none over the 5 ms cut.
+    ba = timing["b->a"]
+    assert 0.3 * ab["acks_timed"] < ba["sends_timed"] < 1.2 * ab["acks_timed"]
+    assert 0 < ba["send_lag_p10_s"] <= ba["send_lag_p50_s"] <= ba["send_lag_p90_s"] < 5e-3
+    # SACKs of out-of-order segments (if the window held a loss): those
+    # sent at once within 0.5 ms, those held by SACK compression 0.5-5 ms.
+    if ab["sacks_now"]:
+        assert 0 < ab["sack_now_p10_s"] <= ab["sack_now_p50_s"] <= ab["sack_now_p90_s"] < 5e-4
+    if ab["sacks_held"]:
+        assert 5e-4 <= ab["sack_held_p10_s"] <= ab["sack_held_p90_s"] <= 5e-3
 
     out = res.write(tmp_path / "out")
     assert (out / "timing.parquet").exists()

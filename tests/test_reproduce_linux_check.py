@@ -170,10 +170,18 @@ def _self_runs(
         sweep.run_sweep(sw, out / part / side, jobs=2)
 
 
-def _timing_stand_in(out: Path, p10_us: float, p50_us: float, p90_us: float) -> None:
+def _timing_stand_in(
+    out: Path,
+    p10_us: float,
+    p50_us: float,
+    p90_us: float,
+    send_us: tuple[float, float, float] | None = None,
+) -> None:
     """A stand-in for the timing part's real-stack run: the simulator runs its
     file into ``out/timing/linux`` and each run gets the timing table a
-    real run would have, one link of 1000 ACKs timed at these percentiles."""
+    real run would have, one link of 1000 ACKs timed at these percentiles
+    and, with ``send_us``, another of 500 sends timed at those (a run made
+    before the emulator timed the senders has no such columns)."""
     p = {x.name: x for x in get("linux-check").parts}["timing/linux"]
     text, path = scenario_text("linux-check", p.file)
     sw = sweep.load_sweep(text, path)
@@ -187,8 +195,25 @@ def _timing_stand_in(out: Path, p10_us: float, p50_us: float, p90_us: float) -> 
         "ack_lag_p50_s": p50_us * 1e-6,
         "ack_lag_p90_s": p90_us * 1e-6,
     }
+    rows = [row]
+    if send_us is not None:
+        row["sends_timed"] = 0
+        for q in (10, 50, 90):
+            row[f"send_lag_p{q}_s"] = float("nan")
+        rows.append(
+            {
+                "link": "r1->a1",
+                "delivered": 1000,
+                "acks_timed": 0,
+                "ack_lag_p10_s": float("nan"),
+                "ack_lag_p50_s": float("nan"),
+                "ack_lag_p90_s": float("nan"),
+                "sends_timed": 500,
+                **{f"send_lag_p{q}_s": v * 1e-6 for q, v in zip((10, 50, 90), send_us)},
+            }
+        )
     for run in (d / "runs").iterdir():
-        pl.DataFrame([row]).write_parquet(run / "timing.parquet")
+        pl.DataFrame(rows).write_parquet(run / "timing.parquet")
     for collected in d.glob("timing.parquet"):
         collected.unlink()
 
@@ -266,8 +291,44 @@ def test_the_simulated_side_gets_the_timing_part_s_measurement(tmp_path: Path) -
     assert 'read_jitter = "60us"' in scenario
     html = unescape(report.read_text())
     assert "The hosts' timing" in html
-    # The stand-in bdp runs timed no ACK: the timing part's lag serves.
-    assert "64 us + U[0, 60) us, from the timing part" in html
+    # The stand-in bdp runs timed no ACK: the timing part's lag serves;
+    # it timed no sender either: no rx_latency.
+    assert 'rx_latency = "0us"' in scenario
+    assert "rx_latency 0us, read 64us + U[0, 60us), ACK lag from the timing part" in html
+
+
+def test_the_simulated_hosts_answer_as_late_as_the_real_senders(tmp_path: Path) -> None:
+    from tcplab.reproduce import reproduce
+
+    out = tmp_path / "lc"
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    # Senders timed at 20/30/55 us: every simulated host's received packets
+    # reach TCP 30 us late (the median), and the receivers read 64 - 30 =
+    # 34 us (+ U[0, 60) us) after that, so that an in-order ACK's lag is
+    # still the uniform law through the measured 70 and 118 us.
+    _timing_stand_in(out, 70.0, 90.0, 118.0, send_us=(20.0, 30.0, 55.0))
+    send = linux_check.send_timing(out / "timing" / "linux")
+    assert send == pytest.approx({"p10_s": 20e-6, "p50_s": 30e-6, "p90_s": 55e-6, "acks": 500})
+    assert linux_check.hosts_timing(out, "bdp") == {
+        "defaults.host.rx_latency": "30us",
+        "defaults.host.read_latency": "34us",
+        "defaults.host.read_jitter": "60us",
+    }
+    report = reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    scenario = (next((out / "bdp" / "sim" / "runs").iterdir()) / "scenario.toml").read_text()
+    assert 'rx_latency = "30us"' in scenario
+    assert 'read_latency = "34us"' in scenario
+    html = unescape(report.read_text())
+    assert "20.0 / 30.0 / 55.0" in html
+    assert "rx_latency 30us, read 34us + U[0, 60us)" in html
+    # A turnaround longer than the read law's floor leaves the read no
+    # latency of its own (never a negative one).
+    _timing_stand_in(out, 70.0, 90.0, 118.0, send_us=(60.0, 80.0, 95.0))
+    assert linux_check.hosts_timing(out, "bdp") == {
+        "defaults.host.rx_latency": "80us",
+        "defaults.host.read_latency": "0us",
+        "defaults.host.read_jitter": "60us",
+    }
 
 
 @pytest.mark.parametrize("part", ["cells", "bdp", "fair", "fqcodel", "short", "fast"])

@@ -395,6 +395,7 @@ def _timing_table(rows: Sequence[dict[str, Any]]) -> Table:
             ("rate err %", "right"),
             ("delay err %", "right"),
             ("rx ACK lag p50 us", "right"),
+            ("tx lag p10 us", "right"),
             ("", "left"),
         ],
     )
@@ -408,6 +409,7 @@ def _timing_table(rows: Sequence[dict[str, Any]]) -> Table:
             _num(t["rate_error"], ".3f", 100.0),
             _num(t["delay_error"], ".3f", 100.0),
             _num(t.get("ack_lag_p50_s", math.nan), ".1f", 1e6),
+            _num(t.get("send_lag_p10_s", math.nan), ".1f", 1e6),
             "OVER 1 %" if t["flagged"] else "ok",
         )
     return table

@@ -51,6 +51,10 @@ const ACK_RING: usize = 64;
 /// A receiver's ACK later than this after its segment was left to the
 /// delayed-ACK timer (Linux's is 40 ms at least): not counted (ns).
 const ACK_LAG_MAX_NS: u64 = 5_000_000;
+/// A SACK later than this after its segment was held by the receiver's
+/// SACK compression (Linux: `tcp_comp_sack_delay_ns`, 1 ms at most, plus
+/// the hrtimer's slack); earlier, sent at once (ns).
+const SACK_HELD_NS: u64 = 500_000;
 
 /// The emulator's timing on one link.
 #[derive(Clone, Debug, Default)]
@@ -76,6 +80,24 @@ pub struct LinkTiming {
     /// and read (Linux ACKs from `tcp_recvmsg` in a bulk transfer), the
     /// emulator's own reading.
     pub ack_lag: Summary,
+    /// How long after a receiver's pure ACK was written to its sender the
+    /// sender's next data segment of that flow was read back, seconds, for
+    /// ACKs written in the measurement window (each ACK at most once; the
+    /// last ACK before the segment; gaps over 5 ms left out). The sending
+    /// host's turnaround where an ACK releases data at once (its stack from
+    /// the ACK in to the segment out, the emulator's own reading); a paced
+    /// or window-limited sender answers later, so the low percentiles are
+    /// the turnaround.
+    pub send_lag: Summary,
+    /// How long after an out-of-order data segment was written to its
+    /// receiver a SACK whose first block ends at that segment's end was
+    /// read back, seconds (segments of the measurement window, each once):
+    /// those within 0.5 ms (sent at once: the receiving host's turnaround
+    /// without the application) ...
+    pub sack_now: Summary,
+    /// ... and those from 0.5 to 5 ms (held by Linux's SACK compression
+    /// until its timer: `tcp_comp_sack_delay_ns` plus the hrtimer's slack).
+    pub sack_held: Summary,
 }
 
 /// What the network did to one flow's data segments.
@@ -127,6 +149,8 @@ struct Meta {
     end: u32,
     /// A pure ACK from the flow's receiver.
     rx_ack: bool,
+    /// Such an ACK's first SACK block's right edge, if it has one.
+    sack: Option<u32>,
     ecn: Ecn,
     /// When it entered its current queue (ideal time, ns).
     enq: u64,
@@ -225,6 +249,9 @@ struct Emu {
     /// sequence, when written ns, link), a ring, for the ACK lag.
     written: Vec<[(u32, u64, u32); ACK_RING]>,
     written_next: Vec<usize>,
+    /// Per flow: the last receiver's ACK written to the sender and not yet
+    /// answered (when written ns, link; u64::MAX: none), for the send lag.
+    acked: Vec<(u64, u32)>,
 }
 
 impl Emu {
@@ -286,6 +313,7 @@ impl Emu {
             dropped: Vec::with_capacity(16),
             written: vec![[(0, u64::MAX, 0); ACK_RING]; sc.flows.len()],
             written_next: vec![0; sc.flows.len()],
+            acked: vec![(u64::MAX, 0); sc.flows.len()],
             links,
         }
     }
@@ -344,6 +372,7 @@ impl Emu {
                 if !to_receiver && payload == 0 {
                     m.rx_ack = true;
                     m.end = u32::from_be_bytes([t[8], t[9], t[10], t[11]]);
+                    m.sack = first_sack_edge(&t[20.min(t.len())..doff.min(t.len())]);
                 }
                 if to_receiver && payload > 0 {
                     m.data = true;
@@ -481,6 +510,9 @@ impl Emu {
                     self.written[f][k] = (m.end, done, l as u32);
                     self.written_next[f] = (k + 1) % ACK_RING;
                 }
+                if m.rx_ack && m.flow != u32::MAX {
+                    self.acked[m.flow as usize] = (done, l as u32);
+                }
             } else {
                 link.timing.write_failures += 1;
             }
@@ -583,6 +615,51 @@ impl Emu {
         }
     }
 
+    /// A receiver's SACK of flow `f` whose first block (the one holding the
+    /// segment that triggered it, RFC 2018) ends at `edge`, just read: if
+    /// `edge` is the end of a data segment written to the receiver in the
+    /// measurement window and not yet answered, the lag goes to that
+    /// segment's link, as sent at once or held (`SACK_HELD_NS`).
+    fn time_sack(&mut self, f: usize, edge: u32) {
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let (from, to) = (self.measure_start, self.end);
+        for e in self.written[f].iter_mut() {
+            if e.0 == edge && e.1 != u64::MAX {
+                let lag = now.saturating_sub(e.1);
+                if lag <= ACK_LAG_MAX_NS && (from..=to).contains(&e.1) {
+                    let t = &mut self.links[e.2 as usize].timing;
+                    if lag < SACK_HELD_NS {
+                        t.sack_now.add(lag as f64 * 1e-9);
+                    } else {
+                        t.sack_held.add(lag as f64 * 1e-9);
+                    }
+                }
+                e.1 = u64::MAX;
+                return;
+            }
+        }
+    }
+
+    /// A sender's data segment of flow `f`, just read: the lag since the
+    /// last ACK written to it goes to the link that delivered the ACK (each
+    /// ACK once), if the ACK was written in the measurement window and the
+    /// lag is at most 5 ms. The read time is the clock's now (`time_ack`).
+    fn time_send(&mut self, f: usize) {
+        let (t, l) = self.acked[f];
+        if t == u64::MAX {
+            return;
+        }
+        self.acked[f].0 = u64::MAX;
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let lag = now.saturating_sub(t);
+        if lag <= ACK_LAG_MAX_NS && (self.measure_start..=self.end).contains(&t) {
+            self.links[l as usize]
+                .timing
+                .send_lag
+                .add(lag as f64 * 1e-9);
+        }
+    }
+
     fn read_host(&mut self, h: usize, now: u64) -> std::io::Result<()> {
         loop {
             let id = self.alloc();
@@ -603,6 +680,12 @@ impl Emu {
             self.meta[id as usize] = m;
             if m.rx_ack && m.flow != u32::MAX {
                 self.time_ack(m.flow as usize, m.end);
+                if let Some(edge) = m.sack {
+                    self.time_sack(m.flow as usize, edge);
+                }
+            }
+            if m.data && m.flow != u32::MAX {
+                self.time_send(m.flow as usize);
             }
             let first = match self.routes.route(h as u32, m.dst) {
                 Some(l) if m.dst as usize != h => l,
@@ -677,4 +760,48 @@ pub fn run(inp: EmuInput<'_>) -> Result<EmuReport, String> {
         foreign: emu.foreign,
         realtime,
     })
+}
+
+/// The right edge of the first SACK block in TCP options `opts` (RFC 2018:
+/// kind 5, length 2 + 8n), if any.
+fn first_sack_edge(opts: &[u8]) -> Option<u32> {
+    let mut i = 0;
+    while i < opts.len() {
+        match opts[i] {
+            0 => return None,
+            1 => i += 1,
+            kind => {
+                let len = *opts.get(i + 1)? as usize;
+                if len < 2 || i + len > opts.len() {
+                    return None;
+                }
+                if kind == 5 && len >= 10 {
+                    let r = &opts[i + 6..i + 10];
+                    return Some(u32::from_be_bytes([r[0], r[1], r[2], r[3]]));
+                }
+                i += len;
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod sack_tests {
+    use super::first_sack_edge;
+
+    #[test]
+    fn the_first_sack_blocks_right_edge_is_found_after_other_options() {
+        // NOP, NOP, timestamps (kind 8, length 10), NOP, NOP, SACK of two
+        // blocks: [1000, 2448) first, [5000, 6448) second.
+        let mut o = vec![1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 1, 1, 5, 18];
+        for v in [1000u32, 2448, 5000, 6448] {
+            o.extend_from_slice(&v.to_be_bytes());
+        }
+        assert_eq!(first_sack_edge(&o), Some(2448));
+        // No SACK: timestamps only; a truncated option; end of options.
+        assert_eq!(first_sack_edge(&o[..12]), None);
+        assert_eq!(first_sack_edge(&[1, 1, 5, 18, 0, 0]), None);
+        assert_eq!(first_sack_edge(&[0, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2]), None);
+    }
 }

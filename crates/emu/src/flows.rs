@@ -956,6 +956,18 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
                 ack_lag_p10_s: pct(&t.ack_lag, 10.0),
                 ack_lag_p50_s: pct(&t.ack_lag, 50.0),
                 ack_lag_p90_s: pct(&t.ack_lag, 90.0),
+                sends_timed: t.send_lag.count(),
+                send_lag_p10_s: pct(&t.send_lag, 10.0),
+                send_lag_p50_s: pct(&t.send_lag, 50.0),
+                send_lag_p90_s: pct(&t.send_lag, 90.0),
+                sacks_now: t.sack_now.count(),
+                sack_now_p10_s: pct(&t.sack_now, 10.0),
+                sack_now_p50_s: pct(&t.sack_now, 50.0),
+                sack_now_p90_s: pct(&t.sack_now, 90.0),
+                sacks_held: t.sack_held.count(),
+                sack_held_p10_s: pct(&t.sack_held, 10.0),
+                sack_held_p50_s: pct(&t.sack_held, 50.0),
+                sack_held_p90_s: pct(&t.sack_held, 90.0),
             }
         })
         .collect()

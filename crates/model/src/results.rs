@@ -286,6 +286,42 @@ pub struct TimingResult {
     pub ack_lag_p50_s: f64,
     /// See `ack_lag_p10_s`.
     pub ack_lag_p90_s: f64,
+    /// Receivers' pure ACKs this link delivered to their senders in the
+    /// measurement window that were followed, within 5 ms, by a data
+    /// segment of the same flow from the sender (each ACK once).
+    pub sends_timed: u64,
+    /// Lag from writing such an ACK to reading the sender's next data
+    /// segment: 10th, 50th and 90th percentiles, seconds (NaN when none).
+    /// Its low percentiles are the sending host's turnaround (its stack
+    /// from the ACK in to the segment out, the emulator's own reading);
+    /// pacing and a full window make the rest.
+    pub send_lag_p10_s: f64,
+    /// See `send_lag_p10_s`.
+    pub send_lag_p50_s: f64,
+    /// See `send_lag_p10_s`.
+    pub send_lag_p90_s: f64,
+    /// Out-of-order data segments this link delivered in the measurement
+    /// window that a SACK of the receiver answered at once (its first
+    /// block ending at the segment's end, read back within 0.5 ms).
+    pub sacks_now: u64,
+    /// Lag from writing such a segment to reading that SACK: 10th, 50th
+    /// and 90th percentiles, seconds: the receiving host's turnaround
+    /// without its application.
+    pub sack_now_p10_s: f64,
+    /// See `sack_now_p10_s`.
+    pub sack_now_p50_s: f64,
+    /// See `sack_now_p10_s`.
+    pub sack_now_p90_s: f64,
+    /// The same for SACKs read back 0.5 to 5 ms after the segment: held
+    /// by Linux's SACK compression (`tcp_comp_sack_delay_ns`, 1 ms at
+    /// most, on an hrtimer with `tcp_comp_sack_slack_ns` of slack).
+    pub sacks_held: u64,
+    /// See `sacks_held`: 10th percentile of their lag, seconds.
+    pub sack_held_p10_s: f64,
+    /// See `sacks_held`: median, seconds.
+    pub sack_held_p50_s: f64,
+    /// See `sacks_held`: 90th percentile, seconds.
+    pub sack_held_p90_s: f64,
 }
 
 /// A traffic generator: what it offers and what it started.

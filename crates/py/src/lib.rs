@@ -604,6 +604,18 @@ fn timing_to_py<'py>(py: Python<'py>, rows: &[TimingResult]) -> PyResult<Bound<'
             ack_lag_p10_s,
             ack_lag_p50_s,
             ack_lag_p90_s,
+            sends_timed,
+            send_lag_p10_s,
+            send_lag_p50_s,
+            send_lag_p90_s,
+            sacks_now,
+            sack_now_p10_s,
+            sack_now_p50_s,
+            sack_now_p90_s,
+            sacks_held,
+            sack_held_p10_s,
+            sack_held_p50_s,
+            sack_held_p90_s,
         }
     ))
 }
