@@ -277,8 +277,9 @@ def receive_timing(d: Path) -> dict[str, float] | None:
 def send_timing(d: Path) -> dict[str, float] | None:
     """The senders' lag in the real-stack runs stored in ``d``: from a
     receiver's ACK written to its sender to the sender's next data segment
-    read back (the emulator's ``send_lag``), as :func:`receive_timing`;
-    None when no run timed it (runs made before the emulator did)."""
+    read back (the emulator's ``send_lag``), as :func:`receive_timing`
+    (``acks``: the sends timed); None when no run timed it (runs made
+    before the emulator did)."""
     return _lag(d, "sends_timed", "send_lag")
 
 
@@ -326,32 +327,17 @@ def part_timing(out: Path, group: str) -> tuple[dict[str, float], str] | None:
     return None
 
 
-def send_turnaround(out: Path) -> float | None:
-    """The real senders' turnaround (s): the median lag from a receiver's
-    ACK written to its sender to the sender's next data segment read back,
-    in the timing part's run (four Reno senders, which the kernel does not
-    pace: an ACK releases their data at once); None when that run did not
-    time it (made before the emulator did)."""
-    lag = send_timing(out / "timing" / "linux")
-    return None if lag is None else lag["p50_s"]
-
-
 def hosts_timing(out: Path, group: str) -> dict[str, Any] | None:
-    """Part ``group``'s simulated hosts' timing from the real stack's (the
-    fields :func:`_derive_timing` sets): ``rx_latency`` the senders'
-    turnaround (:func:`send_turnaround`), which every packet a host
-    receives waits before TCP sees it (data at a receiver, ACKs at a
-    sender), and the read timing through the receivers' ACK lag
-    (:func:`host_timing`) less that part, so that an in-order ACK still
-    leaves as late as measured. None when no ACK lag was measured."""
+    """Part ``group``'s simulated hosts' read timing (the fields
+    :func:`_derive_timing` sets), from the receivers' ACK lag measured on
+    the real stack (:func:`part_timing`, :func:`host_timing`); None when no
+    ACK lag was measured."""
     found = part_timing(out, group)
     if found is None:
         return None
     a, w = host_timing(found[0])
-    rx = send_turnaround(out) or 0.0
     return {
-        "defaults.host.rx_latency": f"{round(rx * 1e6)}us",
-        "defaults.host.read_latency": f"{round(max(a - rx, 0.0) * 1e6)}us",
+        "defaults.host.read_latency": f"{round(a * 1e6)}us",
         "defaults.host.read_jitter": f"{round(w * 1e6)}us",
     }
 
@@ -389,25 +375,28 @@ def _timing_section(rep: Report, out: Path) -> None:
         "segments of the measurement window, ACKs within 5 ms), and each part's simulated "
         "hosts are given the lag of that part's own real-stack runs (of the timing part's "
         "run, for runs made before the emulator timed ACKs): `read_latency` and "
-        "`read_jitter`, the uniform law through its 10th and 90th percentiles. A real "
-        "host also takes time to answer any packet (its stack, in and out): the emulator "
-        "times the senders too (a receiver's ACK written to its sender until the "
-        "sender's next data segment is read back), and the simulated hosts are given the "
-        "median of that lag in the timing part's run (four Reno senders, which the "
-        "kernel does not pace, so that an ACK releases data at once) as `rx_latency`, "
-        "which every packet a host receives waits before TCP sees it; their read "
-        "latency is the ACK lag's less that much, so an in-order ACK leaves as late as "
-        "measured. Without it the simulated round trips of the fair part's 36 and 96 ms "
-        "flows are whole multiples of the bottleneck's 0.6 ms packet time, and which "
-        "flow's retransmissions find the Drop Tail queue full turns on that tie "
-        "(docs/reproduce.md). Nothing else in the profile is fitted to the kernel.",
+        "`read_jitter`, the uniform law through its 10th and 90th percentiles. The "
+        "emulator also times the senders (a receiver's ACK written to its sender until the "
+        "sender's next data segment is read back) and the receivers' SACKs (an "
+        "out-of-order segment written until the SACK whose first block ends at it is read "
+        "back: within 0.5 ms sent at once, later held by SACK compression); the table "
+        "gives them for the timing part's run (four Reno senders, which the kernel does "
+        "not pace). They are shown, not given to the simulated hosts: a host that answers "
+        "within the emulator's write (the kernel runs the stack in the writer's system "
+        "call) enters the emulated network at the emulator's current step, a few "
+        "microseconds after the delivery, as a simulated host answers at once. Nothing "
+        "else in the profile is fitted to the kernel.",
     )
     rows = []
     for name in ("timing", *(p[0] for p in PARTS)):
-        send = None
+        send: dict[str, dict[str, float] | None] = {}
         if name == "timing":
             found, lag = None, receive_timing(out / name / "linux")
-            send = send_timing(out / name / "linux")
+            send = {
+                "send lag": send_timing(out / name / "linux"),
+                "SACK at once": _lag(out / name / "linux", "sacks_now", "sack_now"),
+                "SACK held": _lag(out / name / "linux", "sacks_held", "sack_held"),
+            }
         elif (out / name / "sim").is_dir():
             found = part_timing(out, name)
             lag = found[0] if found is not None and found[1] == OWN_RUNS else None
@@ -421,19 +410,23 @@ def _timing_section(rep: Report, out: Path) -> None:
             "lag p10 us": lag["p10_s"] * 1e6 if lag else None,
             "lag p50 us": lag["p50_s"] * 1e6 if lag else None,
             "lag p90 us": lag["p90_s"] * 1e6 if lag else None,
-            "send lag p10/p50/p90 us": (
-                f"{send['p10_s'] * 1e6:.1f} / {send['p50_s'] * 1e6:.1f} / {send['p90_s'] * 1e6:.1f}"
-                if send
-                else ""
-            ),
+            **{
+                f"{k} p10/p50/p90 us": (
+                    f"{v['p10_s'] * 1e6:.1f} / {v['p50_s'] * 1e6:.1f} / {v['p90_s'] * 1e6:.1f}"
+                    if v
+                    else ""
+                )
+                for k, v in (
+                    send or dict.fromkeys(("send lag", "SACK at once", "SACK held"))
+                ).items()
+            },
             "simulated hosts": "",
         }
         if found is not None:
             fields = hosts_timing(out, name) or {}
             row["simulated hosts"] = (
-                f"rx_latency {fields['defaults.host.rx_latency']}, read "
-                f"{fields['defaults.host.read_latency']} + "
-                f"U[0, {fields['defaults.host.read_jitter']}), ACK lag from {found[1]}"
+                f"read {fields['defaults.host.read_latency']} + "
+                f"U[0, {fields['defaults.host.read_jitter']}), from {found[1]}"
             )
         rows.append(row)
     if not rows:
@@ -444,8 +437,9 @@ def _timing_section(rep: Report, out: Path) -> None:
         return
     rep.add_table(
         pl.DataFrame(rows),
-        "The receivers' ACK lag and the senders' lag on the real stack (runs pooled) and "
-        "what each part's simulated hosts were given.",
+        "The receivers' ACK lag on the real stack (runs pooled), the senders' lag and the "
+        "receivers' SACKs in the timing part's run, and what each part's simulated hosts "
+        "were given.",
         float_format=".1f",
     )
 
