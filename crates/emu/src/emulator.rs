@@ -372,7 +372,7 @@ impl Emu {
                 if !to_receiver && payload == 0 {
                     m.rx_ack = true;
                     m.end = u32::from_be_bytes([t[8], t[9], t[10], t[11]]);
-                    m.sack = first_sack_edge(&t[20.min(t.len())..doff.min(t.len())]);
+                    m.sack = t.get(20..doff).and_then(first_sack_edge);
                 }
                 if to_receiver && payload > 0 {
                     m.data = true;
