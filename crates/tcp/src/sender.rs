@@ -956,6 +956,7 @@ impl Sender {
                 self.pace_next =
                     now.max(self.pace_next) + SimTime((bytes * 1_000_000_000 / rate) as u64);
             }
+            self.tp.wstamp = self.pace_next;
         }
         out.push(h);
         if self.rto_deadline.is_none() {

@@ -52,9 +52,8 @@
 //!   1448-byte MSS the allowance 3 * segments is 3 below 1.2 Mbit/s, 6 up to
 //!   35.6 Mbit/s (3 MSS per 1/1024 s), and 3 * 45 = 135 from 534 Mbit/s on,
 //!   as on a Linux host.
-//! - Earliest departure time: `bbr_packets_in_net_at_edt` takes EDT = now (the
-//!   sender's next paced departure is not visible in `CcState`), so only its
-//!   `+ tso_segs_goal` term when pacing_gain > 1 remains.
+//! - Earliest departure time: `bbr_packets_in_net_at_edt` takes the sender's
+//!   next pacing slot (`CcState::wstamp`, Linux `tcp_wstamp_ns`) as EDT.
 //! - Clocks: µs timestamps as Linux's `tcp_mstamp` (`SimTime::as_micros`); the
 //!   min_rtt and PROBE_RTT stamps count jiffies (`hz`, default 1000; the
 //!   `linux` profile gives its kernel's 250), with Linux's strict `after()`
@@ -471,14 +470,22 @@ impl Bbr {
         self.quantization_budget(tp, self.bdp(bw, gain))
     }
 
-    /// Linux `bbr_packets_in_net_at_edt` with EDT = now (see the header).
+    /// Linux `bbr_packets_in_net_at_edt`: the segments in flight when the
+    /// next paced burst leaves (EDT = max(`tcp_wstamp_ns`, now)), less what
+    /// the bandwidth estimate delivers until then.
     fn packets_in_net_at_edt(&self, tp: &CcState, inflight_now: u32) -> u32 {
+        let edt = tp.wstamp.max(tp.now);
+        let interval_us = (edt - tp.now).0 / 1000;
+        let interval_delivered = (self.bw() as u64 * interval_us) >> BW_SCALE;
         let mut inflight_at_edt = inflight_now;
         if self.pacing_gain > BBR_UNIT {
             // Include the burst departing at EDT.
             inflight_at_edt += Self::tso_segs_goal(tp);
         }
-        inflight_at_edt
+        if interval_delivered >= inflight_at_edt as u64 {
+            return 0;
+        }
+        inflight_at_edt - interval_delivered as u32
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.
@@ -1482,6 +1489,55 @@ mod tests {
         // ... and the 3/4 phase ends after min_rtt even with inflight high.
         ack(&mut f, start + 22, 80);
         assert_eq!(f.b.cycle_idx, 2);
+    }
+
+    #[test]
+    fn the_phases_count_inflight_at_the_next_paced_departure() {
+        // Linux bbr_packets_in_net_at_edt: EDT = max(tcp_wstamp_ns, now); by
+        // then the estimate bw = 40 265 delivers 40 265 * 2 000 >> 24 =
+        // 4 (4.8) segments in 2 000 us, 2 (2.4) in 1 000 us.
+        let t0 = 62;
+        let ack = |f: &mut Flow, t: u64, prior_in_flight: u32, edt_ms: u64| {
+            f.tp.wstamp = ms(t + edt_ms);
+            f.ack(Ack {
+                prior_in_flight,
+                ..ack_at(t)
+            })
+        };
+        // 3/4 ends once inflight <= BDP + 3 * 2 = 30 before min_rtt: 34
+        // now, but 34 - 4 = 30 when the next burst leaves 2 ms later.
+        let mut f = Flow::in_phase(1);
+        ack(&mut f, t0 + 1, 34, 0);
+        assert_eq!(f.b.cycle_idx, 1);
+        ack(&mut f, t0 + 2, 34, 2);
+        assert_eq!(f.b.cycle_idx, 2);
+        // A slot in the past is now (a sender that may send at once).
+        let mut f = Flow::in_phase(1);
+        f.tp.wstamp = ms(t0);
+        f.ack(Ack {
+            prior_in_flight: 31,
+            ..ack_at(t0 + 2)
+        });
+        assert_eq!(f.b.cycle_idx, 1);
+        // 5/4 after min_rtt ends once inflight + 2 >= 38: 40 + 2 - 2 = 40
+        // with the burst 1 ms away; 37 + 2 - 2 = 37 is not enough.
+        let mut f = Flow::in_phase(0);
+        ack(&mut f, t0 + 11, 37, 1);
+        assert_eq!(f.b.cycle_idx, 0);
+        ack(&mut f, t0 + 12, 40, 1);
+        assert_eq!(f.b.cycle_idx, 1);
+        // More delivered by EDT than in flight: none left (no underflow).
+        assert_eq!(
+            f.b.packets_in_net_at_edt(
+                &CcState {
+                    wstamp: ms(1000),
+                    now: ms(0),
+                    ..f.tp
+                },
+                3
+            ),
+            0
+        );
     }
 
     #[test]

@@ -126,6 +126,10 @@ pub struct CcState {
     /// ACK: set on hosts that compute it (`linux_pacing`), else 0. A
     /// controller that paces sets `pacing_rate` instead.
     pub sk_pacing_rate: u64,
+    /// The earliest departure time of the next paced send (Linux
+    /// `tcp_wstamp_ns`): the sender's pacing slot, `now` or earlier when it
+    /// may send at once.
+    pub wstamp: SimTime,
     /// Oldest unacknowledged sequence number (bytes).
     pub snd_una: u64,
     /// Next sequence number to send (bytes).
@@ -173,6 +177,7 @@ impl CcState {
             delivered: 0,
             pacing_rate: 0,
             sk_pacing_rate: 0,
+            wstamp: SimTime::ZERO,
             snd_una: 0,
             snd_nxt: 0,
             lost: 0,
