@@ -92,7 +92,12 @@ impl RateAcc {
     }
     #[inline]
     fn offer_as(&mut self, s: &Seg, cumulative: bool) {
-        if self.best.is_none_or(|b| s.tx.delivered > b.tx.delivered) {
+        // Linux tcp_rate_skb_delivered (since 5.18): the segment sent last
+        // (ties: the higher end_seq, tcp_skb_sent_after) sets the sample,
+        // as does any segment while the sample's prior_delivered is 0.
+        if self.best.is_none_or(|b| {
+            b.tx.delivered == 0 || s.sent > b.sent || (s.sent == b.sent && s.end() > b.end())
+        }) {
             self.best = Some(*s);
         }
         if !s.has(EVER_RETRANS) && self.newest_clean.is_none_or(|t| s.sent > t) {
@@ -538,6 +543,45 @@ mod tests {
     use super::*;
 
     use super::test_board as board;
+
+    #[test]
+    fn the_rate_sample_comes_from_the_delivered_segment_sent_last() {
+        // Linux tcp_rate_skb_delivered since 5.18 (tcp_skb_sent_after): of
+        // the segments one ACK delivers, the one sent last; between two sent
+        // at the same time, the higher end. Three segments sent between the
+        // same two delivering ACKs (tx.delivered 7 for all), at 30, 50 and
+        // 40 us, offered in sequence order: the second (sent at 50 us).
+        let seg = |i: u64, sent: u64, delivered: u64| Seg {
+            start: 1 + 100 * i,
+            len: 100,
+            payload: 100,
+            fin: false,
+            sent: SimTime(sent * 1000),
+            flags: 0,
+            tx: TxSnap {
+                delivered,
+                ..TxSnap::default()
+            },
+        };
+        let mut acc = RateAcc::default();
+        for s in [seg(0, 30, 7), seg(1, 50, 7), seg(2, 40, 7)] {
+            acc.offer(&s);
+        }
+        assert_eq!(acc.best.map(|b| b.start), Some(101));
+        // Sent at the same time: the higher end.
+        let mut acc = RateAcc::default();
+        for s in [seg(0, 30, 7), seg(1, 30, 7)] {
+            acc.offer_acked(&s);
+        }
+        assert_eq!(acc.best.map(|b| b.start), Some(101));
+        // While the best one's prior_delivered is 0 (Linux's
+        // !rs->prior_delivered), the next one replaces it, even sent earlier.
+        let mut acc = RateAcc::default();
+        for s in [seg(0, 50, 0), seg(1, 30, 0)] {
+            acc.offer(&s);
+        }
+        assert_eq!(acc.best.map(|b| b.start), Some(101));
+    }
 
     #[test]
     fn index_lookup_finds_the_segment_holding_a_sequence_number() {
