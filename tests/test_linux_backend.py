@@ -171,6 +171,11 @@ def test_one_reno_flow_fills_the_link_and_the_captures_match_the_counters(
         assert 0 < ab["sack_now_p10_s"] <= ab["sack_now_p50_s"] <= ab["sack_now_p90_s"] < 5e-4
     if ab["sacks_held"]:
         assert 5e-4 <= ab["sack_held_p10_s"] <= ab["sack_held_p90_s"] <= 5e-3
+    # Held SACKs timed from the segment that armed the timer: not before
+    # the timer is due (1 ms + 100 us of slack at this 20 ms round trip,
+    # RTT / 20 = 1 ms), less a few us of a coalesced hrtimer's slack range.
+    if ab["sack_timers"]:
+        assert 0.9e-3 <= ab["sack_timer_p10_s"] <= ab["sack_timer_p90_s"] <= 5e-3
 
     out = res.write(tmp_path / "out")
     assert (out / "timing.parquet").exists()
@@ -527,6 +532,10 @@ duration = "2s"
         (
             lambda s: s.replace('name = "b"\n', 'name = "b"\nread_latency = "80us"\n', 1),
             "host b: read_latency = 80 us, read_jitter = 0 us model how late the receiving",
+        ),
+        (
+            lambda s: s.replace('name = "b"\n', 'name = "b"\nsack_timer_latency = "40us"\n', 1),
+            "host b: sack_timer_latency = 40 us models how late a simulated host's",
         ),
     ],
 )

@@ -175,13 +175,17 @@ def _timing_stand_in(
     p10_us: float,
     p50_us: float,
     p90_us: float,
+    *,
     send_us: tuple[float, float, float] | None = None,
+    sack_timer_us: tuple[float, float, float] | None = None,
 ) -> None:
     """A stand-in for the timing part's real-stack run: the simulator runs its
     file into ``out/timing/linux`` and each run gets the timing table a
     real run would have, one link of 1000 ACKs timed at these percentiles
-    and, with ``send_us``, another of 500 sends timed at those (a run made
-    before the emulator timed the senders has no such columns)."""
+    and, with ``send_us``, another of 500 sends timed at those, with
+    ``sack_timer_us`` 200 held SACKs timed from their timer's arming at
+    those (a run made before the emulator timed them has no such
+    columns)."""
     p = {x.name: x for x in get("linux-check").parts}["timing/linux"]
     text, path = scenario_text("linux-check", p.file)
     sw = sweep.load_sweep(text, path)
@@ -212,6 +216,10 @@ def _timing_stand_in(
                 **{f"send_lag_p{q}_s": v * 1e-6 for q, v in zip((10, 50, 90), send_us)},
             }
         )
+    if sack_timer_us is not None:
+        row["sack_timers"] = 200
+        for q, v in zip((10, 50, 90), sack_timer_us):
+            row[f"sack_timer_p{q}_s"] = v * 1e-6
     for run in (d / "runs").iterdir():
         pl.DataFrame(rows).write_parquet(run / "timing.parquet")
     for collected in d.glob("timing.parquet"):
@@ -318,6 +326,35 @@ def test_the_report_shows_the_senders_lag_and_the_sacks_but_gives_them_to_no_hos
     html = unescape(report.read_text())
     assert "20.0 / 30.0 / 55.0" in html
     assert "read 64us + U[0, 60us), from the timing part" in html
+
+
+def test_the_simulated_sack_timer_fires_as_late_as_the_real_one(tmp_path: Path) -> None:
+    from tcplab.reproduce import reproduce
+
+    out = tmp_path / "lc"
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    # Held SACKs read back 1130/1142/1160 us after the segment that armed
+    # the timer: the median 1142 us less the 1.1 ms hard expiry, 42 us late.
+    _timing_stand_in(out, 70.0, 90.0, 118.0, sack_timer_us=(1130.0, 1142.0, 1160.0))
+    assert linux_check.sack_timer_lateness(out, "bdp") == (
+        pytest.approx(42e-6),
+        "the timing part",
+    )
+    assert linux_check.hosts_timing(out, "bdp") == {
+        "defaults.host.read_latency": "64us",
+        "defaults.host.read_jitter": "60us",
+        "defaults.host.sack_timer_latency": "42us",
+    }
+    report = reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    scenario = (next((out / "bdp" / "sim" / "runs").iterdir()) / "scenario.toml").read_text()
+    assert 'sack_timer_latency = "42us"' in scenario
+    html = unescape(report.read_text())
+    assert "1130.0 / 1142.0 / 1160.0" in html
+    assert "SACK timer 42us late, from the timing part" in html
+    # A timer that fired before its hard expiry (a coalesced hrtimer, in
+    # its slack range): never a negative lateness.
+    _timing_stand_in(out, 70.0, 90.0, 118.0, sack_timer_us=(1010.0, 1050.0, 1100.0))
+    assert linux_check.sack_timer_lateness(out, "bdp") == (0.0, "the timing part")
 
 
 @pytest.mark.parametrize("part", ["cells", "bdp", "fair", "fqcodel", "short", "fast"])

@@ -98,6 +98,11 @@ pub struct LinkTiming {
     /// ... and those from 0.5 to 5 ms (held by Linux's SACK compression
     /// until its timer: `tcp_comp_sack_delay_ns` plus the hrtimer's slack).
     pub sack_held: Summary,
+    /// For those held SACKs, how long after the first data segment written
+    /// to the receiver since its previous ACK (the segment that armed the
+    /// SACK-compression timer) they were read back, seconds: when the
+    /// receiver's timer fired.
+    pub sack_timer: Summary,
 }
 
 /// What the network did to one flow's data segments.
@@ -252,6 +257,10 @@ struct Emu {
     /// Per flow: the last receiver's ACK written to the sender and not yet
     /// answered (when written ns, link; u64::MAX: none), for the send lag.
     acked: Vec<(u64, u32)>,
+    /// Per flow: the first data segment written to the receiver since the
+    /// receiver's last pure ACK was read (when written ns, link; u64::MAX:
+    /// none), for the SACK timer.
+    since_ack: Vec<(u64, u32)>,
 }
 
 impl Emu {
@@ -314,6 +323,7 @@ impl Emu {
             written: vec![[(0, u64::MAX, 0); ACK_RING]; sc.flows.len()],
             written_next: vec![0; sc.flows.len()],
             acked: vec![(u64::MAX, 0); sc.flows.len()],
+            since_ack: vec![(u64::MAX, 0); sc.flows.len()],
             links,
         }
     }
@@ -509,6 +519,9 @@ impl Emu {
                     let k = self.written_next[f];
                     self.written[f][k] = (m.end, done, l as u32);
                     self.written_next[f] = (k + 1) % ACK_RING;
+                    if self.since_ack[f].0 == u64::MAX {
+                        self.since_ack[f] = (done, l as u32);
+                    }
                 }
                 if m.rx_ack && m.flow != u32::MAX {
                     self.acked[m.flow as usize] = (done, l as u32);
@@ -640,6 +653,29 @@ impl Emu {
         }
     }
 
+    /// A receiver's pure ACK of flow `f`, just read (`sack`: it carries SACK
+    /// blocks): if a SACK read 0.5 to 5 ms after the first data segment
+    /// written to the receiver since its previous ACK (in the measurement
+    /// window), that lag goes to the segment's link as the SACK timer's.
+    /// Every ACK starts the count again.
+    fn time_sack_timer(&mut self, f: usize, sack: bool) {
+        let (t, l) = self.since_ack[f];
+        self.since_ack[f].0 = u64::MAX;
+        if !sack || t == u64::MAX {
+            return;
+        }
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let lag = now.saturating_sub(t);
+        if (SACK_HELD_NS..=ACK_LAG_MAX_NS).contains(&lag)
+            && (self.measure_start..=self.end).contains(&t)
+        {
+            self.links[l as usize]
+                .timing
+                .sack_timer
+                .add(lag as f64 * 1e-9);
+        }
+    }
+
     /// A sender's data segment of flow `f`, just read: the lag since the
     /// last ACK written to it goes to the link that delivered the ACK (each
     /// ACK once), if the ACK was written in the measurement window and the
@@ -683,6 +719,7 @@ impl Emu {
                 if let Some(edge) = m.sack {
                     self.time_sack(m.flow as usize, edge);
                 }
+                self.time_sack_timer(m.flow as usize, m.sack.is_some());
             }
             if m.data && m.flow != u32::MAX {
                 self.time_send(m.flow as usize);

@@ -968,6 +968,10 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
                 sack_held_p10_s: pct(&t.sack_held, 10.0),
                 sack_held_p50_s: pct(&t.sack_held, 50.0),
                 sack_held_p90_s: pct(&t.sack_held, 90.0),
+                sack_timers: t.sack_timer.count(),
+                sack_timer_p10_s: pct(&t.sack_timer, 10.0),
+                sack_timer_p50_s: pct(&t.sack_timer, 50.0),
+                sack_timer_p90_s: pct(&t.sack_timer, 90.0),
             }
         })
         .collect()

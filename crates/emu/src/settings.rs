@@ -127,6 +127,15 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
                 c.read_jitter.0 / 1_000
             ));
         }
+        if c.sack_timer_latency > SimTime::ZERO {
+            return err(format!(
+                "host {}: sack_timer_latency = {} us models how late a simulated host's \
+                 SACK-compression timer fires; on the linux backend the real kernel's timer \
+                 fires (remove it or use the simulator)",
+                h.name,
+                c.sack_timer_latency.0 / 1_000
+            ));
+        }
         if c.handshake.one_way() {
             return err(format!(
                 "host {}: handshake = \"{}\" is ns-2's one-way agent, which has no real \

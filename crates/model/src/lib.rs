@@ -441,6 +441,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("each read is later than read_latency by a random time below this (the scheduler's spread)"),
             ),
             (
+                s("sack_timer_latency"),
+                format!("{} us", c.sack_timer_latency.0 / 1_000),
+                s("the SACK-compression timer fires this long after its hard expiry (the machine's softirq lateness)"),
+            ),
+            (
                 s("timer_wheel"),
                 c.timer_wheel.to_string(),
                 s("the retransmission and delayed-ACK timers fire at the end of their Linux timer-wheel bucket"),

@@ -322,6 +322,18 @@ pub struct TimingResult {
     pub sack_held_p50_s: f64,
     /// See `sacks_held`: 90th percentile, seconds.
     pub sack_held_p90_s: f64,
+    /// Held SACKs timed from the segment that armed the receiver's
+    /// SACK-compression timer (the first data segment written to it since
+    /// its previous ACK): when the timer fired.
+    pub sack_timers: u64,
+    /// Their lag: 10th, 50th and 90th percentiles, seconds. Linux's timer
+    /// is due at its hard expiry, min(1 ms, RTT / 20) + 100 us; what is
+    /// beyond is the machine's lateness in running it.
+    pub sack_timer_p10_s: f64,
+    /// See `sack_timer_p10_s`.
+    pub sack_timer_p50_s: f64,
+    /// See `sack_timer_p10_s`.
+    pub sack_timer_p90_s: f64,
 }
 
 /// A traffic generator: what it offers and what it started.

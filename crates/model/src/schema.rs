@@ -178,6 +178,7 @@ host_settings! {
     push: bool,
     read_latency: Duration,
     read_jitter: Duration,
+    sack_timer_latency: Duration,
     timer_wheel: bool,
     sack_compression: bool,
     frto: bool,
@@ -2303,6 +2304,9 @@ fn resolve_host(
     }
     if let Some(v) = h.read_jitter {
         c.read_jitter = v.0;
+    }
+    if let Some(v) = h.sack_timer_latency {
+        c.sack_timer_latency = v.0;
     }
     if let Some(v) = h.timer_wheel {
         c.timer_wheel = v;

@@ -616,6 +616,10 @@ fn timing_to_py<'py>(py: Python<'py>, rows: &[TimingResult]) -> PyResult<Bound<'
             sack_held_p10_s,
             sack_held_p50_s,
             sack_held_p90_s,
+            sack_timers,
+            sack_timer_p10_s,
+            sack_timer_p50_s,
+            sack_timer_p90_s,
         }
     ))
 }

@@ -312,6 +312,13 @@ pub struct TcpConfig {
     /// the run's seed (the connection's own stream): the real scheduler's
     /// spread. 0 in every profile.
     pub read_jitter: SimTime,
+    /// How late the SACK-compression timer fires after its hard expiry
+    /// (`sack_compression`: min(1 ms, RTT / 20) plus the hrtimer's 100 us
+    /// slack): the machine's lateness of a soft hrtimer (the softirq that
+    /// runs it), not the kernel's algorithm: 0 in every profile;
+    /// docs/reproduce.md (linux-check, "Fair BBR") has how it was measured
+    /// on the real stack.
+    pub sack_timer_latency: SimTime,
     /// Timers fire as Linux's timer wheel lets them (crate::wheel): the
     /// retransmission timer (RTO, loss probe, RACK's reordering timer) and
     /// the delayed-ACK timer, armed for a whole number of jiffies of
@@ -613,6 +620,7 @@ fn base() -> TcpConfig {
         push: false,
         read_latency: SimTime::ZERO,
         read_jitter: SimTime::ZERO,
+        sack_timer_latency: SimTime::ZERO,
         timer_wheel: false,
         sack_compression: false,
         frto: false,

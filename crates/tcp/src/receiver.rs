@@ -577,7 +577,7 @@ impl Receiver {
                 rtt8 = srtt8;
             }
             let delay = COMP_SACK_DELAY.min(SimTime(rtt8 * 125 / 20));
-            self.comp_fire = Some(now + delay + COMP_SACK_SLACK);
+            self.comp_fire = Some(now + delay + COMP_SACK_SLACK + self.cfg.sack_timer_latency);
         }
     }
 

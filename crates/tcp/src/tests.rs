@@ -4356,6 +4356,17 @@ fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
     }
     assert_eq!(out.len(), 3);
     assert_eq!(r.next_deadline(), Some(t(4) + SimTime(600_000)));
+    // A machine whose soft hrtimers run 40 us late (`sack_timer_latency`):
+    // the held ACK goes 1.1 ms + 40 us after the fourth segment.
+    c.sack_timer_latency = SimTime::from_micros(40);
+    let (_, mut r, _) = established(&c, "cubic");
+    out.clear();
+    for i in 1..=4 {
+        r.on_segment(t(i), &seg(i, ms(200)), &mut out);
+    }
+    assert_eq!(out.len(), 3);
+    assert_eq!(r.next_deadline(), Some(t(4) + SimTime(1_140_000)));
+    c.sack_timer_latency = SimTime::ZERO;
     // Without compression every out-of-order segment is ACKed at once.
     c.sack_compression = false;
     let (_, mut r, _) = established(&c, "cubic");
