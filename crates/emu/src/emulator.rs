@@ -611,19 +611,9 @@ impl Emu {
     /// the write that delivered the segment (the stack runs in the writer's
     /// system call), read back in the same pass of the loop.
     fn time_ack(&mut self, f: usize, ack: u32) {
-        let now = self.epoch.elapsed().as_nanos() as u64;
-        let (from, to) = (self.measure_start, self.end);
-        for e in self.written[f].iter_mut() {
-            if e.0 == ack && e.1 != u64::MAX {
-                let lag = now.saturating_sub(e.1);
-                if lag <= ACK_LAG_MAX_NS && (from..=to).contains(&e.1) {
-                    self.links[e.2 as usize]
-                        .timing
-                        .ack_lag
-                        .add(lag as f64 * 1e-9);
-                }
-                e.1 = u64::MAX;
-                return;
+        if let Some((t, l)) = self.answered(f, ack) {
+            if let Some(lag) = self.lag_since(t, 0..=ACK_LAG_MAX_NS) {
+                self.links[l as usize].timing.ack_lag.add(lag);
             }
         }
     }
@@ -634,23 +624,39 @@ impl Emu {
     /// measurement window and not yet answered, the lag goes to that
     /// segment's link, as sent at once or held (`SACK_HELD_NS`).
     fn time_sack(&mut self, f: usize, edge: u32) {
-        let now = self.epoch.elapsed().as_nanos() as u64;
-        let (from, to) = (self.measure_start, self.end);
-        for e in self.written[f].iter_mut() {
-            if e.0 == edge && e.1 != u64::MAX {
-                let lag = now.saturating_sub(e.1);
-                if lag <= ACK_LAG_MAX_NS && (from..=to).contains(&e.1) {
-                    let t = &mut self.links[e.2 as usize].timing;
-                    if lag < SACK_HELD_NS {
-                        t.sack_now.add(lag as f64 * 1e-9);
-                    } else {
-                        t.sack_held.add(lag as f64 * 1e-9);
-                    }
+        if let Some((t, l)) = self.answered(f, edge) {
+            if let Some(lag) = self.lag_since(t, 0..=ACK_LAG_MAX_NS) {
+                let timing = &mut self.links[l as usize].timing;
+                if lag < SACK_HELD_NS as f64 * 1e-9 {
+                    timing.sack_now.add(lag);
+                } else {
+                    timing.sack_held.add(lag);
                 }
-                e.1 = u64::MAX;
-                return;
             }
         }
+    }
+
+    /// The data segment of flow `f` written to its receiver that ends at
+    /// `end` and no ACK or SACK has answered yet (when written ns, link),
+    /// marked answered; None if the ring holds none.
+    fn answered(&mut self, f: usize, end: u32) -> Option<(u64, u32)> {
+        let e = self.written[f]
+            .iter_mut()
+            .find(|e| e.0 == end && e.1 != u64::MAX)?;
+        let found = (e.1, e.2);
+        e.1 = u64::MAX;
+        Some(found)
+    }
+
+    /// The clock's time since `t` (ns), in seconds, if `t` lies in the
+    /// measurement window and the lag in `range` (ns). The clock's now, not
+    /// the loop's: a host may answer within the write that delivered the
+    /// packet (the stack runs in the writer's system call), read back in the
+    /// same pass of the loop.
+    fn lag_since(&self, t: u64, range: std::ops::RangeInclusive<u64>) -> Option<f64> {
+        let lag = (self.epoch.elapsed().as_nanos() as u64).saturating_sub(t);
+        (range.contains(&lag) && (self.measure_start..=self.end).contains(&t))
+            .then_some(lag as f64 * 1e-9)
     }
 
     /// A receiver's pure ACK of flow `f`, just read (`sack`: it carries SACK
@@ -664,35 +670,23 @@ impl Emu {
         if !sack || t == u64::MAX {
             return;
         }
-        let now = self.epoch.elapsed().as_nanos() as u64;
-        let lag = now.saturating_sub(t);
-        if (SACK_HELD_NS..=ACK_LAG_MAX_NS).contains(&lag)
-            && (self.measure_start..=self.end).contains(&t)
-        {
-            self.links[l as usize]
-                .timing
-                .sack_timer
-                .add(lag as f64 * 1e-9);
+        if let Some(lag) = self.lag_since(t, SACK_HELD_NS..=ACK_LAG_MAX_NS) {
+            self.links[l as usize].timing.sack_timer.add(lag);
         }
     }
 
     /// A sender's data segment of flow `f`, just read: the lag since the
     /// last ACK written to it goes to the link that delivered the ACK (each
     /// ACK once), if the ACK was written in the measurement window and the
-    /// lag is at most 5 ms. The read time is the clock's now (`time_ack`).
+    /// lag is at most 5 ms.
     fn time_send(&mut self, f: usize) {
         let (t, l) = self.acked[f];
         if t == u64::MAX {
             return;
         }
         self.acked[f].0 = u64::MAX;
-        let now = self.epoch.elapsed().as_nanos() as u64;
-        let lag = now.saturating_sub(t);
-        if lag <= ACK_LAG_MAX_NS && (self.measure_start..=self.end).contains(&t) {
-            self.links[l as usize]
-                .timing
-                .send_lag
-                .add(lag as f64 * 1e-9);
+        if let Some(lag) = self.lag_since(t, 0..=ACK_LAG_MAX_NS) {
+            self.links[l as usize].timing.send_lag.add(lag);
         }
     }
 

@@ -361,13 +361,28 @@ def hosts_timing(out: Path, group: str) -> dict[str, Any] | None:
         return None
     a, w = host_timing(found[0])
     fields = {
-        "defaults.host.read_latency": f"{round(a * 1e6)}us",
-        "defaults.host.read_jitter": f"{round(w * 1e6)}us",
+        "defaults.host.read_latency": _us(a),
+        "defaults.host.read_jitter": _us(w),
     }
     late = sack_timer_lateness(out, group)
     if late is not None:
-        fields["defaults.host.sack_timer_latency"] = f"{round(late[0] * 1e6)}us"
+        fields["defaults.host.sack_timer_latency"] = _us(late[0])
     return fields
+
+
+def _us(seconds: float) -> str:
+    """A duration field's value in whole microseconds: ``"64us"``."""
+    return f"{round(seconds * 1e6)}us"
+
+
+#: The timing table's other lags the report shows for the timing part's
+#: run: (label, count column, column prefix).
+_HOST_LAGS = (
+    ("send lag", "sends_timed", "send_lag"),
+    ("SACK at once", "sacks_now", "sack_now"),
+    ("SACK held", "sacks_held", "sack_held"),
+    ("SACK timer", "sack_timers", "sack_timer"),
+)
 
 
 def _derive_timing(group: str) -> Callable[[Path], dict[str, Any]]:
@@ -424,15 +439,10 @@ def _timing_section(rep: Report, out: Path) -> None:
     )
     rows = []
     for name in ("timing", *(p[0] for p in PARTS)):
-        send: dict[str, dict[str, float] | None] = {}
+        others: dict[str, dict[str, float] | None] = dict.fromkeys(k for k, _, _ in _HOST_LAGS)
         if name == "timing":
             found, lag = None, receive_timing(out / name / "linux")
-            send = {
-                "send lag": send_timing(out / name / "linux"),
-                "SACK at once": _lag(out / name / "linux", "sacks_now", "sack_now"),
-                "SACK held": _lag(out / name / "linux", "sacks_held", "sack_held"),
-                "SACK timer": _lag(out / name / "linux", "sack_timers", "sack_timer"),
-            }
+            others = {k: _lag(out / name / "linux", c, p) for k, c, p in _HOST_LAGS}
         elif (out / name / "sim").is_dir():
             found = part_timing(out, name)
             lag = found[0] if found is not None and found[1] == OWN_RUNS else None
@@ -452,22 +462,16 @@ def _timing_section(rep: Report, out: Path) -> None:
                     if v
                     else ""
                 )
-                for k, v in (
-                    send or dict.fromkeys(("send lag", "SACK at once", "SACK held", "SACK timer"))
-                ).items()
+                for k, v in others.items()
             },
             "simulated hosts": "",
         }
         if found is not None:
-            fields = hosts_timing(out, name) or {}
-            row["simulated hosts"] = (
-                f"read {fields['defaults.host.read_latency']} + "
-                f"U[0, {fields['defaults.host.read_jitter']}), from {found[1]}"
-            )
+            a, w = host_timing(found[0])
+            row["simulated hosts"] = f"read {_us(a)} + U[0, {_us(w)}), from {found[1]}"
             late = sack_timer_lateness(out, name)
             if late is not None:
-                late_us = fields["defaults.host.sack_timer_latency"]
-                row["simulated hosts"] += f"; SACK timer {late_us} late, from {late[1]}"
+                row["simulated hosts"] += f"; SACK timer {_us(late[0])} late, from {late[1]}"
         rows.append(row)
     if not rows:
         rep.add_text(
