@@ -535,7 +535,11 @@ duration = "2s"
         ),
         (
             lambda s: s.replace('name = "b"\n', 'name = "b"\nsack_timer_latency = "40us"\n', 1),
-            "host b: sack_timer_latency = 40 us models how late a simulated host's",
+            "host b: sack_timer_latency = 40 us, sack_timer_jitter = 0 us model how late",
+        ),
+        (
+            lambda s: s.replace('name = "b"\n', 'name = "b"\nsack_timer_jitter = "30us"\n', 1),
+            "host b: sack_timer_latency = 0 us, sack_timer_jitter = 30 us model how late",
         ),
     ],
 )

@@ -333,28 +333,33 @@ def test_the_simulated_sack_timer_fires_as_late_as_the_real_one(tmp_path: Path) 
 
     out = tmp_path / "lc"
     _self_runs(out, "bdp", ("linux",), quick=True)
-    # Held SACKs read back 1130/1142/1160 us after the segment that armed
-    # the timer: the median 1142 us less the 1.1 ms hard expiry, 42 us late.
-    _timing_stand_in(out, 70.0, 90.0, 118.0, sack_timer_us=(1130.0, 1142.0, 1160.0))
+    # Held SACKs read back 1130/1142/1170 us after the segment that armed
+    # the timer: 30/42/70 us past the 1.1 ms hard expiry, whose uniform
+    # law through the 10th and 90th percentiles is 25 us + U[0, 50 us)
+    # (w = 40 / 0.8, a = 30 - w / 10).
+    _timing_stand_in(out, 70.0, 90.0, 118.0, sack_timer_us=(1130.0, 1142.0, 1170.0))
     assert linux_check.sack_timer_lateness(out, "bdp") == (
-        pytest.approx(42e-6),
+        pytest.approx(25e-6),
+        pytest.approx(50e-6),
         "the timing part",
     )
     assert linux_check.hosts_timing(out, "bdp") == {
         "defaults.host.read_latency": "64us",
         "defaults.host.read_jitter": "60us",
-        "defaults.host.sack_timer_latency": "42us",
+        "defaults.host.sack_timer_latency": "25us",
+        "defaults.host.sack_timer_jitter": "50us",
     }
     report = reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
     scenario = (next((out / "bdp" / "sim" / "runs").iterdir()) / "scenario.toml").read_text()
-    assert 'sack_timer_latency = "42us"' in scenario
+    assert 'sack_timer_latency = "25us"' in scenario
+    assert 'sack_timer_jitter = "50us"' in scenario
     html = unescape(report.read_text())
-    assert "1130.0 / 1142.0 / 1160.0" in html
-    assert "SACK timer 42us late, from the timing part" in html
+    assert "1130.0 / 1142.0 / 1170.0" in html
+    assert "SACK timer 25us + U[0, 50us) late, from the timing part" in html
     # A timer that fired before its hard expiry (a coalesced hrtimer, in
     # its slack range): never a negative lateness.
     _timing_stand_in(out, 70.0, 90.0, 118.0, sack_timer_us=(1010.0, 1050.0, 1100.0))
-    assert linux_check.sack_timer_lateness(out, "bdp") == (0.0, "the timing part")
+    assert linux_check.sack_timer_lateness(out, "bdp") == (0.0, 0.0, "the timing part")
 
 
 @pytest.mark.parametrize("part", ["cells", "bdp", "fair", "fqcodel", "short", "fast"])

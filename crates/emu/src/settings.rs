@@ -127,13 +127,14 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
                 c.read_jitter.0 / 1_000
             ));
         }
-        if c.sack_timer_latency > SimTime::ZERO {
+        if c.sack_timer_latency > SimTime::ZERO || c.sack_timer_jitter > SimTime::ZERO {
             return err(format!(
-                "host {}: sack_timer_latency = {} us models how late a simulated host's \
-                 SACK-compression timer fires; on the linux backend the real kernel's timer \
-                 fires (remove it or use the simulator)",
+                "host {}: sack_timer_latency = {} us, sack_timer_jitter = {} us model how late \
+                 a simulated host's SACK-compression timer fires; on the linux backend the real \
+                 kernel's timer fires (remove them or use the simulator)",
                 h.name,
-                c.sack_timer_latency.0 / 1_000
+                c.sack_timer_latency.0 / 1_000,
+                c.sack_timer_jitter.0 / 1_000
             ));
         }
         if c.handshake.one_way() {

@@ -446,6 +446,11 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("the SACK-compression timer fires this long after its hard expiry (the machine's softirq lateness)"),
             ),
             (
+                s("sack_timer_jitter"),
+                format!("{} us", c.sack_timer_jitter.0 / 1_000),
+                s("each firing is later than sack_timer_latency by a random time below this (the softirq's spread)"),
+            ),
+            (
                 s("timer_wheel"),
                 c.timer_wheel.to_string(),
                 s("the retransmission and delayed-ACK timers fire at the end of their Linux timer-wheel bucket"),

@@ -179,6 +179,7 @@ host_settings! {
     read_latency: Duration,
     read_jitter: Duration,
     sack_timer_latency: Duration,
+    sack_timer_jitter: Duration,
     timer_wheel: bool,
     sack_compression: bool,
     frto: bool,
@@ -2307,6 +2308,9 @@ fn resolve_host(
     }
     if let Some(v) = h.sack_timer_latency {
         c.sack_timer_latency = v.0;
+    }
+    if let Some(v) = h.sack_timer_jitter {
+        c.sack_timer_jitter = v.0;
     }
     if let Some(v) = h.timer_wheel {
         c.timer_wheel = v;

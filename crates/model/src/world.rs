@@ -51,6 +51,9 @@ const JITTER_STREAM: u64 = 6 << 32;
 /// scenario flow) or `READ_STREAM + 2^24 (generator + 1) + arrival` (a
 /// generated connection).
 const READ_STREAM: u64 = 7 << 32;
+/// Receivers draw their `sack_timer_jitter` from `SACK_STREAM` plus the
+/// same index as `READ_STREAM`'s.
+const SACK_STREAM: u64 = 8 << 32;
 /// A retired connection: packets still in the network for it are discarded on arrival.
 const RETIRED: u32 = u32::MAX;
 
@@ -608,8 +611,11 @@ impl World {
             now,
             Origin::Gen { g, seq: a.seq },
         );
-        let stream = READ_STREAM + ((g as u64 + 1) << 24) + a.seq;
-        flow.receiver.seed_reads(RngStream::new(self.seed, stream));
+        let index = ((g as u64 + 1) << 24) + a.seq;
+        flow.receiver.seed_timing(
+            RngStream::new(self.seed, READ_STREAM + index),
+            RngStream::new(self.seed, SACK_STREAM + index),
+        );
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.flows[s as usize] = flow;
@@ -842,8 +848,10 @@ pub fn run_with_progress(
     for (i, f) in sc.flows.iter().enumerate() {
         let start = starts[i];
         let mut fl = new_flow(sc, f.src, f.dst, f.size, start, Origin::Static);
-        fl.receiver
-            .seed_reads(RngStream::new(seed, READ_STREAM + i as u64));
+        fl.receiver.seed_timing(
+            RngStream::new(seed, READ_STREAM + i as u64),
+            RngStream::new(seed, SACK_STREAM + i as u64),
+        );
         fl.conn = i as u32;
         set_tick_phase(sc, &mut fl, seed);
         fl.rtts = Some(Box::default());

@@ -319,6 +319,12 @@ pub struct TcpConfig {
     /// docs/reproduce.md (linux-check, "Fair BBR") has how it was measured
     /// on the real stack.
     pub sack_timer_latency: SimTime,
+    /// Each firing of the SACK-compression timer is later than
+    /// `sack_timer_latency` by a random time, uniform in [0,
+    /// `sack_timer_jitter`), from the run's seed (the connection's own
+    /// stream): the spread of the machine's softirq lateness. 0 in every
+    /// profile.
+    pub sack_timer_jitter: SimTime,
     /// Timers fire as Linux's timer wheel lets them (crate::wheel): the
     /// retransmission timer (RTO, loss probe, RACK's reordering timer) and
     /// the delayed-ACK timer, armed for a whole number of jiffies of
@@ -621,6 +627,7 @@ fn base() -> TcpConfig {
         read_latency: SimTime::ZERO,
         read_jitter: SimTime::ZERO,
         sack_timer_latency: SimTime::ZERO,
+        sack_timer_jitter: SimTime::ZERO,
         timer_wheel: false,
         sack_compression: false,
         frto: false,

@@ -158,8 +158,10 @@ pub struct Receiver {
     /// carried PSH (`push`: `ICSK_ACK_PUSHED`).
     read_fire: Option<SimTime>,
     read_pushed: bool,
-    /// `read_jitter`'s random stream (set by `seed_reads`).
+    /// `read_jitter`'s and `sack_timer_jitter`'s random streams (set by
+    /// `seed_timing`).
     read_rng: Option<tcplab_engine::RngStream>,
+    comp_rng: Option<tcplab_engine::RngStream>,
     /// Linux `rcv_rtt_est.rtt_us` (8 x us) and the `tsecr` last sampled,
     /// in ms ticks (`rcv_rtt_last_tsecr`).
     rcv_rtt8: u64,
@@ -187,6 +189,7 @@ impl Receiver {
             read_fire: None,
             read_pushed: false,
             read_rng: None,
+            comp_rng: None,
             rcv_rtt8: 0,
             rcv_rtt_tsecr: 0,
             mss: cfg.mss,
@@ -229,10 +232,14 @@ impl Receiver {
             .flatten()
             .min()
     }
-    /// The random stream `read_jitter` draws from (none: no jitter).
-    pub fn seed_reads(&mut self, rng: tcplab_engine::RngStream) {
+    /// The random streams `read_jitter` and `sack_timer_jitter` draw from
+    /// (each kept only when its jitter is on).
+    pub fn seed_timing(&mut self, read: tcplab_engine::RngStream, sack: tcplab_engine::RngStream) {
         if self.cfg.read_jitter > SimTime::ZERO {
-            self.read_rng = Some(rng);
+            self.read_rng = Some(read);
+        }
+        if self.cfg.sack_timer_jitter > SimTime::ZERO {
+            self.comp_rng = Some(sack);
         }
     }
     /// Whether SACK was negotiated.
@@ -577,7 +584,13 @@ impl Receiver {
                 rtt8 = srtt8;
             }
             let delay = COMP_SACK_DELAY.min(SimTime(rtt8 * 125 / 20));
-            self.comp_fire = Some(now + delay + COMP_SACK_SLACK + self.cfg.sack_timer_latency);
+            let late = match self.comp_rng.as_mut() {
+                Some(r) => {
+                    self.cfg.sack_timer_latency + SimTime(r.below(self.cfg.sack_timer_jitter.0))
+                }
+                None => self.cfg.sack_timer_latency,
+            };
+            self.comp_fire = Some(now + delay + COMP_SACK_SLACK + late);
         }
     }
 

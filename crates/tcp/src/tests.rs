@@ -4366,6 +4366,39 @@ fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
     }
     assert_eq!(out.len(), 3);
     assert_eq!(r.next_deadline(), Some(t(4) + SimTime(1_140_000)));
+    // And their spread (`sack_timer_jitter`, 30 us): each timer fires
+    // 1.1 ms + 40 us + U[0, 30 us) after the segment that armed it, drawn
+    // from the receiver's stream. Over 400 receivers (one stream each) every
+    // deadline lies in the range, the draws cover it (both thirds' ends),
+    // and their mean is its middle, 15 us, within four standard errors
+    // (30 / sqrt(12 x 400) = 0.43 us).
+    c.sack_timer_jitter = SimTime::from_micros(30);
+    let mut lates = Vec::new();
+    for k in 0..400 {
+        let (_, mut r, _) = established(&c, "cubic");
+        r.seed_timing(
+            tcplab_engine::RngStream::new(7, 1000 + k),
+            tcplab_engine::RngStream::new(7, k),
+        );
+        out.clear();
+        for i in 1..=4 {
+            r.on_segment(t(i), &seg(i, ms(200)), &mut out);
+        }
+        let late = r.next_deadline().unwrap().0 - t(4).0 - 1_140_000;
+        assert!(late < 30_000, "{late}");
+        lates.push(late as f64);
+    }
+    assert!(lates.iter().any(|&l| l < 10_000.0) && lates.iter().any(|&l| l >= 20_000.0));
+    let mean = lates.iter().sum::<f64>() / lates.len() as f64;
+    assert!((mean - 15_000.0).abs() < 4.0 * 433.0, "{mean}");
+    // Unseeded (no stream given), the timer keeps to its latency.
+    let (_, mut r, _) = established(&c, "cubic");
+    out.clear();
+    for i in 1..=4 {
+        r.on_segment(t(i), &seg(i, ms(200)), &mut out);
+    }
+    assert_eq!(r.next_deadline(), Some(t(4) + SimTime(1_140_000)));
+    c.sack_timer_jitter = SimTime::ZERO;
     c.sack_timer_latency = SimTime::ZERO;
     // Without compression every out-of-order segment is ACKed at once.
     c.sack_compression = false;

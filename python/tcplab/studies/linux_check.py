@@ -335,17 +335,21 @@ def part_timing(out: Path, group: str) -> tuple[dict[str, float], str] | None:
 COMP_SACK_DUE = 1.1e-3
 
 
-def sack_timer_lateness(out: Path, group: str) -> tuple[float, str] | None:
+def sack_timer_lateness(out: Path, group: str) -> tuple[float, float, str] | None:
     """How late the real receivers' SACK-compression timer fired beyond
-    ``COMP_SACK_DUE`` (s): the median of the emulator's ``sack_timer`` lag
-    (from the segment that armed it to the held SACK read back) less
-    ``COMP_SACK_DUE``, at least 0, from the part's own real-stack runs or
-    else the timing part's run, and where; None when neither timed it (runs
-    made before the emulator did)."""
+    ``COMP_SACK_DUE``, as ``sack_timer_latency`` and ``sack_timer_jitter``
+    (s): the uniform law through the 10th and 90th percentiles of the
+    emulator's ``sack_timer`` lag (from the segment that armed it to the
+    held SACK read back) less ``COMP_SACK_DUE``, each at least 0
+    (:func:`host_timing`), from the part's own real-stack runs or else the
+    timing part's run, and where; None when neither timed it (runs made
+    before the emulator did)."""
     for name, source in ((group, OWN_RUNS), ("timing", "the timing part")):
         lag = _lag(out / name / "linux", "sack_timers", "sack_timer")
         if lag is not None:
-            return max(lag["p50_s"] - COMP_SACK_DUE, 0.0), source
+            late = {f"p{q}_s": max(lag[f"p{q}_s"] - COMP_SACK_DUE, 0.0) for q in (10, 50, 90)}
+            a, w = host_timing(late)
+            return a, w, source
     return None
 
 
@@ -367,6 +371,7 @@ def hosts_timing(out: Path, group: str) -> dict[str, Any] | None:
     late = sack_timer_lateness(out, group)
     if late is not None:
         fields["defaults.host.sack_timer_latency"] = _us(late[0])
+        fields["defaults.host.sack_timer_jitter"] = _us(late[1])
     return fields
 
 
@@ -432,10 +437,12 @@ def _timing_section(rep: Report, out: Path) -> None:
         "segment that armed the timer (the first written to the receiver since its "
         "previous ACK), and what is beyond the timer's hard expiry (1.1 ms here: "
         "min(1 ms, RTT / 20) plus 100 us of slack) is the machine's lateness in running "
-        "it, which the simulated hosts are given as `sack_timer_latency` (the median, "
-        "from the part's own runs or else the timing part's). At the fair part's Drop "
-        "Tail bottleneck tens of microseconds decide which flows' ACK-clocked sends find "
-        "room (docs/reproduce.md). Nothing else in the profile is fitted to the kernel.",
+        "it, which the simulated hosts are given as `sack_timer_latency` and "
+        "`sack_timer_jitter` (the uniform law through its 10th and 90th percentiles, from "
+        "the part's own runs or else the timing part's). At the fair part's Drop Tail "
+        "bottleneck tens of microseconds decide which flows' ACK-clocked sends find room, "
+        "and with the spread the simulated sends reach it in the kernel's phases "
+        "(docs/reproduce.md). Nothing else in the profile is fitted to the kernel.",
     )
     rows = []
     for name in ("timing", *(p[0] for p in PARTS)):
@@ -471,7 +478,9 @@ def _timing_section(rep: Report, out: Path) -> None:
             row["simulated hosts"] = f"read {_us(a)} + U[0, {_us(w)}), from {found[1]}"
             late = sack_timer_lateness(out, name)
             if late is not None:
-                row["simulated hosts"] += f"; SACK timer {_us(late[0])} late, from {late[1]}"
+                row["simulated hosts"] += (
+                    f"; SACK timer {_us(late[0])} + U[0, {_us(late[1])}) late, from {late[2]}"
+                )
         rows.append(row)
     if not rows:
         rep.add_text(
