@@ -15,10 +15,11 @@ pooled then.
 
 OUT is a linux-check output directory holding the part (a run or
 ``--sim-only``, which restores the stored kernel runs). New runs go to
-OUT/seeds-<part>-<base seed>/{sim,linux} (``--resume``d: a run that
-finished is not run again). Prints, per flow, each side's mean goodput
-and its standard error, the difference and its z: over the new runs,
-over the part's own, and (another base seed) over both.
+OUT/seeds-<part>-<point>-<base seed>/{sim,linux} (``--resume``d: a
+run that finished is not run again, and a larger N adds repetitions).
+Prints, per flow, each side's mean goodput and its standard error, the
+difference and its z: over the new runs, over the part's own, and
+(another base seed) over both.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +73,16 @@ def main() -> None:
         coords[k] = int(v) if v.isdigit() else v
     study = get("linux-check")
     parts = {p.name: p for p in study.parts}
-    new = a.out / f"seeds-{a.part}-{a.base_seed}"
+    point = re.sub(r"[^A-Za-z0-9]+", "-", linux_check.label(coords)).strip("-")
+    new = a.out / f"seeds-{a.part}-{point}-{a.base_seed}"
     for side in ("sim", "linux") if a.linux else ("sim",):
         spec = parts[f"{a.part}/{side}"]
         sw = _part_sweep(study, spec, False)
         sw.select({k: [v] for k, v in coords.items()})
-        sw.override({}, a.n)
+        # The repetitions and base seed are set past `override`, so that
+        # they do not count in the sweep's hash: a later call with a larger
+        # N resumes the same directory and runs only the new repetitions.
+        sw.spec.repetitions = a.n
         part_seed, sw.base_seed = sw.base_seed, a.base_seed
         if spec.derive is not None:
             sw.override(spec.derive(a.out))
