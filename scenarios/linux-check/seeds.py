@@ -15,8 +15,8 @@ pooled then.
 
 OUT is a linux-check output directory holding the part (a run or
 ``--sim-only``, which restores the stored kernel runs). New runs go to
-OUT/seeds-<part>-<point>-<base seed>/{sim,linux} (``--resume``d: a
-run that finished is not run again, and a larger N adds repetitions).
+OUT/seeds-<part>-<point>-<base seed>/{sim,linux}, which it resumes: a
+run that finished is not run again, and a larger N adds repetitions.
 Prints, per flow, each side's mean goodput and its standard error, the
 difference and its z: over the new runs, over the part's own, and
 (another base seed) over both.
@@ -73,6 +73,14 @@ def main() -> None:
         coords[k] = int(v) if v.isdigit() else v
     study = get("linux-check")
     parts = {p.name: p for p in study.parts}
+    if f"{a.part}/sim" not in parts:
+        ap.error(f"no part {a.part!r} with a simulated side")
+    # The point's coordinates in the sweep's order (its label reads them so),
+    # every axis given: otherwise several points would be pooled.
+    axes = [name for name, _ in _part_sweep(study, parts[f"{a.part}/sim"], False).spec.axes]
+    if set(coords) != set(axes):
+        ap.error(f"give one value for each of the part's coordinates: {', '.join(axes)}")
+    coords = {k: coords[k] for k in axes}
     point = re.sub(r"[^A-Za-z0-9]+", "-", linux_check.label(coords)).strip("-")
     new = a.out / f"seeds-{a.part}-{point}-{a.base_seed}"
     for side in ("sim", "linux") if a.linux else ("sim",):
@@ -104,11 +112,12 @@ def main() -> None:
             if not s or not lx:
                 continue
             (ms, ses), (ml, sel) = _mean_se(s), _mean_se(lx)
-            z = (ms - ml) / math.hypot(ses, sel)
+            se = math.hypot(ses, sel)
+            z = f"{(ms - ml) / se:+.1f}" if se > 0 else "n/a"
             print(
                 f"    {flow}: simulator {ms / 1e6:.3f} Mb/s (se {ses / 1e6:.3f}, {len(s)} runs), "
                 f"kernel {ml / 1e6:.3f} (se {sel / 1e6:.3f}, {len(lx)} runs): "
-                f"{100 * (ms / ml - 1):+.1f} %, z {z:+.1f}"
+                f"{100 * (ms / ml - 1):+.1f} %, z {z}"
             )
 
 

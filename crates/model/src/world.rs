@@ -52,8 +52,10 @@ const JITTER_STREAM: u64 = 6 << 32;
 /// generated connection).
 const READ_STREAM: u64 = 7 << 32;
 /// Receivers draw their `sack_timer_jitter` from `SACK_STREAM` plus the
-/// same index as `READ_STREAM`'s.
-const SACK_STREAM: u64 = 8 << 32;
+/// same index as `READ_STREAM`'s: the read streams with the top bit set, so
+/// that no other stream meets them however many generators a scenario has
+/// (`READ_STREAM + 2^24 (generator + 1)` passes `8 << 32` at the 256th).
+const SACK_STREAM: u64 = READ_STREAM | 1 << 63;
 /// A retired connection: packets still in the network for it are discarded on arrival.
 const RETIRED: u32 = u32::MAX;
 

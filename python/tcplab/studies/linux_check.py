@@ -23,7 +23,9 @@ measured on that part's real-stack runs (a data segment written to the host
 -> its ACK read back: the application's wakeup, this machine's timing), as
 ``read_latency`` and ``read_jitter`` (the uniform law through its 10th and
 90th percentiles; :func:`host_timing`); the timing part's, for real-stack
-runs made before the emulator timed ACKs.
+runs made before the emulator timed ACKs. Their SACK-compression timer fires
+as late as the real one's did, ``sack_timer_latency`` and
+``sack_timer_jitter`` by the same rule (:func:`sack_timer_lateness`).
 
 The report is the evidence for the profile: per flow, goodput, RTT,
 retransmissions and timeouts side by side, the traces overlaid, Jain's index
