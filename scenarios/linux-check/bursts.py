@@ -10,13 +10,18 @@ runs in a more clustered regime of the two-way interaction than the kernel's
     python3 scenarios/linux-check/bursts.py /tmp/sim /tmp/linux
 
 Per run directory (captures of server->router, router->client and
-client->router), over the measurement window (20-100 s):
+client->router, or router->modem and modem->router where a modem stands in
+front of the client), over the measurement window (20-100 s):
 
 - on the uplink (client->router, departures in FIFO order = arrival order):
   runs of consecutive download ACKs and of consecutive upload data segments;
 - the gaps between the upload's ACKs reaching the client (router->client);
 - the share of the window the server spends in silences over 20 ms between
   download data segments (the download sends in bursts);
+- the seconds of the whole run in the whole-window cycle (two or more of the
+  server's download silences over 100 ms in the second: the upload's window
+  leaves in one burst per round trip and its data holds the download's ACKs
+  that long), and the last of them;
 - download data segments dropped (sent by the server, never delivered to
   the client), grouped into loss events (drops less than 0.5 s apart);
 - the server's delay from an upload segment's arrival to the ACK that
@@ -65,8 +70,11 @@ def in_window(t: float) -> bool:
 
 def analyse(d: Path) -> dict[str, float]:
     s2r = packets(d / "capture_server_router.pcap")
-    r2c = packets(d / "capture_router_client.pcap")
-    c2r = packets(d / "capture_client_router.pcap")
+    # The access link: router<->client, or router<->modem when a LAN hop
+    # stands in front of the client (reno-cubic-40-modem-capture.toml).
+    hop = "client" if (d / "capture_router_client.pcap").exists() else "modem"
+    r2c = packets(d / f"capture_router_{hop}.pcap")
+    c2r = packets(d / f"capture_{hop}_router.pcap")
     data = [p for p in s2r if p[8] > 0]
     server = data[0][1]
     res: dict[str, float] = {}
@@ -87,6 +95,17 @@ def analyse(d: Path) -> dict[str, float]:
     gaps = np.diff(dl)
     silent = gaps[gaps > 0.02].sum()
     res["download silences > 20 ms, share"] = float(silent / (WINDOW[1] - WINDOW[0]))
+
+    # The whole-window cycle: the upload's window leaves in one burst per
+    # round trip, its data holds the download's ACKs for 100 ms or more, and
+    # the server's download falls silent that long two or more times a
+    # second. Seconds of the run (from its start) in that cycle, and the last.
+    alld = np.array([p[0] for p in data])
+    ends = alld[1:][np.diff(alld) > 0.1]
+    per_s = np.bincount(ends.astype(int)) if len(ends) else np.zeros(1, dtype=int)
+    cycle = np.flatnonzero(per_s >= 2)
+    res["whole-window cycle, seconds"] = float(len(cycle))
+    res["whole-window cycle, last second"] = float(cycle[-1]) if len(cycle) else float("nan")
 
     # Drops of download data: transmissions of a sequence number never delivered.
     delivered: dict[int, int] = {}
