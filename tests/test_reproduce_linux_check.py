@@ -542,3 +542,48 @@ def test_a_resumed_part_whose_host_timing_moved_reruns_its_simulated_side(tmp_pa
     stamp = runs[0].stat().st_mtime_ns
     reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True, resume=True)
     assert runs[0].stat().st_mtime_ns == stamp
+
+
+def test_the_simulated_hosts_buffer_is_the_kernels_tcp_rmem_max(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The simulated side's `rcvbuf` (tcp_rmem[2] under the linux profile's
+    buffer accounting) is the real stack's: from the stored runs' origin,
+    or this machine's for runs made here; none when neither says."""
+    import json
+
+    from tcplab import stored
+
+    d = tmp_path / "lc" / "cells" / "linux"
+    d.mkdir(parents=True)
+    proc = tmp_path / "tcp_rmem"
+    proc.write_text("4096\t131072\t16777216\n")
+    monkeypatch.setattr(linux_check, "TCP_RMEM", proc)
+    # Runs made here (no origin): this machine's third value.
+    assert linux_check.kernel_rmem_max(tmp_path / "lc", "cells") == 16_777_216
+    # Stored runs: their origin's, whatever this machine has.
+    origin = {"kernel": "6.18", "tcp_rmem": [4096, 131072, 33554432]}
+    (d / stored.ORIGIN_FILE).write_text(json.dumps(origin))
+    assert linux_check.kernel_rmem_max(tmp_path / "lc", "cells") == 33_554_432
+    # Stored before the origin carried it: not known (the profile's 6 MiB).
+    (d / stored.ORIGIN_FILE).write_text(json.dumps({"kernel": "6.18"}))
+    assert linux_check.kernel_rmem_max(tmp_path / "lc", "cells") is None
+    # No /proc value either.
+    (d / stored.ORIGIN_FILE).unlink()
+    monkeypatch.setattr(linux_check, "TCP_RMEM", tmp_path / "missing")
+    assert linux_check.kernel_rmem_max(tmp_path / "lc", "cells") is None
+
+
+def test_the_stored_kernel_runs_say_their_tcp_rmem() -> None:
+    """Every part's stored kernel runs carry the machine's tcp_rmem, which
+    the simulated side's buffer follows (the suite's receivers switch ACK
+    regimes by where their window stops growing: docs/tcp.md)."""
+    import tcplab
+    from tcplab import stored
+
+    kernel = Path(tcplab.__file__).parent / "studies" / "data" / "linux-check" / "kernel"
+    for group in ("timing", "cells", "long", "bdp", "fair", "fqcodel", "short", "fast"):
+        rmem = stored.read(kernel / f"{group}.json.gz")["origin"].get("tcp_rmem")
+        assert isinstance(rmem, list), group
+        assert len(rmem) == 3, group
+        assert rmem[0] <= rmem[1] <= rmem[2], group

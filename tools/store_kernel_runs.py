@@ -41,6 +41,15 @@ def _hz() -> int | None:
     return None
 
 
+def _tcp_rmem() -> list[int] | None:
+    """This machine's net.ipv4.tcp_rmem (min, default, max), which new
+    network namespaces inherit: the simulated side's receive buffer limit."""
+    try:
+        return [int(x) for x in Path("/proc/sys/net/ipv4/tcp_rmem").read_text().split()]
+    except (OSError, ValueError):
+        return None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
@@ -69,6 +78,7 @@ def main() -> int:
             "kernel": platform.release(),
             "hz": _hz(),
             "cores": os.cpu_count(),
+            "tcp_rmem": _tcp_rmem(),
             "runs": len(ids),
             "first_day": days[0],
             "last_day": days[-1],

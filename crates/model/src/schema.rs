@@ -2242,7 +2242,9 @@ fn resolve_host(
                 &f("buffer_accounting"),
                 format!("{v:?}"),
                 "allowed: plain (the receive buffer is the window), linux22 (half the free \
-                 buffer, segments charged their kernel buffers, as Linux 2.2)",
+                 buffer, segments charged their kernel buffers, as Linux 2.2), linux (Linux \
+                 6.x: the buffer autotuned up to rcvbuf, the window from the free buffer and \
+                 rcv_ssthresh)",
             )
         })?;
     }

@@ -9,6 +9,7 @@ pub mod delack;
 pub mod header;
 pub mod hostcache;
 pub mod profile;
+pub mod rcvwnd;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

@@ -447,6 +447,14 @@ pub enum BufferAccounting {
     /// payload + 160 header bytes rounded up to 16 (1616 for 1448); the
     /// window scale comes from rcvbuf/2.
     Linux22,
+    /// Linux 6.x (crate::rcvwnd): `rcvbuf` is `tcp_rmem[2]`, the most the
+    /// autotuned buffer reaches from `tcp_rmem[1]` (131072); the window is
+    /// min(free buffer, `rcv_ssthresh`) times the measured scaling ratio,
+    /// rounded up to the window scale's unit, never shrinking; each held
+    /// segment costs one skb (`rcvwnd::SEG_TRUESIZE`); a second full segment
+    /// is ACKed at once only if the window would not shrink, else when read;
+    /// the send buffer bounds payload bytes, as `Plain`.
+    Linux,
 }
 
 impl BufferAccounting {
@@ -455,6 +463,7 @@ impl BufferAccounting {
         match self {
             BufferAccounting::Plain => "plain",
             BufferAccounting::Linux22 => "linux22",
+            BufferAccounting::Linux => "linux",
         }
     }
     /// Parse a scenario name.
@@ -462,6 +471,7 @@ impl BufferAccounting {
         Some(match s {
             "plain" => BufferAccounting::Plain,
             "linux22" => BufferAccounting::Linux22,
+            "linux" => BufferAccounting::Linux,
             _ => return None,
         })
     }
@@ -473,12 +483,13 @@ impl BufferAccounting {
             // standard-ring buffer, whatever the packet's size; truesize is
             // the data buffer alone in 2.2 (skbuff.c alloc_skb).
             BufferAccounting::Linux22 => (ip_size.max(1500) as u64 + 36).div_ceil(16) * 16,
+            BufferAccounting::Linux => crate::rcvwnd::SEG_TRUESIZE,
         }
     }
     /// Bytes a queued segment of `payload` bytes costs the send buffer.
     pub fn snd_truesize(self, payload: u32) -> u64 {
         match self {
-            BufferAccounting::Plain => payload as u64,
+            BufferAccounting::Plain | BufferAccounting::Linux => payload as u64,
             // tcp_sendmsg: MAX_HEADER 32 + max_header 128 + the data, rounded to 16.
             BufferAccounting::Linux22 => (payload as u64 + 160).div_ceil(16) * 16,
         }
@@ -697,6 +708,8 @@ pub fn profiles() -> Vec<Profile> {
                 ack_before_data: true,
                 timer_wheel: true,
                 sack_compression: true,
+                buffer_accounting: BufferAccounting::Linux,
+                rcvbuf: crate::rcvwnd::RMEM_MAX,
                 hz: 250,
                 default_cc: "cubic",
                 newreno_rto: NewRenoRto::SlowButSteady,
@@ -744,9 +757,14 @@ pub fn profiles() -> Vec<Profile> {
                       than one (__tcp_transmit_skb) and a full-sized PSH segment ACKed when \
                       read (tcp_measure_rcv_mss, Linux 6.6+: push); less than a full skb of \
                       room held for the next ACK (tcp_tso_should_defer, tcp_tso_win_divisor 3: \
-                      tso_defer)",
-            notes: "no receive-buffer autotuning, so no quick ACKs while the receive window \
-                    grows (tcp_grow_window); TSO/GSO bursts only where \
+                      tso_defer); the receive buffer autotuned from tcp_rmem[1] 131072 to \
+                      tcp_rmem[2] 6 MiB (rcvbuf) and the window from the free buffer and \
+                      rcv_ssthresh, with its quick ACKs, and a second segment ACKed at once only \
+                      when the window would not shrink (tcp_rcv_space_adjust, tcp_rcvbuf_grow, \
+                      tcp_grow_window, __tcp_select_window, __tcp_ack_snd_check: \
+                      buffer_accounting linux)",
+            notes: "each received segment costs one skb of 2304 bytes (the reference \
+                    machine's, measured; no coalescing, no memory pressure); TSO/GSO bursts only where \
                     pacing is enforced (BBR), the others' ACK-clocked sends being back to back \
                     anyway; the receiving application reads at once (read_latency 0: the \
                     machine's own wakeup latency is a host setting); RACK's reordering window \

@@ -162,6 +162,10 @@ pub struct Receiver {
     /// `seed_timing`).
     read_rng: Option<tcplab_engine::RngStream>,
     comp_rng: Option<tcplab_engine::RngStream>,
+    /// `buffer_accounting = "linux"`: the receive window's state, and the
+    /// in-order bytes the application has read (`copied_seq`).
+    lw: Option<crate::rcvwnd::LinuxRcvWnd>,
+    copied: u64,
     /// Linux `rcv_rtt_est.rtt_us` (8 x us) and the `tsecr` last sampled,
     /// in ms ticks (`rcv_rtt_last_tsecr`).
     rcv_rtt8: u64,
@@ -192,6 +196,8 @@ impl Receiver {
             comp_rng: None,
             rcv_rtt8: 0,
             rcv_rtt_tsecr: 0,
+            lw: None,
+            copied: 0,
             mss: cfg.mss,
             cfg,
             established: false,
@@ -267,9 +273,30 @@ impl Receiver {
     fn rmem(&self) -> u64 {
         match self.cfg.buffer_accounting {
             BufferAccounting::Plain => self.ooo_bytes,
-            BufferAccounting::Linux22 => {
+            BufferAccounting::Linux22 | BufferAccounting::Linux => {
                 self.ooo_bytes.div_ceil(self.mss.max(1) as u64) * self.seg_truesize
             }
+        }
+    }
+    /// `buffer_accounting = "linux"`: the skbs held, in-order data not yet
+    /// read and out-of-order data (`sk_rmem_alloc`), one per segment.
+    fn charged(&self) -> u64 {
+        let mss = self.mss.max(1) as u64;
+        let unread = self.rcv_nxt.saturating_sub(self.copied);
+        (unread.div_ceil(mss) + self.ooo_bytes.div_ceil(mss)) * self.seg_truesize
+    }
+    /// The receiver's RTT estimate (`rcv_rtt_est`), zero until measured.
+    fn rcv_rtt(&self) -> SimTime {
+        SimTime((self.rcv_rtt8 >> 3) * 1000)
+    }
+    /// The application has read all in-order data at `now`
+    /// (`tcp_recvmsg`: `tcp_rcv_space_adjust`).
+    fn read_all(&mut self, now: SimTime) {
+        self.copied = self.rcv_nxt;
+        let ooo_end = self.ooo.last().map_or(0, |r| r.1);
+        let rtt = self.rcv_rtt();
+        if let Some(lw) = self.lw.as_mut() {
+            lw.on_read(now, self.copied, self.rcv_nxt, ooo_end, rtt);
         }
     }
     /// What the held data may cost before the out-of-order queue is
@@ -301,7 +328,7 @@ impl Receiver {
     /// The window to advertise, bytes from rcv_nxt.
     fn window(&mut self) -> u64 {
         match self.cfg.buffer_accounting {
-            BufferAccounting::Plain => self.hiwat,
+            BufferAccounting::Plain | BufferAccounting::Linux => self.hiwat,
             BufferAccounting::Linux22 => {
                 // __tcp_select_window: free = (rcvbuf - rmem_alloc) / 2, at most
                 // window_clamp, in whole segments; tcp_select_window never
@@ -313,6 +340,16 @@ impl Receiver {
                 self.right_edge = right;
                 right - self.rcv_nxt
             }
+        }
+    }
+
+    /// The window an ACK sent now offers (`buffer_accounting = "linux"`:
+    /// `tcp_select_window`, with the skbs held now).
+    fn offer(&mut self) -> u64 {
+        let charged = self.charged();
+        match self.lw.as_mut() {
+            Some(lw) => lw.on_ack_sent(self.rcv_nxt, charged),
+            None => self.window(),
         }
     }
 
@@ -375,6 +412,10 @@ impl Receiver {
                 return;
             }
             self.established = true;
+            if let Some(lw) = self.lw.as_mut() {
+                lw.open(self.rcv_nxt, now);
+            }
+            self.copied = self.rcv_nxt;
             // tcp_synack_rtt_meas: the passive side's first RTT sample.
             self.lack
                 .on_handshake_rtt(now.saturating_sub(self.synack_at), self.cfg.min_rto);
@@ -387,7 +428,7 @@ impl Receiver {
         if len == 0 {
             return; // a pure ACK (of our FIN)
         }
-        if self.cfg.sack_compression && self.ts_ok {
+        if (self.cfg.sack_compression || self.lw.is_some()) && self.ts_ok {
             self.rcv_rtt_measure_ts(now, h);
         }
         self.stats.segs_received += 1;
@@ -428,6 +469,9 @@ impl Receiver {
         if self.cfg.rcvbuf_auto {
             self.autosize(h, start, end);
         }
+        // `read_latency`: the application reads later, and the ACKs its read
+        // sends wait for it.
+        let reads_later = self.cfg.read_latency + self.cfg.read_jitter > SimTime::ZERO;
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.advance(now, end);
@@ -437,6 +481,18 @@ impl Receiver {
             if self.cfg.adaptive_delack {
                 let wnd = self.cfg.rcvbuf;
                 self.lack.on_data(now, &mut self.quick, wnd, self.mss);
+            }
+            // tcp_event_data_recv ends in tcp_grow_window, the segment
+            // charged (`buffer_accounting = "linux"`).
+            let charged = self.charged();
+            if let Some(lw) = self.lw.as_mut() {
+                if lw.on_data(h.payload as u64, charged) {
+                    self.quick |= 1;
+                }
+                if had_holes && reads_later {
+                    // The application is woken for the repaired data too.
+                    self.schedule_read(now, h);
+                }
             }
             if had_holes && self.fin_at.is_none() && !self.ooo.is_empty() && self.compressing() {
                 // Holes remain (no ICSK_ACK_NOW): __tcp_ack_snd_check's
@@ -449,18 +505,26 @@ impl Receiver {
             } else {
                 self.pending += 1;
                 let full = h.payload >= self.mss;
-                // `read_latency`: the application reads later, and the ACKs
-                // its read sends (below) wait for it.
-                let reads_later = self.cfg.read_latency + self.cfg.read_jitter > SimTime::ZERO;
                 if reads_later {
-                    self.read_pushed |= self.cfg.push && h.has(PSH);
-                    if self.read_fire.is_none() {
-                        let jitter = match self.read_rng.as_mut() {
-                            Some(r) => SimTime(r.below(self.cfg.read_jitter.0)),
-                            None => SimTime::ZERO,
-                        };
-                        self.read_fire = Some(now + self.cfg.read_latency + jitter);
-                    }
+                    self.schedule_read(now, h);
+                }
+                // `buffer_accounting = "linux"`: __tcp_ack_snd_check sends
+                // the ACK of a second segment at once only if the window
+                // would not shrink; else tcp_cleanup_rbuf sends it at the
+                // read (at once too without `read_latency`, with nothing
+                // charged: the read comes first).
+                let window_ok = match self.lw.as_ref() {
+                    Some(lw) => lw.ack_at_once(self.charged()),
+                    None => !reads_later,
+                };
+                if self.lw.is_some()
+                    && !reads_later
+                    && !window_ok
+                    && self.pending >= self.cfg.delack_segments
+                    && self.quick == 0
+                    && !self.ack_now
+                {
+                    self.read_all(now);
                 }
                 // `push`: the application reads the segment (at once
                 // without `read_latency`), and a PSH makes
@@ -469,7 +533,7 @@ impl Receiver {
                     || self.cfg.push && h.has(PSH) && !reads_later
                     || self.quick > 0
                     || self.ack_now
-                    || self.pending >= self.cfg.delack_segments && !reads_later
+                    || self.pending >= self.cfg.delack_segments && (window_ok || !reads_later)
                     || !full && h.payload > 0 && self.pending >= 1 && self.cfg.delack_segments <= 1
                 {
                     self.send_ack(now, out);
@@ -483,11 +547,25 @@ impl Receiver {
                     self.arm_delack(now, now + self.cfg.delack_timeout);
                 }
             }
+            if self.lw.is_some() && !reads_later {
+                // The application reads at once, after the softirq's ACK.
+                self.read_all(now);
+                self.window_update(now, out);
+            }
         } else {
             // Out of order: hold it, ACK at once with SACK blocks (a D-SACK
             // first when all of it was held already, tcp_data_queue_ofo).
-            if self.ooo.iter().any(|&(l, r)| l <= start && end <= r) {
+            let held = self.ooo.iter().any(|&(l, r)| l <= start && end <= r);
+            if held {
                 self.note_dsack(start, end);
+            }
+            // tcp_data_queue_ofo grows the window (SACK only) before it
+            // charges the segment (`buffer_accounting = "linux"`).
+            let charged = self.charged();
+            if let Some(lw) = self.lw.as_mut().filter(|_| self.sack_ok && !held) {
+                if lw.on_data(h.payload as u64, charged) {
+                    self.quick |= 1;
+                }
             }
             let compress = self.compressing();
             if compress && self.comp_held > 0 && self.sack_slot(start, end) >= SACK_BLOCKS_EXPECTED
@@ -503,6 +581,33 @@ impl Receiver {
             } else {
                 self.send_ack(now, out);
             }
+        }
+    }
+
+    /// The application will read: woken by the first unread segment, it
+    /// reads `read_latency` (plus `read_jitter`) later; whether a segment
+    /// it will read carried PSH (`push`: `ICSK_ACK_PUSHED`).
+    fn schedule_read(&mut self, now: SimTime, h: &TcpHeader) {
+        self.read_pushed |= self.cfg.push && h.has(PSH);
+        if self.read_fire.is_none() {
+            let jitter = match self.read_rng.as_mut() {
+                Some(r) => SimTime(r.below(self.cfg.read_jitter.0)),
+                None => SimTime::ZERO,
+            };
+            self.read_fire = Some(now + self.cfg.read_latency + jitter);
+        }
+    }
+
+    /// `tcp_cleanup_rbuf`'s window update after a read
+    /// (`buffer_accounting = "linux"`).
+    fn window_update(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let charged = self.charged();
+        if self
+            .lw
+            .as_ref()
+            .is_some_and(|lw| lw.update_after_read(self.rcv_nxt, charged))
+        {
+            self.send_ack(now, out);
         }
     }
 
@@ -625,13 +730,20 @@ impl Receiver {
                 BufferAccounting::Plain if self.cfg.rcvbuf_auto => {
                     self.cfg.rcvbuf.max(AUTORCVBUF_MAX)
                 }
-                BufferAccounting::Plain => self.cfg.rcvbuf,
+                BufferAccounting::Plain | BufferAccounting::Linux => self.cfg.rcvbuf,
                 BufferAccounting::Linux22 => self.cfg.rcvbuf / 2,
             };
             self.rcv_wscale = if ws { wscale_for(space) } else { 0 };
             let peer_mss = if h.mss == 0 { 536 } else { h.mss as u32 };
             self.mss = self.cfg.mss.min(peer_mss) - if self.ts_ok { 12 } else { 0 };
             self.set_truesize();
+            if self.cfg.buffer_accounting == BufferAccounting::Linux {
+                self.lw = Some(crate::rcvwnd::LinuxRcvWnd::new(
+                    self.cfg.rcvbuf,
+                    self.rcv_wscale,
+                    self.mss,
+                ));
+            }
             self.ts_recent = h.tsval;
         }
         let ws = self.cfg.window_scaling && h.wscale.is_some();
@@ -639,7 +751,11 @@ impl Receiver {
             flags: SYN | ACK | if self.ecn_ok { ECE } else { 0 },
             seq: 0,
             ack: self.rcv_nxt,
-            wnd: self.cfg.rcvbuf.min(65535) as u32,
+            wnd: self
+                .lw
+                .as_ref()
+                .map_or(self.cfg.rcvbuf, |w| w.wnd)
+                .min(65535) as u32,
             mss: self.cfg.mss as u16,
             wscale: ws.then_some(self.rcv_wscale),
             sack_perm: self.sack_ok,
@@ -769,7 +885,7 @@ impl Receiver {
             flags: ACK,
             seq: 1,
             ack: self.rcv_nxt,
-            wnd: ((self.window() >> self.rcv_wscale).min(65535)) as u32,
+            wnd: ((self.offer() >> self.rcv_wscale).min(65535)) as u32,
             has_ts: self.ts_ok,
             tsval: now.0,
             tsecr: self.ts_recent,
@@ -842,9 +958,20 @@ impl Receiver {
             // (`rcv_nxt - rcv_wup > rcv_mss`) or a read segment carried PSH.
             self.read_fire = None;
             let pushed = std::mem::take(&mut self.read_pushed);
+            if self.lw.is_some() {
+                // tcp_recvmsg: tcp_rcv_space_adjust, then tcp_cleanup_rbuf.
+                self.read_all(now);
+            }
             if self.pending > 0 && (self.pending >= self.cfg.delack_segments || pushed) {
                 self.send_ack(now, out);
                 return;
+            }
+            if self.lw.is_some() {
+                let sent = self.stats.acks_sent;
+                self.window_update(now, out);
+                if self.stats.acks_sent != sent {
+                    return;
+                }
             }
         }
         if self.comp_fire.is_some_and(|d| d <= now) {

@@ -3224,6 +3224,14 @@ fn the_receiver_reports_duplicates_in_a_dsack_block_first() {
     assert_eq!(out.pop().unwrap().nsack, 0);
 }
 
+/// The receiver's window fixed at 4 MiB (`buffer_accounting = "plain"`),
+/// as these tests of the ACK rules were worked: the `linux` profile's own
+/// window grows from 64 KiB with a quick ACK per step (crate::rcvwnd).
+fn fixed_window(c: &mut TcpConfig) {
+    c.buffer_accounting = crate::profile::BufferAccounting::Plain;
+    c.rcvbuf = 4 << 20;
+}
+
 #[test]
 fn a_linux_receiver_quick_acks_the_first_16_segments_then_every_second() {
     // docs/dev/linux-tcp/delack.md 10(a), fixed window: S1..S16 each ACKed
@@ -3231,6 +3239,7 @@ fn a_linux_receiver_quick_acks_the_first_16_segments_then_every_second() {
     // 40 ms ATO, S18 is ACKed with it (two segments owed); a duplicate
     // (old data) grants 16 quick ACKs again.
     let mut c = profile("linux").unwrap().config;
+    fixed_window(&mut c);
     c.adaptive_delack = true;
     let (_, mut r, _) = established(&c, "cubic");
     let seg = |i: u64| data_seg(i, 0, SimTime::ZERO);
@@ -4235,6 +4244,7 @@ fn a_linux_receiver_with_push_acks_a_psh_segment_at_once() {
     // alone; S19 waits again. Without `push` S18 waits like S16.
     for push in [true, false] {
         let mut c = profile("linux").unwrap().config;
+        fixed_window(&mut c);
         c.push = push;
         let (_, mut r, _) = established(&c, "cubic");
         let seg = |i: u64, flags: u8| data_seg(i, flags, SimTime::ZERO);
@@ -4309,6 +4319,7 @@ fn a_linux_receiver_compresses_sacks_after_three_duplicates() {
     // again and go on the timer, 1.1 ms after S49. All extend one SACK
     // block, so none is flushed.
     let mut c = profile("linux").unwrap().config;
+    fixed_window(&mut c);
     c.sack_compression = true;
     let (_, mut r, _) = established(&c, "cubic");
     let seg = |i: u64, tsecr: SimTime| data_seg(i, 0, tsecr);
@@ -4423,7 +4434,8 @@ fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
     // (after S5 the order is [S4-S5], [S7-S8], [S1]): this_sack = 2, so
     // the held ACK goes first, without S2 (tcp_sack_new_ofo_skb ->
     // tcp_sack_compress_send_ack), and S2 itself is held on a new timer.
-    let c = profile("linux").unwrap().config;
+    let mut c = profile("linux").unwrap().config;
+    fixed_window(&mut c);
     assert!(c.sack_compression);
     let (_, mut r, _) = established(&c, "cubic");
     let seg = |i: u64| data_seg(i, 0, SimTime::ZERO);
@@ -4459,7 +4471,8 @@ fn a_held_sack_goes_first_when_a_segment_lands_in_a_third_block() {
 /// SYN-ACK at 50 ms, so the receiver's RTO is 150 + max(300, 200) = 450
 /// ms), each ACKed at once by one of the 16 quick ACKs it grants.
 fn linux_receiver_past_quick_acks() -> Receiver {
-    let c = profile("linux").unwrap().config;
+    let mut c = profile("linux").unwrap().config;
+    fixed_window(&mut c);
     assert!(c.sack_compression && c.adaptive_delack);
     let (_, mut r, _) = established(&c, "cubic");
     let mut out = vec![];
@@ -4752,4 +4765,81 @@ fn the_rate_sample_of_an_ack_of_a_retransmission_takes_the_timestamp_rtt_as_linu
     let log = log.borrow();
     assert_eq!(log.len(), n + 1);
     assert_eq!(log[n].rtt, Some(ms(130)));
+}
+
+/// The `linux` profile's receive window (`buffer_accounting = "linux"`,
+/// crate::rcvwnd) with a fixed buffer of tcp_rmem[1] (`rcvbuf` 131072:
+/// nothing to autotune) and an application that reads 50 us after a
+/// segment arrives. Worked from Linux's rules (rcvwnd.rs's header): the
+/// first full segment measures the scaling ratio, 1448 x 256 / 2304 = 160,
+/// so the full space is 131072 x 160 / 256 = 81920, and rcv_ssthresh grows
+/// from the SYN-ACK's 65160 by 2896 a segment, each growth a quick ACK,
+/// until it meets the free space with one segment held, 80480 (after
+/// S0..S5: 65160 + 5 x 2896 > 80480). From then on the ACK of every second
+/// segment leaves at once (the window it would offer, 80480 rounded up to
+/// the 4-byte unit of window scale 2, is the one last offered). One
+/// out-of-order segment, charged after its growth, lifts rcv_ssthresh to
+/// 81920; its repair is ACKed at once with two segments held (79040
+/// offered), and the next pair's ACK still leaves at once (80480 with one
+/// held is not less). Then a pair whose second segment arrives before the
+/// first is read fails the test (79040 < 80480): the read ACKs it with
+/// nothing held and offers 81920, and from then on every second segment's
+/// ACK waits for the read (80480 < 81920).
+#[test]
+fn a_linux_receiver_acks_at_once_until_its_window_outgrows_the_free_buffer() {
+    let mut c = profile("linux").unwrap().config;
+    assert_eq!(c.buffer_accounting, crate::profile::BufferAccounting::Linux);
+    c.rcvbuf = crate::rcvwnd::RMEM_DEFAULT;
+    c.read_latency = SimTime::from_micros(50);
+    c.adaptive_delack = false; // no quick ACKs but the window's own
+    let (_, mut r, _) = established(&c, "cubic");
+    let seg = |i: u64| data_seg(i, 0, SimTime::ZERO);
+    let mut out = vec![];
+    // S0..S5: each grows rcv_ssthresh and is ACKed at once (quick ACK).
+    for i in 0..6 {
+        out.clear();
+        r.on_segment(ms(200 + 2 * i), &seg(i), &mut out);
+        assert_eq!(out.len(), 1, "S{i} ACKed at once while the window grows");
+        r.on_timer(ms(200 + 2 * i) + SimTime::from_micros(50), &mut out);
+    }
+    // From S6 on, pairs: the second ACKed at once, the first not at all.
+    let mut t = ms(220);
+    let step = |r: &mut Receiver, i: u64, t: &mut SimTime| -> (usize, usize) {
+        let mut out = vec![];
+        r.on_segment(*t, &seg(i), &mut out);
+        let at_once = out.len();
+        out.clear();
+        r.on_timer(*t + SimTime::from_micros(50), &mut out);
+        *t += ms(1);
+        (at_once, out.len())
+    };
+    for i in 6..12 {
+        let (now, read) = step(&mut r, i, &mut t);
+        assert_eq!((now, read), ((i % 2 == 1) as usize, 0), "S{i}");
+    }
+    // S13 out of order (S12 lost): ACKed at once (SACK), lifts rcv_ssthresh.
+    let (now, _) = step(&mut r, 13, &mut t);
+    assert_eq!(now, 1);
+    // S12 repairs the hole: ACKed at once.
+    let (now, _) = step(&mut r, 12, &mut t);
+    assert_eq!(now, 1);
+    // S14 (first of a pair) then S15: the second's ACK still goes at once.
+    assert_eq!(step(&mut r, 14, &mut t), (0, 0));
+    assert_eq!(step(&mut r, 15, &mut t), (1, 0));
+    // A read-time ACK: S16 arrives, S17 arrives before S16 is read (two
+    // segments held): the test fails, the read ACKs with nothing held and
+    // offers 81920.
+    let mut out = vec![];
+    r.on_segment(t, &seg(16), &mut out);
+    r.on_segment(t + SimTime::from_micros(10), &seg(17), &mut out);
+    assert!(out.is_empty());
+    r.on_timer(t + SimTime::from_micros(50), &mut out);
+    assert_eq!(out.len(), 1, "the read ACKs S16-S17");
+    assert_eq!((out[0].wnd as u64) << 2, 81_920);
+    t += ms(1);
+    // From now on the second segment's ACK waits for the read.
+    for i in 18..24 {
+        let (now, read) = step(&mut r, i, &mut t);
+        assert_eq!((now, read), (0, (i % 2 == 1) as usize), "S{i}");
+    }
 }

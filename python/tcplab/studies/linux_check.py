@@ -377,6 +377,30 @@ def hosts_timing(out: Path, group: str) -> dict[str, Any] | None:
     return fields
 
 
+#: Where Linux keeps tcp_rmem (min, default, max bytes).
+TCP_RMEM = Path("/proc/sys/net/ipv4/tcp_rmem")
+
+
+def kernel_rmem_max(out: Path, group: str) -> int | None:
+    """The real stack's ``tcp_rmem[2]`` (bytes) for part ``group``: the most
+    its receive buffer autotunes to, which the simulated hosts' ``rcvbuf``
+    is under the `linux` profile (``buffer_accounting = "linux"``). From
+    the stored runs' origin (``tcp_rmem``), or, for runs made here (no
+    origin), this machine's; None when neither says."""
+    from tcplab import stored
+
+    o = stored.origin(out / group / "linux")
+    if o is not None:
+        v = o.get("tcp_rmem")
+        if isinstance(v, list) and len(v) == 3 and all(isinstance(x, int) for x in v):
+            return int(v[2])
+        return None
+    try:
+        return int(TCP_RMEM.read_text(encoding="ascii").split()[2])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _us(seconds: float) -> str:
     """A duration field's value in whole microseconds: ``"64us"``."""
     return f"{round(seconds * 1e6)}us"
@@ -406,6 +430,9 @@ def _derive_timing(group: str) -> Callable[[Path], dict[str, Any]]:
                 f"{out / 'timing' / 'linux'} holds such a measurement: run the study with "
                 "--part timing (30 s, root) first"
             )
+        rmem = kernel_rmem_max(out, group)
+        if rmem is not None:
+            fields["defaults.host.rcvbuf"] = f"{rmem}B"
         return fields
 
     return derive
@@ -444,7 +471,11 @@ def _timing_section(rep: Report, out: Path) -> None:
         "the part's own runs or else the timing part's). At the fair part's Drop Tail "
         "bottleneck tens of microseconds decide which flows' ACK-clocked sends find room, "
         "and with the spread the simulated sends reach it in the kernel's phases "
-        "(docs/reproduce.md). Nothing else in the profile is fitted to the kernel.",
+        "(docs/reproduce.md). The simulated hosts' `rcvbuf` is the machine's "
+        "`tcp_rmem[2]`, the most its receive buffers autotune to (read with the stored "
+        "runs or, for runs made here, from /proc): it sets the window scale and where "
+        "the window stops growing, hence which of Linux's two ACK regimes a receiver is "
+        "in (docs/tcp.md). Nothing else in the profile is fitted to the kernel.",
     )
     rows = []
     for name in ("timing", *(p[0] for p in PARTS)):
@@ -483,6 +514,9 @@ def _timing_section(rep: Report, out: Path) -> None:
                 row["simulated hosts"] += (
                     f"; SACK timer {_us(late[0])} + U[0, {_us(late[1])}) late, from {late[2]}"
                 )
+            rmem = kernel_rmem_max(out, name)
+            if rmem is not None:
+                row["simulated hosts"] += f"; rcvbuf (tcp_rmem[2]) {rmem} B"
         rows.append(row)
     if not rows:
         rep.add_text(
