@@ -37,7 +37,10 @@
 //!   the relative growth, plus the out-of-order span; the buffer its space,
 //!   at most `tcp_rmem[2]`, never smaller) and `window_clamp` follows it.
 //!
-//! Not modelled: memory pressure and pruning (`tcp_clamp_window`,
+//! Not modelled: the buffer's growth outside the once-an-RTT measure (6.18
+//! also calls `tcp_rcvbuf_grow` from the out-of-order path: a real
+//! receiver's `ss` shows steps with `rcvq_space` unchanged), memory
+//! pressure and pruning (`tcp_clamp_window`,
 //! `tcp_prune_queue`: the buffers here stay far below `rcvbuf`), skb
 //! coalescing (every segment costs one skb's truesize), the backlog, and the
 //! low-RTT damping of `tcp_rcvbuf_grow` (`tcp_rcvbuf_low_rtt`, RTTs under
