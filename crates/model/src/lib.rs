@@ -338,7 +338,7 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
             (
                 s("buffer_accounting"),
                 s(c.buffer_accounting.name()),
-                s("plain (rcvbuf is the window) or linux22 (half the free buffer, kernel buffers)"),
+                s("plain (rcvbuf is the window), linux22 (half the free buffer, kernel buffers) or linux (Linux 6.x: autotuned up to rcvbuf)"),
             ),
             (
                 s("rto_clears_sack"),

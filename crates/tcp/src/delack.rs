@@ -19,9 +19,11 @@
 //! - More than one full segment unacknowledged is ACKed at once (the caller's
 //!   `delack_segments` rule).
 //!
-//! Not modelled: `tcp_grow_window`'s quick ACKs while the receive window
-//! grows (no receive-buffer autotuning here), pingpong mode (the receiver
-//! sends no data). Compressed SACKs are the receiver's (`sack_compression`).
+//! `tcp_grow_window`'s quick ACKs while the receive window grows are the
+//! receiver's (`buffer_accounting = "linux"`, crate::rcvwnd). Not
+//! modelled: pingpong mode (the receiver sends no data), and ACKs that
+//! acknowledge nothing new (window updates) spend a quick ACK here where
+//! `tcp_dec_quickack_mode` counts only scheduled ones. Compressed SACKs are the receiver's (`sack_compression`).
 //! The receiver's SRTT and RTO come from the handshake (`tcp_synack_rtt_meas`:
 //! one sample, RTO = RTT + max(2 RTT, 200 ms)).
 

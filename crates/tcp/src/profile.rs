@@ -451,7 +451,7 @@ pub enum BufferAccounting {
     /// autotuned buffer reaches from `tcp_rmem[1]` (131072); the window is
     /// min(free buffer, `rcv_ssthresh`) times the measured scaling ratio,
     /// rounded up to the window scale's unit, never shrinking; each held
-    /// segment costs one skb (`rcvwnd::SEG_TRUESIZE`); a second full segment
+    /// segment costs an skb (`rcvwnd::truesize`); a second full segment
     /// is ACKed at once only if the window would not shrink, else when read;
     /// the send buffer bounds payload bytes, as `Plain`.
     Linux,
@@ -483,7 +483,7 @@ impl BufferAccounting {
             // standard-ring buffer, whatever the packet's size; truesize is
             // the data buffer alone in 2.2 (skbuff.c alloc_skb).
             BufferAccounting::Linux22 => (ip_size.max(1500) as u64 + 36).div_ceil(16) * 16,
-            BufferAccounting::Linux => crate::rcvwnd::SEG_TRUESIZE,
+            BufferAccounting::Linux => crate::rcvwnd::truesize(payload as u64),
         }
     }
     /// Bytes a queued segment of `payload` bytes costs the send buffer.

@@ -14,7 +14,9 @@
 //!   one segment and sets `rcvq_space` to at most 10 segments;
 //! - `tcp_grow_window`: on each data segment of 128 bytes or more, if
 //!   min(`window_clamp`, free space) exceeds `rcv_ssthresh`, it grows by
-//!   that room, at most max(2 x advmss, 2 x len), and grants one quick ACK
+//!   that room, at most max(2 x advmss, 2 x len) (the kernel's further test
+//!   on a short segment's truesize, `__tcp_grow_window`, is not made: every
+//!   segment passes it as a full one does), and grants one quick ACK
 //!   (`icsk_ack.quick |= 1`). An in-order segment is charged before
 //!   (`tcp_queue_rcv`, then `tcp_event_data_recv`); an out-of-order one
 //!   after (`tcp_data_queue_ofo`: the grow comes before `skb_set_owner_r`);
@@ -37,7 +39,12 @@
 //!   the relative growth, plus the out-of-order span; the buffer its space,
 //!   at most `tcp_rmem[2]`, never smaller) and `window_clamp` follows it.
 //!
-//! Not modelled: the buffer's growth outside the once-an-RTT measure (6.18
+//! Each segment is charged `len + SKB_OVERHEAD` (`truesize`): the measured
+//! full segment's skb, scaled by length. Without window scaling the kernel
+//! rounds the window down to whole segments and keeps `rcv_wnd` within one
+//! segment of the free space; that branch is not modelled (the window is
+//! the free space). Not modelled either: the buffer's growth outside the
+//! once-an-RTT measure (6.18
 //! also calls `tcp_rcvbuf_grow` from the out-of-order path: a real
 //! receiver's `ss` shows steps with `rcvq_space` unchanged), memory
 //! pressure and pruning (`tcp_clamp_window`,
@@ -62,6 +69,16 @@ pub const RMEM_MAX: u64 = 6 << 20;
 /// space, and the ratio (1448 x 256 / 2304 = 160) gives the buffer sizes
 /// `ss` reported.
 pub const SEG_TRUESIZE: u64 = 2304;
+/// What a received skb costs beyond its payload, from `SEG_TRUESIZE`:
+/// a segment of `len` bytes is charged `len + SKB_OVERHEAD` (an
+/// approximation away from 1448 bytes: the kernel's cost goes by
+/// allocation sizes).
+pub const SKB_OVERHEAD: u64 = SEG_TRUESIZE - 1448;
+
+/// The buffer a received segment of `len` payload bytes is charged.
+pub fn truesize(len: u64) -> u64 {
+    len + SKB_OVERHEAD
+}
 /// `TCP_INIT_CWND`: `rcvq_space` starts at most this many segments.
 const INIT_CWND: u64 = 10;
 
@@ -104,11 +121,19 @@ impl LinuxRcvWnd {
     /// segment payload.
     pub fn new(rmem_max: u64, wscale: u8, advmss: u32) -> Self {
         let advmss = advmss.max(1) as u64;
+        // The sysctls are ints (at most 2^31 - 1 bytes).
+        let rmem_max = rmem_max.min(i32::MAX as u64);
         let rcvbuf = RMEM_DEFAULT.min(rmem_max);
         let ratio = DEFAULT_RATIO;
         let full = (rcvbuf * ratio) >> WIN_SCALE;
-        // tcp_select_initial_window: the full space in whole segments.
-        let wnd = (full / advmss * advmss).min(65_535 << wscale);
+        // tcp_select_initial_window: the full space in whole segments
+        // (when it holds more than one).
+        let whole = if full > advmss {
+            full / advmss * advmss
+        } else {
+            full
+        };
+        let wnd = whole.min(65_535 << wscale);
         // tcp_init_buffer_space: clamp = full space less one segment.
         let mut clamp = full;
         if clamp > 2 * advmss && clamp + advmss > full {
@@ -144,7 +169,7 @@ impl LinuxRcvWnd {
     }
 
     fn space_from_win(&self, win: u64) -> u64 {
-        (win << WIN_SCALE) / self.ratio.max(1)
+        (((win as u128) << WIN_SCALE) / self.ratio.max(1) as u128).min(u64::MAX as u128) as u64
     }
 
     /// `tcp_full_space`.
@@ -165,7 +190,8 @@ impl LinuxRcvWnd {
             return;
         }
         self.ratio_measured = true;
-        let ratio = ((len << WIN_SCALE) / SEG_TRUESIZE).max(1);
+        // `scaling_ratio` is a u8.
+        let ratio = ((len << WIN_SCALE) / truesize(len)).clamp(1, 255);
         if ratio == self.ratio {
             return;
         }
@@ -284,8 +310,8 @@ impl LinuxRcvWnd {
         self.space = newval;
         let mut rcvwin = newval << 1;
         // Slow start: let the sender double its rate.
-        let grow = rcvwin * (newval - old.min(newval)) / old;
-        rcvwin += grow << 1;
+        let grow = (rcvwin as u128 * (newval - old.min(newval)) as u128 / old as u128) as u64;
+        rcvwin = rcvwin.saturating_add(grow.saturating_mul(2));
         rcvwin += ooo_span;
         let rcvbuf = self.space_from_win(rcvwin).min(self.rmem_max);
         if rcvbuf > self.rcvbuf {
@@ -428,5 +454,30 @@ mod tests {
         // 525056 is left, rounded up to 525056.
         assert_eq!(w.on_ack_sent(1, 0), 625_024);
         assert_eq!(w.on_ack_sent(100_001, 950_000), 525_056);
+    }
+
+    /// A buffer smaller than two segments: the SYN-ACK offers its whole
+    /// space (no rounding to segments when it holds one or less), not 0.
+    #[test]
+    fn a_tiny_buffer_still_offers_its_space() {
+        let w = LinuxRcvWnd::new(2800, 0, 1448);
+        // 2800 x 128 / 256 = 1400, less than one segment.
+        assert_eq!(w.wnd, 1400);
+        assert_eq!(w.select(0), 1400);
+    }
+
+    /// Jumbo segments: each skb costs its payload plus 856 bytes, so
+    /// `scaling_ratio` (a u8 in the kernel) stays below 256: 8948 x 256 /
+    /// 9804 = 233.
+    #[test]
+    fn the_scaling_ratio_stays_a_byte() {
+        let mut w = LinuxRcvWnd::new(6 << 20, 7, 8948);
+        w.on_data(8948, truesize(8948));
+        assert_eq!(w.ratio, 233);
+        // However long the segment, its skb costs more than its payload:
+        // 65000 x 256 / 65856 = 252.
+        let mut big = LinuxRcvWnd::new(6 << 20, 7, 65_000);
+        big.on_data(65_000, truesize(65_000));
+        assert_eq!(big.ratio, 252);
     }
 }

@@ -24,8 +24,10 @@
 //! modelled, the SRTT stands for it. Quick-ACK mode, which sends a held-back
 //! ACK at once, is modelled with `adaptive_delack` only.
 //!
-//! The application reads at once, so the advertised window is the receive
-//! buffer; data beyond rcv_nxt + buffer is discarded.
+//! The advertised window is the receive buffer (`plain`), half the free
+//! buffer (`linux22`) or Linux 6.x's autotuned window (`linux`,
+//! crate::rcvwnd, which also decides whether a second segment's ACK waits
+//! for the application's read); data beyond rcv_nxt + buffer is discarded.
 //!
 //! A host whose `handshake` makes it an ns-2 one-way agent receives as ns-2's
 //! `TCPSink` (ns-2 2.28 tcp/tcp-sink.cc): nothing is negotiated (SACK and
@@ -279,10 +281,16 @@ impl Receiver {
         }
     }
     /// `buffer_accounting = "linux"`: the skbs held, in-order data not yet
-    /// read and out-of-order data (`sk_rmem_alloc`), one per segment.
+    /// read and out-of-order data (`sk_rmem_alloc`), counted as full
+    /// segments (runs of short segments are undercharged); a FIN's sequence
+    /// number holds no data.
     fn charged(&self) -> u64 {
         let mss = self.mss.max(1) as u64;
-        let unread = self.rcv_nxt.saturating_sub(self.copied);
+        let data_end = match self.fin_at {
+            Some(_) => self.rcv_nxt.saturating_sub(1),
+            None => self.rcv_nxt,
+        };
+        let unread = data_end.saturating_sub(self.copied);
         (unread.div_ceil(mss) + self.ooo_bytes.div_ceil(mss)) * self.seg_truesize
     }
     /// The receiver's RTT estimate (`rcv_rtt_est`), zero until measured.
@@ -291,13 +299,16 @@ impl Receiver {
     }
     /// The application has read all in-order data at `now`
     /// (`tcp_recvmsg`: `tcp_rcv_space_adjust`).
-    fn read_all(&mut self, now: SimTime) {
+    /// Returns the bytes read.
+    fn read_all(&mut self, now: SimTime) -> u64 {
+        let read = self.rcv_nxt - self.copied;
         self.copied = self.rcv_nxt;
         let ooo_end = self.ooo.last().map_or(0, |r| r.1);
         let rtt = self.rcv_rtt();
         if let Some(lw) = self.lw.as_mut() {
             lw.on_read(now, self.copied, self.rcv_nxt, ooo_end, rtt);
         }
+        read
     }
     /// What the held data may cost before the out-of-order queue is
     /// dropped: the receive buffer (Linux 2.2 charges every segment to it and
@@ -448,7 +459,7 @@ impl Receiver {
             self.note_dsack(start, end);
             if self.cfg.adaptive_delack {
                 let q = crate::delack::MAX_QUICKACKS;
-                let wnd = self.cfg.rcvbuf;
+                let wnd = self.lw.as_ref().map_or(self.cfg.rcvbuf, |w| w.wnd);
                 self.lack.enter_quickack(&mut self.quick, wnd, self.mss, q);
             }
             self.send_ack(now, out);
@@ -479,7 +490,7 @@ impl Receiver {
             // a repair of a hole too: after a hole held longer than the RTO
             // it grants the quick ACKs (and `lrcvtime` moves on).
             if self.cfg.adaptive_delack {
-                let wnd = self.cfg.rcvbuf;
+                let wnd = self.lw.as_ref().map_or(self.cfg.rcvbuf, |w| w.wnd);
                 self.lack.on_data(now, &mut self.quick, wnd, self.mss);
             }
             // tcp_event_data_recv ends in tcp_grow_window, the segment
@@ -549,8 +560,8 @@ impl Receiver {
             }
             if self.lw.is_some() && !reads_later {
                 // The application reads at once, after the softirq's ACK.
-                self.read_all(now);
-                self.window_update(now, out);
+                let read = self.read_all(now);
+                self.window_update(now, read, out);
             }
         } else {
             // Out of order: hold it, ACK at once with SACK blocks (a D-SACK
@@ -598,9 +609,13 @@ impl Receiver {
         }
     }
 
-    /// `tcp_cleanup_rbuf`'s window update after a read
-    /// (`buffer_accounting = "linux"`).
-    fn window_update(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+    /// `tcp_cleanup_rbuf`'s window update after a read of `copied` bytes
+    /// (`buffer_accounting = "linux"`): not once the peer's FIN arrived
+    /// (`RCV_SHUTDOWN`), nor after a read of nothing.
+    fn window_update(&mut self, now: SimTime, copied: u64, out: &mut Vec<TcpHeader>) {
+        if copied == 0 || self.fin_at.is_some() {
+            return;
+        }
         let charged = self.charged();
         if self
             .lw
@@ -662,9 +677,10 @@ impl Receiver {
         // data held (always, here) the held data has taken buffer space
         // since, so the rule does not apply and a repair of several
         // segments takes the compression path as the first duplicate at
-        // its new rcv_nxt. The profile models no buffer space: this
-        // follows the kernel's captured receivers, which count 94-98 % of
-        // such repairs so (docs/reproduce.md, fair BBR).
+        // its new rcv_nxt. The model applies the rule whatever the buffer
+        // (with `buffer_accounting = "linux"` too): this follows the
+        // kernel's captured receivers, which count 94-98 % of such repairs
+        // so (docs/reproduce.md, fair BBR).
         if self.quick > 0 || self.ack_now || self.comp_held >= COMP_SACK_NR {
             self.send_ack(now, out);
             return;
@@ -958,17 +974,19 @@ impl Receiver {
             // (`rcv_nxt - rcv_wup > rcv_mss`) or a read segment carried PSH.
             self.read_fire = None;
             let pushed = std::mem::take(&mut self.read_pushed);
-            if self.lw.is_some() {
-                // tcp_recvmsg: tcp_rcv_space_adjust, then tcp_cleanup_rbuf.
-                self.read_all(now);
-            }
+            // tcp_recvmsg: tcp_rcv_space_adjust, then tcp_cleanup_rbuf.
+            let read = if self.lw.is_some() {
+                self.read_all(now)
+            } else {
+                0
+            };
             if self.pending > 0 && (self.pending >= self.cfg.delack_segments || pushed) {
                 self.send_ack(now, out);
                 return;
             }
             if self.lw.is_some() {
                 let sent = self.stats.acks_sent;
-                self.window_update(now, out);
+                self.window_update(now, read, out);
                 if self.stats.acks_sent != sent {
                     return;
                 }
