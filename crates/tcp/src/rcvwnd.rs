@@ -37,17 +37,18 @@
 //!   the last measure less those still queued; more than `rcvq_space` grows
 //!   the buffer (`tcp_rcvbuf_grow`: window 2 x copied, plus twice that times
 //!   the relative growth, plus the out-of-order span; the buffer its space,
-//!   at most `tcp_rmem[2]`, never smaller) and `window_clamp` follows it.
+//!   at most `tcp_rmem[2]`, never smaller) and `window_clamp` follows it;
+//! - `tcp_data_queue_ofo` (6.18) grows the buffer too, for twice the last
+//!   measure plus the out-of-order span (`tcp_rcvbuf_grow(sk,
+//!   rcvq_space.space)`: a real receiver's `ss` shows such steps with
+//!   `rcvq_space` unchanged).
 //!
 //! Each segment is charged `len + SKB_OVERHEAD` (`truesize`): the measured
 //! full segment's skb, scaled by length. Without window scaling the kernel
 //! rounds the window down to whole segments and keeps `rcv_wnd` within one
 //! segment of the free space; that branch is not modelled (the window is
-//! the free space). Not modelled either: the buffer's growth outside the
-//! once-an-RTT measure (6.18
-//! also calls `tcp_rcvbuf_grow` from the out-of-order path: a real
-//! receiver's `ss` shows steps with `rcvq_space` unchanged), memory
-//! pressure and pruning (`tcp_clamp_window`,
+//! the free space). Not modelled either: memory pressure and pruning
+//! (`tcp_clamp_window`,
 //! `tcp_prune_queue`: the buffers here stay far below `rcvbuf`), skb
 //! coalescing (every segment costs one skb's truesize), the backlog, and the
 //! low-RTT damping of `tcp_rcvbuf_grow` (`tcp_rcvbuf_low_rtt`, RTTs under
@@ -304,6 +305,14 @@ impl LinuxRcvWnd {
         self.space_time = now;
     }
 
+    /// `tcp_data_queue_ofo` ends in `tcp_rcvbuf_grow(sk,
+    /// rcvq_space.space)` (Linux 6.18): with no growth term, the buffer
+    /// for twice the last measure plus the out-of-order span (`rcv_nxt` to
+    /// `ooo_end`), if that is more than it has.
+    pub fn on_ofo_queued(&mut self, rcv_nxt: u64, ooo_end: u64) {
+        self.grow_rcvbuf(self.space, ooo_end.saturating_sub(rcv_nxt));
+    }
+
     /// `tcp_rcvbuf_grow(newval)`.
     fn grow_rcvbuf(&mut self, newval: u64, ooo_span: u64) {
         let old = self.space.max(1);
@@ -479,5 +488,26 @@ mod tests {
         let mut big = LinuxRcvWnd::new(6 << 20, 7, 65_000);
         big.on_data(65_000, truesize(65_000));
         assert_eq!(big.ratio, 252);
+    }
+
+    /// An out-of-order segment grows the buffer without a new measure
+    /// (6.18's `tcp_data_queue_ofo`): rcvq_space 28960 and 72400 bytes
+    /// held beyond rcv_nxt give the window 2 x 28960 + 72400 = 130320,
+    /// the buffer 130320 x 256 / 160 = 208512 (what `ss` showed a real
+    /// receiver reach from 189555 with rcvq_space at 28960); a smaller
+    /// span leaves it.
+    #[test]
+    fn an_out_of_order_segment_grows_the_buffer() {
+        let mut w = LinuxRcvWnd::new(33_554_432, 10, 1448);
+        w.ratio = 160;
+        w.ratio_measured = true;
+        w.rcvbuf = 189_555;
+        w.space = 28_960;
+        w.on_ofo_queued(1_000, 1_000 + 72_400);
+        assert_eq!(w.rcvbuf, 208_512);
+        assert_eq!(w.clamp, 208_512 * 160 / 256);
+        assert_eq!(w.space, 28_960);
+        w.on_ofo_queued(1_000, 1_000 + 1_448);
+        assert_eq!(w.rcvbuf, 208_512);
     }
 }

@@ -587,6 +587,12 @@ impl Receiver {
             }
             let r = self.insert_ooo(start, end);
             self.note_recent(r);
+            if !held {
+                let ooo_end = self.ooo.last().map_or(0, |o| o.1);
+                if let Some(lw) = self.lw.as_mut() {
+                    lw.on_ofo_queued(self.rcv_nxt, ooo_end);
+                }
+            }
             if compress {
                 self.compressed_ack(now, out);
             } else {
