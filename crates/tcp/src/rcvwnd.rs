@@ -198,13 +198,12 @@ impl LinuxRcvWnd {
         }
         self.ratio = ratio;
         let new = self.full_space();
-        if new < self.clamp {
-            self.clamp = new;
-            self.ssthresh = self.ssthresh.min(new);
+        self.ssthresh = if new < self.clamp {
+            self.ssthresh.min(new)
         } else {
-            self.clamp = new;
-            self.ssthresh = self.ssthresh.max(self.wnd.min(new));
-        }
+            self.ssthresh.max(self.wnd.min(new))
+        };
+        self.clamp = new;
         self.space = self.space.min(self.clamp);
     }
 
@@ -334,6 +333,17 @@ impl LinuxRcvWnd {
 mod tests {
     use super::*;
 
+    /// A receiver whose scaling ratio was measured on full 1448-byte
+    /// segments (160) and whose buffer is `rcvbuf`, tcp_rmem[2]
+    /// `rmem_max`, window scale `wscale`.
+    fn measured(rmem_max: u64, wscale: u8, rcvbuf: u64) -> LinuxRcvWnd {
+        let mut w = LinuxRcvWnd::new(rmem_max, wscale, 1448);
+        w.ratio = 160;
+        w.ratio_measured = true;
+        w.rcvbuf = rcvbuf;
+        w
+    }
+
     /// The buffer sizes and `rcv_ssthresh` levels a real receiver went
     /// through (`ss -tmi` in its namespace, Linux 6.18, 1448-byte segments,
     /// tcp_rmem 4096 131072 33554432, window scale 10), worked by hand from
@@ -377,11 +387,8 @@ mod tests {
     /// segments held during the start-up's recovery.)
     #[test]
     fn the_buffer_grows_as_tcp_rcvbuf_grow() {
-        let mut w = LinuxRcvWnd::new(33_554_432, 10, 1448);
-        w.ratio = 160;
-        w.ratio_measured = true;
+        let mut w = measured(33_554_432, 10, 1_763_664);
         w.space = 209_960;
-        w.rcvbuf = 1_763_664;
         w.grow_rcvbuf(406_888, 0);
         assert_eq!(w.rcvbuf, 3_744_489);
         assert_eq!(w.clamp, 3_744_489 * 160 / 256);
@@ -404,10 +411,7 @@ mod tests {
     /// charged) offers ALIGN(full), and the softirq test fails from then on.
     #[test]
     fn the_window_test_is_bistable_after_an_out_of_order_segment() {
-        let mut w = LinuxRcvWnd::new(33_554_432, 10, 1448);
-        w.ratio = 160;
-        w.ratio_measured = true;
-        w.rcvbuf = 10_063_014;
+        let mut w = measured(33_554_432, 10, 10_063_014);
         w.clamp = w.full_space();
         assert_eq!(w.clamp, 6_289_383); // ss: rcv_ssthresh after the loss
         w.ssthresh = 0;
@@ -446,10 +450,7 @@ mod tests {
     /// is left of the last window.
     #[test]
     fn a_nearly_full_buffer_offers_what_is_left() {
-        let mut w = LinuxRcvWnd::new(6_291_456, 7, 1448);
-        w.ratio = 160;
-        w.ratio_measured = true;
-        w.rcvbuf = 1_000_000;
+        let mut w = measured(6_291_456, 7, 1_000_000);
         w.clamp = w.full_space(); // 625000
         w.ssthresh = w.clamp;
         w.open(1, SimTime::ZERO);
@@ -498,10 +499,7 @@ mod tests {
     /// span leaves it.
     #[test]
     fn an_out_of_order_segment_grows_the_buffer() {
-        let mut w = LinuxRcvWnd::new(33_554_432, 10, 1448);
-        w.ratio = 160;
-        w.ratio_measured = true;
-        w.rcvbuf = 189_555;
+        let mut w = measured(33_554_432, 10, 189_555);
         w.space = 28_960;
         w.on_ofo_queued(1_000, 1_000 + 72_400);
         assert_eq!(w.rcvbuf, 208_512);

@@ -291,7 +291,29 @@ impl Receiver {
             None => self.rcv_nxt,
         };
         let unread = data_end.saturating_sub(self.copied);
-        (unread.div_ceil(mss) + self.ooo_bytes.div_ceil(mss)) * self.seg_truesize
+        unread.div_ceil(mss) * self.seg_truesize + self.rmem()
+    }
+    /// The window last offered: Linux's `rcv_wnd` where modelled, else the
+    /// receive buffer (what `tcp_incr_quickack` divides and the SYN-ACK
+    /// offers).
+    fn rcv_wnd(&self) -> u64 {
+        self.lw.as_ref().map_or(self.cfg.rcvbuf, |w| w.wnd)
+    }
+    /// The end of the out-of-order data held (0: none).
+    fn ooo_end(&self) -> u64 {
+        self.ooo.last().map_or(0, |r| r.1)
+    }
+    /// `tcp_grow_window` for a segment of `len` bytes
+    /// (`buffer_accounting = "linux"`), with the skbs held now: a growth
+    /// grants a quick ACK (`icsk_ack.quick |= 1`).
+    fn grow_window(&mut self, len: u64) {
+        if self.lw.is_none() {
+            return;
+        }
+        let charged = self.charged();
+        if self.lw.as_mut().is_some_and(|lw| lw.on_data(len, charged)) {
+            self.quick |= 1;
+        }
     }
     /// The receiver's RTT estimate (`rcv_rtt_est`), zero until measured.
     fn rcv_rtt(&self) -> SimTime {
@@ -303,7 +325,7 @@ impl Receiver {
     fn read_all(&mut self, now: SimTime) -> u64 {
         let read = self.rcv_nxt - self.copied;
         self.copied = self.rcv_nxt;
-        let ooo_end = self.ooo.last().map_or(0, |r| r.1);
+        let ooo_end = self.ooo_end();
         let rtt = self.rcv_rtt();
         if let Some(lw) = self.lw.as_mut() {
             lw.on_read(now, self.copied, self.rcv_nxt, ooo_end, rtt);
@@ -357,11 +379,13 @@ impl Receiver {
     /// The window an ACK sent now offers (`buffer_accounting = "linux"`:
     /// `tcp_select_window`, with the skbs held now).
     fn offer(&mut self) -> u64 {
-        let charged = self.charged();
-        match self.lw.as_mut() {
-            Some(lw) => lw.on_ack_sent(self.rcv_nxt, charged),
-            None => self.window(),
+        if self.lw.is_none() {
+            return self.window();
         }
+        let (rcv_nxt, charged) = (self.rcv_nxt, self.charged());
+        self.lw
+            .as_mut()
+            .map_or(0, |lw| lw.on_ack_sent(rcv_nxt, charged))
     }
 
     /// FreeBSD 9.2's receive-buffer autosizing (tcp_input.c, the header
@@ -459,7 +483,7 @@ impl Receiver {
             self.note_dsack(start, end);
             if self.cfg.adaptive_delack {
                 let q = crate::delack::MAX_QUICKACKS;
-                let wnd = self.lw.as_ref().map_or(self.cfg.rcvbuf, |w| w.wnd);
+                let wnd = self.rcv_wnd();
                 self.lack.enter_quickack(&mut self.quick, wnd, self.mss, q);
             }
             self.send_ack(now, out);
@@ -490,20 +514,15 @@ impl Receiver {
             // a repair of a hole too: after a hole held longer than the RTO
             // it grants the quick ACKs (and `lrcvtime` moves on).
             if self.cfg.adaptive_delack {
-                let wnd = self.lw.as_ref().map_or(self.cfg.rcvbuf, |w| w.wnd);
+                let wnd = self.rcv_wnd();
                 self.lack.on_data(now, &mut self.quick, wnd, self.mss);
             }
             // tcp_event_data_recv ends in tcp_grow_window, the segment
             // charged (`buffer_accounting = "linux"`).
-            let charged = self.charged();
-            if let Some(lw) = self.lw.as_mut() {
-                if lw.on_data(h.payload as u64, charged) {
-                    self.quick |= 1;
-                }
-                if had_holes && reads_later {
-                    // The application is woken for the repaired data too.
-                    self.schedule_read(now, h);
-                }
+            self.grow_window(h.payload as u64);
+            if self.lw.is_some() && had_holes && reads_later {
+                // The application is woken for the repaired data too.
+                self.schedule_read(now, h);
             }
             if had_holes && self.fin_at.is_none() && !self.ooo.is_empty() && self.compressing() {
                 // Holes remain (no ICSK_ACK_NOW): __tcp_ack_snd_check's
@@ -572,11 +591,8 @@ impl Receiver {
             }
             // tcp_data_queue_ofo grows the window (SACK only) before it
             // charges the segment (`buffer_accounting = "linux"`).
-            let charged = self.charged();
-            if let Some(lw) = self.lw.as_mut().filter(|_| self.sack_ok && !held) {
-                if lw.on_data(h.payload as u64, charged) {
-                    self.quick |= 1;
-                }
+            if self.sack_ok && !held {
+                self.grow_window(h.payload as u64);
             }
             let compress = self.compressing();
             if compress && self.comp_held > 0 && self.sack_slot(start, end) >= SACK_BLOCKS_EXPECTED
@@ -588,9 +604,9 @@ impl Receiver {
             let r = self.insert_ooo(start, end);
             self.note_recent(r);
             if !held {
-                let ooo_end = self.ooo.last().map_or(0, |o| o.1);
+                let (rcv_nxt, ooo_end) = (self.rcv_nxt, self.ooo_end());
                 if let Some(lw) = self.lw.as_mut() {
-                    lw.on_ofo_queued(self.rcv_nxt, ooo_end);
+                    lw.on_ofo_queued(rcv_nxt, ooo_end);
                 }
             }
             if compress {
@@ -773,11 +789,7 @@ impl Receiver {
             flags: SYN | ACK | if self.ecn_ok { ECE } else { 0 },
             seq: 0,
             ack: self.rcv_nxt,
-            wnd: self
-                .lw
-                .as_ref()
-                .map_or(self.cfg.rcvbuf, |w| w.wnd)
-                .min(65535) as u32,
+            wnd: self.rcv_wnd().min(65535) as u32,
             mss: self.cfg.mss as u16,
             wscale: ws.then_some(self.rcv_wscale),
             sack_perm: self.sack_ok,
