@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from tcplab import stored
+from tcplab.studies import linux_check
 from tcplab.sweep import MANIFEST, RUN_FILE, RUNS, done_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,15 +40,6 @@ def _hz() -> int | None:
             if line.startswith("CONFIG_HZ="):
                 return int(line.split("=", 1)[1])
     return None
-
-
-def _tcp_rmem() -> list[int] | None:
-    """This machine's net.ipv4.tcp_rmem (min, default, max), which new
-    network namespaces inherit: the simulated side's receive buffer limit."""
-    try:
-        return [int(x) for x in Path("/proc/sys/net/ipv4/tcp_rmem").read_text().split()]
-    except (OSError, ValueError):
-        return None
 
 
 def main() -> int:
@@ -78,7 +70,8 @@ def main() -> int:
             "kernel": platform.release(),
             "hz": _hz(),
             "cores": os.cpu_count(),
-            "tcp_rmem": _tcp_rmem(),
+            # The simulated side's receive-buffer limit (linux-check).
+            "tcp_rmem": linux_check.machine_tcp_rmem(),
             "runs": len(ids),
             "first_day": days[0],
             "last_day": days[-1],

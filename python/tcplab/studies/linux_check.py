@@ -381,6 +381,16 @@ def hosts_timing(out: Path, group: str) -> dict[str, Any] | None:
 TCP_RMEM = Path("/proc/sys/net/ipv4/tcp_rmem")
 
 
+def machine_tcp_rmem() -> list[int] | None:
+    """This machine's net.ipv4.tcp_rmem (min, default, max bytes), which new
+    network namespaces inherit; None where it cannot be read."""
+    try:
+        v = [int(x) for x in TCP_RMEM.read_text(encoding="ascii").split()]
+    except (OSError, ValueError):
+        return None
+    return v if len(v) == 3 else None
+
+
 def kernel_rmem_max(out: Path, group: str) -> int | None:
     """The real stack's ``tcp_rmem[2]`` (bytes) for part ``group``: the most
     its receive buffer autotunes to, which the simulated hosts' ``rcvbuf``
@@ -395,10 +405,8 @@ def kernel_rmem_max(out: Path, group: str) -> int | None:
         if isinstance(v, list) and len(v) == 3 and all(isinstance(x, int) for x in v):
             return int(v[2])
         return None
-    try:
-        return int(TCP_RMEM.read_text(encoding="ascii").split()[2])
-    except (OSError, ValueError, IndexError):
-        return None
+    here = machine_tcp_rmem()
+    return here[2] if here is not None else None
 
 
 def _us(seconds: float) -> str:
