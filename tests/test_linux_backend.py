@@ -541,7 +541,13 @@ duration = "2s"
         ),
         (
             lambda s: s.replace('name = "b"\n', 'name = "b"\nread_latency = "80us"\n', 1),
-            "host b: read_latency = 80 us, read_jitter = 0 us model how late the receiving",
+            "host b: read_latency = 80 us, read_jitter = 0 us, read_tail = 0 model how late",
+        ),
+        (
+            lambda s: s.replace(
+                'name = "b"\n', 'name = "b"\nread_tail = 0.01\nread_tail_span = "2ms"\n', 1
+            ),
+            "host b: read_latency = 0 us, read_jitter = 0 us, read_tail = 0.01 model how late",
         ),
         (
             lambda s: s.replace('name = "b"\n', 'name = "b"\nsack_timer_latency = "40us"\n', 1),

@@ -178,6 +178,7 @@ def _timing_stand_in(
     *,
     send_us: tuple[float, float, float] | None = None,
     sack_timer_us: tuple[float, float, float] | None = None,
+    tail_us: tuple[float, float] | None = None,
 ) -> None:
     """A stand-in for the timing part's real-stack run: the simulator runs its
     file into ``out/timing/linux`` and each run gets the timing table a
@@ -185,7 +186,8 @@ def _timing_stand_in(
     and, with ``send_us``, another of 500 sends timed at those, with
     ``sack_timer_us`` 200 held SACKs timed from their timer's arming at
     those (a run made before the emulator timed them has no such
-    columns)."""
+    columns), with ``tail_us`` the ACK lag's 99th and 99.9th percentiles
+    (runs made before the emulator kept them have no such columns)."""
     p = {x.name: x for x in get("linux-check").parts}["timing/linux"]
     text, path = scenario_text("linux-check", p.file)
     sw = sweep.load_sweep(text, path)
@@ -199,6 +201,8 @@ def _timing_stand_in(
         "ack_lag_p50_s": p50_us * 1e-6,
         "ack_lag_p90_s": p90_us * 1e-6,
     }
+    if tail_us is not None:
+        row["ack_lag_p99_s"], row["ack_lag_p999_s"] = (v * 1e-6 for v in tail_us)
     rows = [row]
     if send_us is not None:
         row["sends_timed"] = 0
@@ -277,6 +281,51 @@ def test_host_timing_is_the_uniform_law_through_the_lags_10th_and_90th_percentil
     assert linux_check.host_timing({"p10_s": 5e-6, "p50_s": 5e-6, "p90_s": 5e-6}) == (5e-6, 0.0)
     a, w = linux_check.host_timing({"p10_s": 1e-6, "p50_s": 20e-6, "p90_s": 81e-6})
     assert (a, w) == (0.0, pytest.approx(100e-6))
+
+
+def test_read_tail_is_the_uniform_tail_through_the_lags_99th_and_99_9th_percentiles() -> None:
+    # The body through p10 70 us and p90 118 us is 64 + U[0, 60 us) (the
+    # test above): its top b = 124 us. A share q = 0.02 of the reads
+    # uniform on [b, b + 1000 us) puts the 99th percentile where the tail
+    # has 0.01 of all reads above it, 1 - 0.01 / 0.02 = 1/2 of the span
+    # up: 624 us; the 99.9th 1 - 0.001 / 0.02 = 0.95 of it up: 1074 us.
+    lag = {"p10_s": 70e-6, "p50_s": 90e-6, "p90_s": 118e-6, "p99_s": 624e-6, "p999_s": 1074e-6}
+    q, span = linux_check.tail_timing(lag) or (0.0, 0.0)
+    assert q == pytest.approx(0.02)
+    assert span == pytest.approx(1000e-6)
+    # No 99th percentile above the body's top, no percentiles kept: no tail.
+    assert linux_check.tail_timing({**lag, "p99_s": 120e-6}) is None
+    assert linux_check.tail_timing({"p10_s": 70e-6, "p50_s": 90e-6, "p90_s": 118e-6}) is None
+
+
+def test_the_simulated_hosts_get_the_read_tail_the_real_stack_measured(tmp_path: Path) -> None:
+    from tcplab.reproduce import reproduce
+
+    out = tmp_path / "lc"
+    _self_runs(out, "bdp", ("linux",), quick=True)
+    # The timing part's run kept the tail (the test above: 2 % over 1 ms).
+    _timing_stand_in(out, 70.0, 90.0, 118.0, tail_us=(624.0, 1074.0))
+    lag = linux_check.receive_timing(out / "timing" / "linux") or {}
+    assert lag["p99_s"] == pytest.approx(624e-6)
+    assert lag["p999_s"] == pytest.approx(1074e-6)
+    assert linux_check.read_tail(out, "bdp") == (
+        pytest.approx(0.02),
+        pytest.approx(1000e-6),
+        "the timing part",
+    )
+    assert linux_check.hosts_timing(out, "bdp") == {
+        "defaults.host.read_latency": "64us",
+        "defaults.host.read_jitter": "60us",
+        "defaults.host.read_tail": 0.02,
+        "defaults.host.read_tail_span": "1000us",
+    }
+    report = reproduce("linux-check", out, quick=True, only=["bdp"], sim_only=True)
+    scenario = (next((out / "bdp" / "sim" / "runs").iterdir()) / "scenario.toml").read_text()
+    assert "read_tail = 0.02" in scenario
+    assert 'read_tail_span = "1000us"' in scenario
+    html = unescape(report.read_text())
+    assert "2.00 % of reads after that + U[0, 1000us), from the timing part" in html
+    assert "624.0 / 1074.0" in html
 
 
 def test_the_simulated_side_gets_the_timing_part_s_measurement(tmp_path: Path) -> None:

@@ -956,6 +956,8 @@ fn timing_rows(sc: &Scenario, report: &EmuReport, link_names: &[String]) -> Vec<
                 ack_lag_p10_s: pct(&t.ack_lag, 10.0),
                 ack_lag_p50_s: pct(&t.ack_lag, 50.0),
                 ack_lag_p90_s: pct(&t.ack_lag, 90.0),
+                ack_lag_p99_s: pct(&t.ack_lag, 99.0),
+                ack_lag_p999_s: pct(&t.ack_lag, 99.9),
                 sends_timed: t.send_lag.count(),
                 send_lag_p10_s: pct(&t.send_lag, 10.0),
                 send_lag_p50_s: pct(&t.send_lag, 50.0),

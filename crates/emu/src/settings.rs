@@ -117,14 +117,15 @@ pub fn check(sc: &Scenario) -> Result<Plan, BackendError> {
                 h.name
             ));
         }
-        if c.read_latency > SimTime::ZERO || c.read_jitter > SimTime::ZERO {
+        if c.read_latency > SimTime::ZERO || c.read_jitter > SimTime::ZERO || c.read_tail > 0 {
             return err(format!(
-                "host {}: read_latency = {} us, read_jitter = {} us model how late the \
-                 receiving application wakes on a simulated host; on the linux backend the \
-                 real application and scheduler decide (remove them or use the simulator)",
+                "host {}: read_latency = {} us, read_jitter = {} us, read_tail = {} model how \
+                 late the receiving application wakes on a simulated host; on the linux backend \
+                 the real application and scheduler decide (remove them or use the simulator)",
                 h.name,
                 c.read_latency.0 / 1_000,
-                c.read_jitter.0 / 1_000
+                c.read_jitter.0 / 1_000,
+                c.read_tail as f64 / 1e6
             ));
         }
         if c.sack_timer_latency > SimTime::ZERO || c.sack_timer_jitter > SimTime::ZERO {

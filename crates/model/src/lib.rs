@@ -441,6 +441,16 @@ pub fn tcp_settings(c: &tcplab_tcp::TcpConfig) -> Vec<(String, String, String)> 
                 s("each read is later than read_latency by a random time below this (the scheduler's spread)"),
             ),
             (
+                s("read_tail"),
+                format!("{}", c.read_tail as f64 / 1e6),
+                s("this fraction of the reads comes after read_latency + read_jitter, uniform over read_tail_span (the scheduler's tail)"),
+            ),
+            (
+                s("read_tail_span"),
+                format!("{} us", c.read_tail_span.0 / 1_000),
+                s("the width of the late reads' law (read_tail)"),
+            ),
+            (
                 s("sack_timer_latency"),
                 format!("{} us", c.sack_timer_latency.0 / 1_000),
                 s("the SACK-compression timer fires this long after its hard expiry (the machine's softirq lateness)"),

@@ -286,6 +286,10 @@ pub struct TimingResult {
     pub ack_lag_p50_s: f64,
     /// See `ack_lag_p10_s`.
     pub ack_lag_p90_s: f64,
+    /// The ACK lag's 99th percentile: the scheduler's tail (`read_tail`).
+    pub ack_lag_p99_s: f64,
+    /// The ACK lag's 99.9th percentile (see `ack_lag_p99_s`).
+    pub ack_lag_p999_s: f64,
     /// Receivers' pure ACKs this link delivered to their senders in the
     /// measurement window that were followed, within 5 ms, by a data
     /// segment of the same flow from the sender (each ACK once).

@@ -178,6 +178,8 @@ host_settings! {
     push: bool,
     read_latency: Duration,
     read_jitter: Duration,
+    read_tail: f64,
+    read_tail_span: Duration,
     sack_timer_latency: Duration,
     sack_timer_jitter: Duration,
     timer_wheel: bool,
@@ -2307,6 +2309,26 @@ fn resolve_host(
     }
     if let Some(v) = h.read_jitter {
         c.read_jitter = v.0;
+    }
+    if let Some(v) = h.read_tail {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(cx.err(
+                &f("read_tail"),
+                v,
+                "must be a fraction of the reads, from 0 to 1",
+            ));
+        }
+        c.read_tail = (v * 1e6).round() as u32;
+    }
+    if let Some(v) = h.read_tail_span {
+        c.read_tail_span = v.0;
+    }
+    if c.read_tail > 0 && c.read_tail_span == SimTime::ZERO {
+        return Err(cx.err(
+            &f("read_tail"),
+            c.read_tail as f64 / 1e6,
+            "needs read_tail_span, the width of the late reads' law (a duration above 0)",
+        ));
     }
     if let Some(v) = h.sack_timer_latency {
         c.sack_timer_latency = v.0;

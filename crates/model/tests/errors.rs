@@ -695,6 +695,14 @@ fn bad_host_model_fields() {
         ("packet_cost = \"-1us\"", "host[0].packet_cost", "-1us"),
         ("rx_latency = 5", "host[0].rx_latency", "unit"),
         ("read_latency = \"-5us\"", "host[0].read_latency", "-5us"),
+        ("read_tail = 1.5", "host[0].read_tail", "from 0 to 1"),
+        ("read_tail = -0.01", "host[0].read_tail", "from 0 to 1"),
+        (
+            "read_tail = 0.01",
+            "host[0].read_tail",
+            "needs read_tail_span",
+        ),
+        ("read_tail_span = 5", "host[0].read_tail_span", "unit"),
         ("tx_jitter = \"-1ms\"", "host[0].tx_jitter", "-1ms"),
         (
             "tx_queue = 100",
@@ -713,7 +721,7 @@ fn bad_host_model_fields() {
     }
     // And the good ones parse into the host.
     let sc = parse_scenario(
-        &host("dupthresh = 2\nrtt_sampling = \"timed\"\nbus_rate = \"1056Mbps\"\npacket_cost = \"10us\"\nrx_latency = \"20us\"\ntx_jitter = \"1ms\"\nread_latency = \"80us\""),
+        &host("dupthresh = 2\nrtt_sampling = \"timed\"\nbus_rate = \"1056Mbps\"\npacket_cost = \"10us\"\nrx_latency = \"20us\"\ntx_jitter = \"1ms\"\nread_latency = \"80us\"\nread_tail = 0.0125\nread_tail_span = \"2ms\""),
         "good.toml",
     )
     .unwrap();
@@ -725,6 +733,8 @@ fn bad_host_model_fields() {
     assert_eq!(h.stage.rx_latency.0, 20_000);
     assert_eq!(h.stage.tx_jitter.0, 1_000_000);
     assert_eq!(h.tcp.read_latency.0, 80_000);
+    assert_eq!(h.tcp.read_tail, 12_500);
+    assert_eq!(h.tcp.read_tail_span.0, 2_000_000);
 }
 
 #[test]

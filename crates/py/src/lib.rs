@@ -604,6 +604,8 @@ fn timing_to_py<'py>(py: Python<'py>, rows: &[TimingResult]) -> PyResult<Bound<'
             ack_lag_p10_s,
             ack_lag_p50_s,
             ack_lag_p90_s,
+            ack_lag_p99_s,
+            ack_lag_p999_s,
             sends_timed,
             send_lag_p10_s,
             send_lag_p50_s,

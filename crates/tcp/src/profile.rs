@@ -312,6 +312,17 @@ pub struct TcpConfig {
     /// the run's seed (the connection's own stream): the real scheduler's
     /// spread. 0 in every profile.
     pub read_jitter: SimTime,
+    /// The scheduler's tail: this many reads in a million are later than
+    /// the body (`read_latency` + [0, `read_jitter`)), uniform in
+    /// [`read_latency` + `read_jitter`, that + `read_tail_span`), drawn from
+    /// the same stream. A late read leaves the next segment to arrive with
+    /// the last one unread (the window test then holds its ACK too): the
+    /// real receivers' ACK lag has such a tail (docs/reproduce.md,
+    /// linux-check, "Fair BBR: the receivers' ACK regime"). 0 in every
+    /// profile.
+    pub read_tail: u32,
+    /// The width of the tail's uniform law (see `read_tail`).
+    pub read_tail_span: SimTime,
     /// How late the SACK-compression timer fires after its hard expiry
     /// (`sack_compression`: min(1 ms, RTT / 20) plus the hrtimer's 100 us
     /// slack): the machine's lateness of a soft hrtimer (the softirq that
@@ -637,6 +648,8 @@ fn base() -> TcpConfig {
         push: false,
         read_latency: SimTime::ZERO,
         read_jitter: SimTime::ZERO,
+        read_tail: 0,
+        read_tail_span: SimTime::ZERO,
         sack_timer_latency: SimTime::ZERO,
         sack_timer_jitter: SimTime::ZERO,
         timer_wheel: false,

@@ -240,10 +240,10 @@ impl Receiver {
             .flatten()
             .min()
     }
-    /// The random streams `read_jitter` and `sack_timer_jitter` draw from
-    /// (each kept only when its jitter is on).
+    /// The random streams `read_jitter` (and `read_tail`) and
+    /// `sack_timer_jitter` draw from (each kept only when its jitter is on).
     pub fn seed_timing(&mut self, read: tcplab_engine::RngStream, sack: tcplab_engine::RngStream) {
-        if self.cfg.read_jitter > SimTime::ZERO {
+        if self.cfg.read_jitter > SimTime::ZERO || self.cfg.read_tail > 0 {
             self.read_rng = Some(read);
         }
         if self.cfg.sack_timer_jitter > SimTime::ZERO {
@@ -623,8 +623,17 @@ impl Receiver {
     fn schedule_read(&mut self, now: SimTime, h: &TcpHeader) {
         self.read_pushed |= self.cfg.push && h.has(PSH);
         if self.read_fire.is_none() {
+            let (tail, span) = (self.cfg.read_tail as u64, self.cfg.read_tail_span.0);
+            let body = self.cfg.read_jitter;
             let jitter = match self.read_rng.as_mut() {
-                Some(r) => SimTime(r.below(self.cfg.read_jitter.0)),
+                // `read_tail` reads in a million come after the body.
+                Some(r) => {
+                    if tail > 0 && r.below(1_000_000) < tail {
+                        body + SimTime(r.below(span))
+                    } else {
+                        SimTime(r.below(body.0))
+                    }
+                }
                 None => SimTime::ZERO,
             };
             self.read_fire = Some(now + self.cfg.read_latency + jitter);

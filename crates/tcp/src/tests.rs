@@ -1277,6 +1277,68 @@ fn read_latency_sends_the_second_segments_ack_when_the_application_reads() {
 }
 
 #[test]
+fn read_tail_puts_that_share_of_reads_after_the_body_spread_over_its_span() {
+    // read_latency 80 us + U[0, 40 us), and read_tail 0.2 (200,000 in a
+    // million) over a span of 1 ms: a read comes 80 + U[0, 40) us after the
+    // first unread segment, or, one time in five, 80 + 40 + U[0, 1000) us.
+    // Over 2000 receivers (one stream each): every wakeup lies in its law's
+    // range, the late share is 0.2 within four standard errors
+    // (sqrt(0.2 x 0.8 / 2000) = 0.0089), the late ones' mean is the span's
+    // middle (500 us, standard error 1000 / sqrt(12 x 400) = 14.4 us) and
+    // the body's the jitter's (20 us, 40 / sqrt(12 x 1600) = 0.29 us).
+    let us = |x: u64| SimTime::from_micros(x);
+    let mut c = cfg();
+    c.read_latency = us(80);
+    c.read_jitter = us(40);
+    c.read_tail = 200_000;
+    c.read_tail_span = us(1000);
+    let (mut late, mut body) = (Vec::new(), Vec::new());
+    for k in 0..2000 {
+        let (_, mut r, data) = established(&c, "newreno");
+        r.seed_timing(
+            tcplab_engine::RngStream::new(11, 5000 + k),
+            tcplab_engine::RngStream::new(11, k),
+        );
+        let mut out = vec![];
+        r.on_segment(ms(150), &data[0], &mut out);
+        let after = r.next_deadline().unwrap().0 - ms(150).0 - us(80).0;
+        if after >= us(40).0 {
+            assert!(after < us(40 + 1000).0, "{after}");
+            late.push((after - us(40).0) as f64);
+        } else {
+            body.push(after as f64);
+        }
+    }
+    let share = late.len() as f64 / 2000.0;
+    assert!((share - 0.2).abs() < 4.0 * 0.0089, "{share}");
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!(
+        (mean(&late) - 500_000.0).abs() < 4.0 * 14_400.0,
+        "{}",
+        mean(&late)
+    );
+    assert!(
+        (mean(&body) - 20_000.0).abs() < 4.0 * 290.0,
+        "{}",
+        mean(&body)
+    );
+    // Without a tail the draws are the body's alone, as before the field.
+    c.read_tail = 0;
+    let (_, mut r, data) = established(&c, "newreno");
+    r.seed_timing(
+        tcplab_engine::RngStream::new(11, 5000),
+        tcplab_engine::RngStream::new(11, 0),
+    );
+    let mut out = vec![];
+    r.on_segment(ms(150), &data[0], &mut out);
+    let mut alone = tcplab_engine::RngStream::new(11, 5000);
+    assert_eq!(
+        r.next_deadline(),
+        Some(ms(150) + us(80) + SimTime(alone.below(40_000)))
+    );
+}
+
+#[test]
 fn freebsd_receive_buffer_grows_by_16_kib_after_a_round_trip_of_more_than_7_8_of_it() {
     // FreeBSD 9.2 autosizing from 64 KiB (tcp_input.c, recvbuf_auto): the
     // first ACK the receiver sends with a timestamp (at 151 ms, the 2nd

@@ -301,6 +301,12 @@ def _lag(d: Path, count: str, prefix: str) -> dict[str, float] | None:
         return None
     w = t[count].cast(pl.Float64)
     out = {f"p{q}_s": float((t[f"{prefix}_p{q}_s"] * w).sum() / n) for q in (10, 50, 90)}
+    # The tail's percentiles, where the runs have them (emulators since
+    # December 2026) and every link timed some.
+    for q in ("99", "999"):
+        col = f"{prefix}_p{q}_s"
+        if col in t.columns and t[col].is_not_null().all() and not t[col].is_nan().any():
+            out[f"p{q}_s"] = float((t[col] * w).sum() / n)
     out["acks"] = n
     return out
 
@@ -311,6 +317,26 @@ def host_timing(lag: Mapping[str, float]) -> tuple[float, float]:
     w = (p90 - p10) / 0.8, a = p10 - w / 10 (at least 0)."""
     w = max(lag["p90_s"] - lag["p10_s"], 0.0) / 0.8
     return max(lag["p10_s"] - w / 10, 0.0), w
+
+
+def tail_timing(lag: Mapping[str, float]) -> tuple[float, float] | None:
+    """``read_tail`` (a fraction) and ``read_tail_span`` (s) for a measured ACK
+    lag with its 99th and 99.9th percentiles: the share q of the reads past
+    the body's top b (``read_latency`` + ``read_jitter``, :func:`host_timing`),
+    uniform on [b, b + X), whose 99th and 99.9th percentiles are the lag's.
+    With u = p99 - b and v = p99.9 - b, 0.01 = q (1 - u/X) and
+    0.001 = q (1 - v/X) give q = (0.01 v - 0.001 u) / (v - u) and
+    X = u / (1 - 0.01 / q). None without those percentiles, or when p99 is
+    not above the body (no tail to fit)."""
+    if "p99_s" not in lag or "p999_s" not in lag:
+        return None
+    a, w = host_timing(lag)
+    b = a + w
+    u, v = lag["p99_s"] - b, lag["p999_s"] - b
+    if not (0 < u < v):
+        return None
+    q = (0.01 * v - 0.001 * u) / (v - u)
+    return min(q, 1.0), u / (1 - 0.01 / q)
 
 
 #: Where a part's simulated hosts' timing was measured (:func:`part_timing`).
@@ -355,21 +381,39 @@ def sack_timer_lateness(out: Path, group: str) -> tuple[float, float, str] | Non
     return None
 
 
+def read_tail(out: Path, group: str) -> tuple[float, float, str] | None:
+    """The receivers' read tail (:func:`tail_timing`: ``read_tail``,
+    ``read_tail_span``) from the part's own real-stack runs or, for runs made
+    before the emulator kept the ACK lag's 99th and 99.9th percentiles, the
+    timing part's run, and where; None when neither has them."""
+    for name, source in ((group, OWN_RUNS), ("timing", "the timing part")):
+        lag = receive_timing(out / name / "linux")
+        if lag is not None and "p99_s" in lag:
+            tail = tail_timing(lag)
+            return (*tail, source) if tail is not None else None
+    return None
+
+
 def hosts_timing(out: Path, group: str) -> dict[str, Any] | None:
     """Part ``group``'s simulated hosts' timing (the fields
     :func:`_derive_timing` sets): the read timing from the receivers' ACK
     lag measured on the real stack (:func:`part_timing`,
-    :func:`host_timing`) and, where it was measured, how late the SACK
-    timer fires (:func:`sack_timer_lateness`); None when no ACK lag was
-    measured."""
+    :func:`host_timing`), its tail where the lag's 99th and 99.9th
+    percentiles were kept (:func:`read_tail`) and, where it was measured, how
+    late the SACK timer fires (:func:`sack_timer_lateness`); None when no ACK
+    lag was measured."""
     found = part_timing(out, group)
     if found is None:
         return None
     a, w = host_timing(found[0])
-    fields = {
+    fields: dict[str, Any] = {
         "defaults.host.read_latency": _us(a),
         "defaults.host.read_jitter": _us(w),
     }
+    tail = read_tail(out, group)
+    if tail is not None:
+        fields["defaults.host.read_tail"] = round(tail[0], 6)
+        fields["defaults.host.read_tail_span"] = _us(tail[1])
     late = sack_timer_lateness(out, group)
     if late is not None:
         fields["defaults.host.sack_timer_latency"] = _us(late[0])
@@ -460,7 +504,12 @@ def _timing_section(rep: Report, out: Path) -> None:
         "segments of the measurement window, ACKs within 5 ms), and each part's simulated "
         "hosts are given the lag of that part's own real-stack runs (of the timing part's "
         "run, for runs made before the emulator timed ACKs): `read_latency` and "
-        "`read_jitter`, the uniform law through its 10th and 90th percentiles. The "
+        "`read_jitter`, the uniform law through its 10th and 90th percentiles, and its "
+        "tail as `read_tail` and `read_tail_span`: the share of reads past that law's top, "
+        "spread uniformly over a span, fitted to the lag's 99th and 99.9th percentiles "
+        "(from the part's own runs where they kept them, else the timing part's run; a read "
+        "later than the next segment leaves the second segment's ACK to the read, which "
+        "changes the receiver's ACK regime: docs/reproduce.md). The "
         "emulator also times the senders (a receiver's ACK written to its sender until the "
         "sender's next data segment is read back) and the receivers' SACKs (an "
         "out-of-order segment written until the SACK whose first block ends at it is read "
@@ -504,6 +553,11 @@ def _timing_section(rep: Report, out: Path) -> None:
             "lag p10 us": lag["p10_s"] * 1e6 if lag else None,
             "lag p50 us": lag["p50_s"] * 1e6 if lag else None,
             "lag p90 us": lag["p90_s"] * 1e6 if lag else None,
+            "lag p99/p99.9 us": (
+                f"{lag['p99_s'] * 1e6:.1f} / {lag['p999_s'] * 1e6:.1f}"
+                if lag and "p99_s" in lag and "p999_s" in lag
+                else ""
+            ),
             **{
                 f"{k} p10/p50/p90 us": (
                     f"{v['p10_s'] * 1e6:.1f} / {v['p50_s'] * 1e6:.1f} / {v['p90_s'] * 1e6:.1f}"
@@ -517,6 +571,12 @@ def _timing_section(rep: Report, out: Path) -> None:
         if found is not None:
             a, w = host_timing(found[0])
             row["simulated hosts"] = f"read {_us(a)} + U[0, {_us(w)}), from {found[1]}"
+            tail = read_tail(out, name)
+            if tail is not None:
+                row["simulated hosts"] += (
+                    f"; {tail[0] * 100:.2f} % of reads after that + U[0, {_us(tail[1])}), "
+                    f"from {tail[2]}"
+                )
             late = sack_timer_lateness(out, name)
             if late is not None:
                 row["simulated hosts"] += (
