@@ -506,7 +506,8 @@ impl Receiver {
         }
         // `read_latency`: the application reads later, and the ACKs its read
         // sends wait for it.
-        let reads_later = self.cfg.read_latency + self.cfg.read_jitter > SimTime::ZERO;
+        let reads_later =
+            self.cfg.read_latency + self.cfg.read_jitter > SimTime::ZERO || self.cfg.read_tail > 0;
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.advance(now, end);

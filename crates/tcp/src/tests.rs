@@ -1322,6 +1322,26 @@ fn read_tail_puts_that_share_of_reads_after_the_body_spread_over_its_span() {
         "{}",
         mean(&body)
     );
+    // A tail alone (no latency, no jitter): the application reads at once
+    // but for that share, which it reads up to the span later.
+    let mut alone = cfg();
+    alone.read_tail = 500_000;
+    alone.read_tail_span = us(1000);
+    let mut late_reads = 0;
+    for k in 0..200 {
+        let (_, mut r, data) = established(&alone, "newreno");
+        r.seed_timing(
+            tcplab_engine::RngStream::new(12, k),
+            tcplab_engine::RngStream::new(13, k),
+        );
+        let mut out = vec![];
+        r.on_segment(ms(150), &data[0], &mut out);
+        let read = r.next_deadline().expect("a read is scheduled");
+        assert!(read >= ms(150) && read < ms(150) + us(1000), "{read:?}");
+        late_reads += (read > ms(150)) as u32;
+    }
+    // Half late: 100 of 200 within four standard errors (sqrt(50) = 7.1).
+    assert!(late_reads.abs_diff(100) < 29, "{late_reads}");
     // Without a tail the draws are the body's alone, as before the field.
     c.read_tail = 0;
     let (_, mut r, data) = established(&c, "newreno");
