@@ -24,7 +24,8 @@ SACK blocks ("other", such as a lone PSH segment ACKed at its read), or
 nothing ("none"). Also printed: the mean length of the periods in each
 regime.
 
-Needs dpkt (installed with the dev tools: make install-dev).
+Needs dpkt (installed with the dev tools: make install-dev); reads the
+captures with receivers.py's `packets`.
 """
 
 from __future__ import annotations
@@ -33,30 +34,16 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import dpkt
 import numpy as np
+from receivers import (  # type: ignore[import-not-found]
+    ACCESS_DELAY,
+    ACCESS_RATE,
+    WINDOW,
+    packets,
+)
 
-WINDOW = (30.0, 90.0)
-ACCESS_RATE, ACCESS_DELAY = 1e9, 0.001  # the receivers' links, as fair.toml
 AT_ONCE = 8e-6
 FULL = 1448
-
-
-def packets(path: Path) -> list[tuple[float, int, int, int, int, int]]:
-    """(time, seq, ack, payload, window, SACK blocks) of each TCP/IPv4 packet
-    of an Ethernet pcap (payload from the IP length: a capture may be
-    truncated)."""
-    out = []
-    with path.open("rb") as f:
-        for stamp, buf in dpkt.pcap.Reader(f):
-            ip = dpkt.ethernet.Ethernet(buf).data
-            if not isinstance(ip, dpkt.ip.IP) or not isinstance(ip.data, dpkt.tcp.TCP):
-                continue
-            t = ip.data
-            blocks = sum(len(v) // 8 for k, v in dpkt.tcp.parse_opts(t.opts) if k == 5)
-            payload = ip.len - ip.hl * 4 - t.off * 4
-            out.append((float(stamp), t.seq, t.ack, payload, t.win, blocks))
-    return out
 
 
 def receiver(run: Path, i: int) -> dict[str, float]:
@@ -70,8 +57,8 @@ def receiver(run: Path, i: int) -> dict[str, float]:
             arrival.setdefault(seq + n, t + (n + 52) * 8 / ACCESS_RATE + ACCESS_DELAY)
     pairs = []  # (time, window, delay, index in acks)
     for k in range(1, len(acks)):
-        t, _, ack, _, win, blocks = acks[k]
-        if not WINDOW[0] <= t < WINDOW[1] or blocks or acks[k - 1][5]:
+        t, _, ack, _, blocks, win = acks[k]
+        if not WINDOW[0] <= t < WINDOW[1] or blocks or acks[k - 1][4]:
             continue
         if ack - acks[k - 1][2] != 2 * FULL or ack not in arrival:
             continue
@@ -99,7 +86,7 @@ def receiver(run: Path, i: int) -> dict[str, float]:
         at_once.append(now)
         if last is not None and last[0] != now:
             between = range(last[1] + 1, k)
-            kind = "sack" if any(acks[x][5] for x in between) else ("other" if between else "none")
+            kind = "sack" if any(acks[x][4] for x in between) else ("other" if between else "none")
             switches[kind] += 1
             if start is not None:
                 periods[last[0]].append(t - start)

@@ -39,9 +39,10 @@ ACCESS_RATE, ACCESS_DELAY = 1e9, 0.001  # the receivers' links, as fair.toml
 AT_ONCE = 0.3e-3
 
 
-def packets(path: Path) -> list[tuple[float, int, int, int, int]]:
-    """(time, seq, ack, payload, SACK blocks) of each TCP/IPv4 packet of an
-    Ethernet pcap."""
+def packets(path: Path) -> list[tuple[float, int, int, int, int, int]]:
+    """(time, seq, ack, payload, SACK blocks, window) of each TCP/IPv4 packet
+    of an Ethernet pcap (payload from the IP length: a capture may be
+    truncated)."""
     out = []
     with path.open("rb") as f:
         for stamp, buf in dpkt.pcap.Reader(f):
@@ -51,7 +52,7 @@ def packets(path: Path) -> list[tuple[float, int, int, int, int]]:
             t = ip.data
             payload = ip.len - ip.hl * 4 - t.off * 4
             blocks = sum(len(d) // 8 for k, d in dpkt.tcp.parse_opts(t.opts) if k == 5)
-            out.append((float(stamp), t.seq, t.ack, payload, blocks))
+            out.append((float(stamp), t.seq, t.ack, payload, blocks, t.win))
     return out
 
 

@@ -348,10 +348,19 @@ def part_timing(out: Path, group: str) -> tuple[dict[str, float], str] | None:
     measured: the part's own real-stack runs (``OWN_RUNS``), or (runs made
     before the emulator timed ACKs) the timing part's; None when neither
     has it."""
+    return _measured(out, group, receive_timing)
+
+
+def _measured(
+    out: Path, group: str, measure: Callable[[Path], dict[str, float] | None]
+) -> tuple[dict[str, float], str] | None:
+    """What ``measure`` finds in part ``group``'s own real-stack runs or else
+    in the timing part's run, and where (``OWN_RUNS`` or "the timing
+    part"); None when neither has it."""
     for name, source in ((group, OWN_RUNS), ("timing", "the timing part")):
-        lag = receive_timing(out / name / "linux")
-        if lag is not None:
-            return lag, source
+        found = measure(out / name / "linux")
+        if found is not None:
+            return found, source
     return None
 
 
@@ -372,13 +381,13 @@ def sack_timer_lateness(out: Path, group: str) -> tuple[float, float, str] | Non
     (:func:`host_timing`), from the part's own real-stack runs or else the
     timing part's run, and where; None when neither timed it (runs made
     before the emulator did)."""
-    for name, source in ((group, OWN_RUNS), ("timing", "the timing part")):
-        lag = _lag(out / name / "linux", "sack_timers", "sack_timer")
-        if lag is not None:
-            late = {f"p{q}_s": max(lag[f"p{q}_s"] - COMP_SACK_DUE, 0.0) for q in (10, 50, 90)}
-            a, w = host_timing(late)
-            return a, w, source
-    return None
+    found = _measured(out, group, lambda d: _lag(d, "sack_timers", "sack_timer"))
+    if found is None:
+        return None
+    lag, source = found
+    late = {f"p{q}_s": max(lag[f"p{q}_s"] - COMP_SACK_DUE, 0.0) for q in (10, 50, 90)}
+    a, w = host_timing(late)
+    return a, w, source
 
 
 def read_tail(out: Path, group: str) -> tuple[float, float, str] | None:
@@ -386,12 +395,16 @@ def read_tail(out: Path, group: str) -> tuple[float, float, str] | None:
     ``read_tail_span``) from the part's own real-stack runs or, for runs made
     before the emulator kept the ACK lag's 99th and 99.9th percentiles, the
     timing part's run, and where; None when neither has them."""
-    for name, source in ((group, OWN_RUNS), ("timing", "the timing part")):
-        lag = receive_timing(out / name / "linux")
-        if lag is not None and "p99_s" in lag:
-            tail = tail_timing(lag)
-            return (*tail, source) if tail is not None else None
-    return None
+
+    def with_tail(d: Path) -> dict[str, float] | None:
+        lag = receive_timing(d)
+        return lag if lag is not None and "p99_s" in lag else None
+
+    found = _measured(out, group, with_tail)
+    if found is None:
+        return None
+    tail = tail_timing(found[0])
+    return (*tail, found[1]) if tail is not None else None
 
 
 def hosts_timing(out: Path, group: str) -> dict[str, Any] | None:
