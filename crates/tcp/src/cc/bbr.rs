@@ -315,6 +315,9 @@ pub struct Bbr {
     extra_acked_win_idx: usize,
     /// Linux `tp->delivered_mstamp`: time of the last delivery.
     delivered_mstamp: SimTime,
+    /// The last state `lt_trace` printed.
+    #[cfg(feature = "bbr-lt-trace")]
+    trace_prev: Option<(u64, bool, u32, bool, u32, u64)>,
 }
 
 impl Bbr {
@@ -328,6 +331,8 @@ impl Bbr {
             min_rtt_us: u32::MAX,
             min_rtt_stamp: 0,
             probe_rtt_done_stamp: None,
+            #[cfg(feature = "bbr-lt-trace")]
+            trace_prev: None,
             bw: MinMax::default(),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
@@ -1006,6 +1011,50 @@ impl CongestionControl for Bbr {
         let bw = self.bw();
         self.set_pacing_rate(tp, bw, self.pacing_gain);
         self.set_cwnd(tp, rs, rs.acked_sacked, bw, self.cwnd_gain);
+        #[cfg(feature = "bbr-lt-trace")]
+        self.lt_trace(tp, rs);
+    }
+}
+
+#[cfg(feature = "bbr-lt-trace")]
+impl Bbr {
+    /// With the `bbr-lt-trace` feature (a diagnostic build, never the
+    /// wheel's): one stderr line `BBRLT ...` whenever the mode, the
+    /// long-term sampling state, the round count or `tp->lost` changed, in
+    /// the fields of `scenarios/linux-check/bbrtrace/`'s kernel tracer, so
+    /// that `bbrlt.py` reads both. The instance's address names the flow.
+    fn lt_trace(&mut self, tp: &CcState, rs: &RateSample) {
+        let st = (
+            self.mode as u64,
+            self.lt_is_sampling,
+            self.lt_rtt_cnt,
+            self.lt_use_bw,
+            self.rtt_cnt,
+            tp.lost,
+        );
+        if Some(st) == self.trace_prev {
+            return;
+        }
+        self.trace_prev = Some(st);
+        eprintln!(
+            "BBRLT {} {:p} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            tp.now.as_nanos(),
+            self as *const Self,
+            self.mode as u8,
+            self.round_start as u8,
+            self.lt_is_sampling as u8,
+            self.lt_rtt_cnt,
+            self.lt_use_bw as u8,
+            rs.is_app_limited as u8,
+            self.lt_bw,
+            self.lt_last_delivered,
+            self.lt_last_lost,
+            tp.delivered,
+            tp.lost,
+            tp.cwnd,
+            self.rtt_cnt,
+            self.pacing_gain
+        );
     }
 }
 
