@@ -60,11 +60,27 @@ State = dict[str, float]
 
 
 # The fields read, and where each side's line has them.
-FIELDS = ("t", "mode", "lts", "ltc", "ltu", "al", "ltbw", "lld", "lll", "dl", "lost")
+FIELDS = (
+    "t",
+    "mode",
+    "lts",
+    "ltc",
+    "ltu",
+    "al",
+    "ltbw",
+    "lld",
+    "lll",
+    "dl",
+    "lost",
+    "cwnd",
+    "rtt_cnt",
+    "pg",
+    "bw",
+)
 # t sport dport mode round_start lts ltc ltu al lt_bw lld lll lls delivered lost cwnd rtt_cnt pg bw
-KERNEL_AT = (0, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14)
-# BBRLT t id mode round_start lts ltc ltu al lt_bw lld lll delivered lost cwnd rtt_cnt pg
-SIM_AT = (1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+KERNEL_AT = (0, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18)
+# BBRLT t id mode round_start lts ltc ltu al lt_bw lld lll delivered lost cwnd rtt_cnt pg bw
+SIM_AT = (1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)
 
 
 def _state(words: list[str], at: tuple[int, ...]) -> State:

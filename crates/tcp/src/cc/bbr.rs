@@ -1021,8 +1021,9 @@ impl Bbr {
     /// With the `bbr-lt-trace` feature (a diagnostic build, never the
     /// wheel's): one stderr line `BBRLT ...` whenever the mode, the
     /// long-term sampling state, the round count or `tp->lost` changed, in
-    /// the fields of `scenarios/linux-check/bbrtrace/`'s kernel tracer, so
-    /// that `bbrlt.py` reads both. The instance's address names the flow.
+    /// the fields of `scenarios/linux-check/bbrtrace/`'s kernel tracer (the
+    /// last, the bandwidth filter's maximum), so that `bbrlt.py` reads
+    /// both. The instance's address names the flow.
     fn lt_trace(&mut self, tp: &CcState, rs: &RateSample) {
         let st = (
             self.mode as u64,
@@ -1037,7 +1038,7 @@ impl Bbr {
         }
         self.trace_prev = Some(st);
         eprintln!(
-            "BBRLT {} {:p} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            "BBRLT {} {:p} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
             tp.now.as_nanos(),
             self as *const Self,
             self.mode as u8,
@@ -1053,7 +1054,8 @@ impl Bbr {
             tp.lost,
             tp.cwnd,
             self.rtt_cnt,
-            self.pacing_gain
+            self.pacing_gain,
+            self.max_bw()
         );
     }
 }
