@@ -76,11 +76,12 @@ FIELDS = (
     "rtt_cnt",
     "pg",
     "bw",
+    "bw_t",
 )
-# t sport dport mode round_start lts ltc ltu al lt_bw lld lll lls delivered lost cwnd rtt_cnt pg bw
-KERNEL_AT = (0, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18)
-# BBRLT t id mode round_start lts ltc ltu al lt_bw lld lll delivered lost cwnd rtt_cnt pg bw
-SIM_AT = (1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)
+# t sport dport mode rs lts ltc ltu al lt_bw lld lll lls delivered lost cwnd rtt_cnt pg bw bw_t
+KERNEL_AT = (0, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19)
+# BBRLT t id mode rs lts ltc ltu al lt_bw lld lll delivered lost cwnd rtt_cnt pg bw bw_t
+SIM_AT = (1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18)
 
 
 def _state(words: list[str], at: tuple[int, ...]) -> State:

@@ -22,7 +22,7 @@ struct rec {
 	u8 mode, round_start, lt_is_sampling, lt_rtt_cnt;
 	u8 lt_use_bw, app_limited, pad1, pad2;
 	u32 lt_bw, lt_last_delivered, lt_last_lost, lt_last_stamp;
-	u32 delivered, lost, cwnd, rtt_cnt, pacing_gain, bw;
+	u32 delivered, lost, cwnd, rtt_cnt, pacing_gain, bw, bw_t;
 };
 
 struct {
@@ -101,6 +101,7 @@ int on_probe(struct bpf_raw_tracepoint_args *ctx)
 	r->rtt_cnt = b.rtt_cnt;
 	r->pacing_gain = *(u32 *)((void *)&b + offsetof(struct bbr, lt_last_lost) + 4) & 0x3ff;
 	r->bw = b.bw.s[0].v;
+	r->bw_t = b.bw.s[0].t;
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }

@@ -3,7 +3,8 @@
 // until SIGINT/SIGTERM:
 //   t_ns sport dport mode round_start lt_is_sampling lt_rtt_cnt lt_use_bw
 //   app_limited lt_bw lt_last_delivered lt_last_lost lt_last_stamp
-//   delivered lost cwnd rtt_cnt pacing_gain bw
+//   delivered lost cwnd rtt_cnt pacing_gain bw bw_t (bw: the bandwidth
+//   filter's maximum, bw_t: the round it was sampled in)
 #include <signal.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
@@ -15,7 +16,7 @@ struct rec {
 	unsigned char mode, round_start, lt_is_sampling, lt_rtt_cnt;
 	unsigned char lt_use_bw, app_limited, pad1, pad2;
 	unsigned int lt_bw, lt_last_delivered, lt_last_lost, lt_last_stamp;
-	unsigned int delivered, lost, cwnd, rtt_cnt, pacing_gain, bw;
+	unsigned int delivered, lost, cwnd, rtt_cnt, pacing_gain, bw, bw_t;
 };
 
 static volatile sig_atomic_t stop;
@@ -25,11 +26,11 @@ static int handle(void *ctx, void *data, size_t size)
 {
 	const struct rec *r = data;
 	(void)size;
-	fprintf((FILE *)ctx, "%llu %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u\n",
+	fprintf((FILE *)ctx, "%llu %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u\n",
 		r->t_ns, r->sport, r->dport, r->mode, r->round_start, r->lt_is_sampling,
 		r->lt_rtt_cnt, r->lt_use_bw, r->app_limited, r->lt_bw, r->lt_last_delivered,
 		r->lt_last_lost, r->lt_last_stamp, r->delivered, r->lost, r->cwnd, r->rtt_cnt,
-		r->pacing_gain, r->bw);
+		r->pacing_gain, r->bw, r->bw_t);
 	return 0;
 }
 

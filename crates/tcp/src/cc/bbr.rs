@@ -1022,7 +1022,8 @@ impl Bbr {
     /// wheel's): one stderr line `BBRLT ...` whenever the mode, the
     /// long-term sampling state, the round count or `tp->lost` changed, in
     /// the fields of `scenarios/linux-check/bbrtrace/`'s kernel tracer (the
-    /// last, the bandwidth filter's maximum), so that `bbrlt.py` reads
+    /// last two, the bandwidth filter's maximum and the round it was
+    /// sampled in), so that `bbrlt.py` reads
     /// both. The instance's address names the flow.
     fn lt_trace(&mut self, tp: &CcState, rs: &RateSample) {
         let st = (
@@ -1038,7 +1039,7 @@ impl Bbr {
         }
         self.trace_prev = Some(st);
         eprintln!(
-            "BBRLT {} {:p} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            "BBRLT {} {:p} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
             tp.now.as_nanos(),
             self as *const Self,
             self.mode as u8,
@@ -1055,7 +1056,8 @@ impl Bbr {
             tp.cwnd,
             self.rtt_cnt,
             self.pacing_gain,
-            self.max_bw()
+            self.max_bw(),
+            self.bw.s[0].t
         );
     }
 }
