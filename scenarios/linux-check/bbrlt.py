@@ -6,7 +6,7 @@ BBR, session 35).
 The kernel's side (root; clang, bpftool, libbpf-dev and a BTF kernel):
 
     make -C scenarios/linux-check/bbrtrace
-    scenarios/linux-check/bbrtrace/bbrtrace /tmp/k/bbrlt.txt &   # then
+    mkdir -p /tmp/k && scenarios/linux-check/bbrtrace/bbrtrace /tmp/k/bbrlt.txt &
     sudo tcplab run scenarios/linux-check/fair-bbr-capture.toml --backend linux \\
         --seed 4 --out /tmp/k; kill -INT %1
 
@@ -14,7 +14,7 @@ The simulator's side, from a diagnostic build of the extension (never the
 wheel's) whose BBR prints the same state to stderr:
 
     cargo build --release -p tcplab-py --features bbr-lt-trace   # then install
-    tcplab run fair-bbr.toml --seed 4 --out /tmp/s 2> /tmp/s/bbrlt.txt
+    mkdir -p /tmp/s && tcplab run fair-bbr.toml --seed 4 --out /tmp/s 2> /tmp/s/bbrlt.txt
 
 and then
 
@@ -27,9 +27,14 @@ simulator's by matching each traced instance's last `delivered` to the
 flows table. Per flow, over the window: the seconds in `lt_use_bw` and the
 rate delivered in and out of it, the entries into it, the lossy intervals
 that did not enter (`bbr_lt_bw_interval_done` with no match), the resets
-(16 rounds without a lossy end, or app-limited), and of the PROBE_RTT
-exits how many are followed by an entry within 3 s (every entry in fair
-BBR comes so: the flows' bursts after PROBE_RTT are the "policer").
+(more than 16 rounds without a lossy end, app-limited, or an undo), and
+of the PROBE_RTT episodes (a sampling reset while in PROBE_RTT, from its
+app-limited rounds; from that reset) how many are followed by an entry
+within 3 s (most entries in fair BBR come so: the flows' bursts after
+PROBE_RTT are the "policer"). A lossy interval's and a reset's "rounds"
+are the count before the ACK that ended it: one less than the kernel's
+when that ACK starts a round. Kernel traces start at their first record,
+the simulator's at 0.
 """
 
 from __future__ import annotations

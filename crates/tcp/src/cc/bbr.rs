@@ -1012,7 +1012,7 @@ impl CongestionControl for Bbr {
         self.set_pacing_rate(tp, bw, self.pacing_gain);
         self.set_cwnd(tp, rs, rs.acked_sacked, bw, self.cwnd_gain);
         #[cfg(feature = "bbr-lt-trace")]
-        self.lt_trace(tp, rs);
+        self.lt_trace(tp);
     }
 }
 
@@ -1025,7 +1025,7 @@ impl Bbr {
     /// last two, the bandwidth filter's maximum and the round it was
     /// sampled in), so that `bbrlt.py` reads
     /// both. The instance's address names the flow.
-    fn lt_trace(&mut self, tp: &CcState, rs: &RateSample) {
+    fn lt_trace(&mut self, tp: &CcState) {
         let st = (
             self.mode as u64,
             self.lt_is_sampling,
@@ -1047,7 +1047,9 @@ impl Bbr {
             self.lt_is_sampling as u8,
             self.lt_rtt_cnt,
             self.lt_use_bw as u8,
-            rs.is_app_limited as u8,
+            // The connection's app-limited mark, as the kernel tracer
+            // reads tp->app_limited (not this sample's flag).
+            (tp.app_limited != 0) as u8,
             self.lt_bw,
             self.lt_last_delivered,
             self.lt_last_lost,
