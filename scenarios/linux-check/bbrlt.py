@@ -47,7 +47,8 @@ from pathlib import Path
 
 import polars as pl
 
-SEG_BITS = 1448 * 8
+SEG = 1448  # bytes of payload a segment
+SEG_BITS = SEG * 8
 LT_MBPS = SEG_BITS / 2**24  # lt_bw (segments per us << 24) to Mb/s
 PROBE_RTT = 3
 COUNTS = (
@@ -95,9 +96,9 @@ def _state(words: list[str], at: tuple[int, ...]) -> State:
     return s
 
 
-def _kernel(path: Path, names: list[str]) -> dict[str, list[State]]:
+def _kernel(lines: list[str], names: list[str]) -> dict[str, list[State]]:
     out: dict[str, list[State]] = defaultdict(list)
-    for line in path.read_text().splitlines():
+    for line in lines:
         w = line.split()
         port = int(w[1]) - 10000
         if w[2] != "5001" or not 0 <= port < len(names):
@@ -106,15 +107,15 @@ def _kernel(path: Path, names: list[str]) -> dict[str, list[State]]:
     return _from_zero(out)
 
 
-def _sim(path: Path, flows: pl.DataFrame) -> dict[str, list[State]]:
+def _sim(lines: list[str], flows: pl.DataFrame) -> dict[str, list[State]]:
     by_id: dict[str, list[State]] = defaultdict(list)
-    for line in path.read_text().splitlines():
+    for line in lines:
         if line.startswith("BBRLT "):
             w = line.split()
             by_id[w[2]].append(_state(w, SIM_AT))
     out = {}
     for name, b in zip(flows["name"], flows["bytes_delivered"]):
-        i = min(by_id, key=lambda k: abs(by_id[k][-1]["dl"] * 1448 - b))
+        i = min(by_id, key=lambda k: abs(by_id[k][-1]["dl"] * SEG - b))
         out[str(name)] = by_id[i]
     return out
 
@@ -129,10 +130,10 @@ def _from_zero(out: dict[str, list[State]]) -> dict[str, list[State]]:
 
 def load(run: Path) -> dict[str, list[State]]:
     flows = pl.read_parquet(run / "flows.parquet")
-    trace = run / "bbrlt.txt"
-    if "BBRLT " in trace.read_text():
-        return _sim(trace, flows)
-    return _kernel(trace, [str(n) for n in flows["name"]])
+    lines = (run / "bbrlt.txt").read_text().splitlines()
+    if any(line.startswith("BBRLT ") for line in lines):
+        return _sim(lines, flows)
+    return _kernel(lines, [str(n) for n in flows["name"]])
 
 
 def events(states: list[State]) -> Iterator[tuple[float, str, str]]:

@@ -1023,8 +1023,8 @@ impl Bbr {
     /// long-term sampling state, the round count or `tp->lost` changed, in
     /// the fields of `scenarios/linux-check/bbrtrace/`'s kernel tracer (the
     /// last two, the bandwidth filter's maximum and the round it was
-    /// sampled in), so that `bbrlt.py` reads
-    /// both. The instance's address names the flow.
+    /// sampled in), so that `bbrlt.py` reads both. The instance's address
+    /// names the flow.
     fn lt_trace(&mut self, tp: &CcState) {
         let st = (
             self.mode as u64,
