@@ -32,17 +32,17 @@ duration and flows."""
 
 
 def run_cli(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m tcplab ARGS`` (with ``env`` added to the environment)
-    and capture its output."""
+    and capture its output; ``timeout`` in seconds."""
     return subprocess.run(
         [sys.executable, "-m", "tcplab", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         env={**os.environ, **env} if env else None,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
 
@@ -286,6 +286,85 @@ def local_cluster(n_workers: int = 2) -> Iterator[Any]:
         n_workers=n_workers, threads_per_worker=1, **LOCAL_CLUSTER_OPTIONS
     ) as cluster:
         yield cluster
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on (as of now)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def docs_block(marker: str) -> list[str]:
+    """The lines of the fenced block after ``<!-- example: marker`` in docs/sweeps.md."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "sweeps.md").read_text()
+    after = text[text.index(f"<!-- example: {marker}") :]
+    body = after.split("```", 2)[1]
+    return [ln.strip() for ln in body.splitlines()[1:] if ln.strip()]
+
+
+def one_machine_dask_cluster(scheduler_port: int, dashboard_port: int) -> list[str]:
+    """docs/sweeps.md's commands for a Dask cluster on one machine (``dask
+    scheduler``, ``dask worker``, then the ``tcplab`` command that uses it),
+    moved to the given ports and without their trailing ``&``."""
+    return [
+        ln.removesuffix("&")
+        .strip()
+        .replace("8786", str(scheduler_port))
+        .replace("8787", str(dashboard_port))
+        for ln in docs_block("a Dask cluster on one machine")
+    ]
+
+
+@contextlib.contextmanager
+def started(commands: list[str], port: int, logs: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Start each of ``commands`` (``dask ...`` lines, run with this
+    environment's ``dask``) as a process of its own session, with its output
+    in ``logs/<n>.log`` and Dask's scratch space in ``logs``; wait (at most
+    60 s) until something listens on 127.0.0.1:``port``; on exit, stop their
+    process groups (SIGTERM, then SIGKILL after 30 s) and wait for them."""
+    import shlex
+    import signal
+    import time
+
+    dask_cli = str(Path(sys.executable).parent / "dask")
+    logs.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "DASK_TEMPORARY_DIRECTORY": str(logs)}
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for n, line in enumerate(commands):
+            argv = shlex.split(line)
+            assert argv[0] == "dask", line
+            with open(logs / f"{n}.log", "wb") as log:
+                procs.append(
+                    subprocess.Popen(
+                        [dask_cli, *argv[1:]],
+                        start_new_session=True,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        env=env,
+                    )
+                )
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                pytest.fail(f"nothing listens on 127.0.0.1:{port}; see {logs}/*.log")
+            time.sleep(0.1)
+        yield procs
+    finally:
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=30)
 
 
 def descendants(pid: int) -> list[int]:

@@ -1,7 +1,8 @@
 """``tcplab reproduce mascolo2006 --quick`` end to end: every part runs, the
 report holds every figure and table the paper lists, and the numbers obey
 conservation and the scenario's schedule (checked against hand-derived bounds,
-not against earlier output)."""
+not against earlier output); and a part run on a Dask scheduler and workers
+started on their own gives the local processes' results."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pytest
 
 from tcplab import reproduce, sweep
 from tcplab.studies import mascolo2006 as m
+
+from conftest import free_port, one_machine_dask_cluster, run_cli, started
 
 # 250 Mb/s carries at most 250e6 * 1460 / 1500 b/s of payload (1500-byte
 # packets, 40-byte headers; with timestamps the payload is 12 bytes less).
@@ -150,3 +153,69 @@ stop = "666000ms"
 """
     (tmp_path / "sweep.json").write_text(json.dumps({"scenario_text": text}))
     assert m.flow_stops(tmp_path) == {"B": 750.0, "C": 666.0}
+
+
+def _results(out: Path) -> dict[str, pl.DataFrame | str]:
+    """What the runs of a reproduction in ``out`` computed, by file: every
+    Parquet table (each part's and each run's), each run's summary.json, the
+    paper's table. Without ``wall_s`` (in summary.json's ``meta``): how long
+    a run took on its machine. No table has a wall-clock column; run.json and
+    sweep.json (provenance: the git revision) are left out."""
+    found: dict[str, pl.DataFrame | str] = {}
+    for f in sorted(out.rglob("*")):
+        name = f.relative_to(out).as_posix()
+        if f.suffix == ".parquet":
+            table = pl.read_parquet(f)
+            assert not [c for c in table.columns if "wall" in c], name
+            found[name] = table
+        elif f.name == "summary.json":
+            summary = json.loads(f.read_text(encoding="utf-8"))
+            del summary["meta"]["wall_s"]
+            found[name] = json.dumps(summary, sort_keys=True)  # NaN == NaN as text
+        elif f.name == "paper_results.csv":
+            found[name] = f.read_text(encoding="utf-8")
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
+def test_a_part_on_a_separately_started_dask_cluster_gives_the_local_pool_results(
+    tmp_path: Path,
+) -> None:
+    # docs/sweeps.md's `dask scheduler` and `dask worker` (two worker
+    # processes of one thread), each started on its own, not a LocalCluster.
+    # Part C of the quick version: one run per variant on the ns2 profile,
+    # 150 s each, cwnd traced: the cheapest part (A and B have two RTTs).
+    distributed = pytest.importorskip("distributed")
+    scheduler_port, dashboard_port = free_port(), free_port()
+    lines = one_machine_dask_cluster(scheduler_port, dashboard_port)
+    assert [ln.split()[:2] for ln in lines[:2]] == [["dask", "scheduler"], ["dask", "worker"]]
+    address = f"tcp://127.0.0.1:{scheduler_port}"
+    study = reproduce.get("mascolo2006")
+    (part,) = reproduce._select_parts(study, True, ["C"], False)
+    runs = len(reproduce._part_sweep(study, part, True).tasks())
+    assert runs >= 7
+    args = ("reproduce", "mascolo2006", "--quick", "--part", "C")
+    # About 10 s each on two idle cores; a loaded machine takes several times that.
+    with started(lines[:2], scheduler_port, tmp_path / "dask"):
+        remote = run_cli(
+            *args, "--scheduler", address, "--out", str(tmp_path / "remote"), timeout=600
+        )
+        assert remote.returncode == 0, remote.stderr
+        with distributed.Client(address) as client:
+            executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert sum(executed.values()) == runs, executed  # every run, on the cluster's workers
+    local = run_cli(*args, "--jobs", "2", "--out", str(tmp_path / "local"), timeout=600)
+    assert local.returncode == 0, local.stderr
+    want, got = _results(tmp_path / "local"), _results(tmp_path / "remote")
+    assert sorted(got) == sorted(want)
+    flows = want["C/flows.parquet"]
+    assert isinstance(flows, pl.DataFrame)
+    assert flows["run"].n_unique() == runs
+    assert sum(name.endswith("summary.json") for name in want) == runs
+    for name, value in want.items():
+        if isinstance(value, pl.DataFrame):
+            other = got[name]
+            assert isinstance(other, pl.DataFrame)
+            assert value.equals(other), name
+        else:
+            assert value == got[name], name

@@ -18,7 +18,14 @@ import pytest
 from tcplab import _core, analysis, sweep
 from tcplab.cli import main
 
-from conftest import descendants, listening_addresses, local_cluster
+from conftest import (
+    descendants,
+    free_port,
+    listening_addresses,
+    local_cluster,
+    one_machine_dask_cluster,
+    started,
+)
 
 # A small, fast scenario whose results depend on the seed (random loss).
 BASE = """
@@ -394,65 +401,21 @@ def test_the_test_cluster_listens_on_loopback_only_and_needs_no_port_8787(
     assert {addr for addr, _ in listening} == {"127.0.0.1"}, listening
 
 
-def _docs_block(marker: str) -> list[str]:
-    """The lines of the fenced block after ``<!-- example: marker`` in docs/sweeps.md."""
-    text = (Path(__file__).resolve().parents[1] / "docs" / "sweeps.md").read_text()
-    after = text[text.index(f"<!-- example: {marker}") :]
-    body = after.split("```", 2)[1]
-    return [ln.strip() for ln in body.splitlines()[1:] if ln.strip()]
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
 def test_the_documented_one_machine_dask_cluster_listens_on_loopback_only(tmp_path: Path) -> None:
-    import os
     import shlex
-    import signal
-    import socket
     import subprocess
     import sys
-    import time
 
     pytest.importorskip("distributed")
-    scheduler_port, dashboard_port = _free_port(), _free_port()
-    lines = [
-        ln.removesuffix("&")
-        .strip()
-        .replace("8786", str(scheduler_port))
-        .replace("8787", str(dashboard_port))
-        for ln in _docs_block("a Dask cluster on one machine")
-    ]
+    scheduler_port, dashboard_port = free_port(), free_port()
+    lines = one_machine_dask_cluster(scheduler_port, dashboard_port)
     assert [ln.split()[:2] for ln in lines] == [
         ["dask", "scheduler"],
         ["dask", "worker"],
         ["tcplab", "sweep"],
     ], lines
-    dask_cli = str(Path(sys.executable).parent / "dask")
-    procs = []
-    try:
-        for ln in lines[:2]:
-            argv = [dask_cli, *shlex.split(ln)[1:]]
-            procs.append(
-                subprocess.Popen(
-                    argv,
-                    start_new_session=True,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", scheduler_port)) == 0:
-                    break
-            time.sleep(0.1)
+    with started(lines[:2], scheduler_port, tmp_path) as procs:
         p = scenario(tmp_path, GRID)
         mine = {"study.toml": str(p), "out/study": str(tmp_path / "o")}
         argv = [mine.get(a, a) for a in shlex.split(lines[2])[2:]]
@@ -467,12 +430,6 @@ def test_the_documented_one_machine_dask_cluster_listens_on_loopback_only(tmp_pa
         assert done.returncode == 0, done.stderr
         assert len(sweep.done_runs(tmp_path / "o")) == 8
         listening = listening_addresses([q for pr in procs for q in descendants(pr.pid)])
-    finally:
-        for pr in procs:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pr.pid, signal.SIGTERM)
-        for pr in procs:
-            pr.wait(timeout=30)
     ports = {port for _, port in listening}
     assert {scheduler_port, dashboard_port} <= ports, listening
     assert len(ports) >= 6, listening  # and each worker's and nanny's own ports
