@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -28,27 +29,59 @@ PAYLOAD_BPS = 250e6 * 1460 / 1500
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("mascolo2006")
     reproduce.reproduce("mascolo2006", out, quick=True, jobs=2)
-    # The paper ran ns-2 only: the linux profile's points run when named, and
-    # the report then draws both series.
+    # The paper ran ns-2 only, and names CUBIC without results: the linux
+    # profile's points and CUBIC's ns2 points run when named, and the report
+    # then draws them too.
     assert not (out / "linux").exists()
-    reproduce.reproduce("mascolo2006", out, quick=True, jobs=2, only=["linux"])
+    assert not (out / "cubic").exists()
+    reproduce.reproduce("mascolo2006", out, quick=True, jobs=2, only=["linux", "cubic"])
     return out
 
 
 @pytest.mark.parametrize("quick", [False, True])
-def test_the_linux_profile_runs_only_when_named(quick: bool) -> None:
+def test_the_linux_profile_and_cubic_run_only_when_named(quick: bool) -> None:
     study = reproduce.get("mascolo2006")
     default = reproduce._select_parts(study, quick, (), False)
-    named = reproduce._select_parts(study, quick, ["linux"], False)
+    linux = reproduce._select_parts(study, quick, ["linux"], False)
+    cubic = reproduce._select_parts(study, quick, ["cubic"], False)
     names = ["A", "B", "C"]
     assert [p.name for p in default] == names
-    assert [p.name for p in named] == [f"linux/{n}" for n in names]
-    for part in default + named:
+    assert [p.name for p in linux] == [f"linux/{n}" for n in names]
+    assert [p.name for p in cubic] == [f"cubic/{n}" for n in names]
+    variants: dict[str, set[str]] = {}
+    for part in default + linux + cubic:
         sw = reproduce._part_sweep(study, part, quick)
-        # Each half of its file's sweep: 8 variants (x 2 RTTs in A and B).
-        assert len(sw.points) == 8 * (1 if part.file == "c.toml" else 2)
         want = "linux" if part.name.startswith("linux/") else "ns2"
         assert {p[m.PROFILE] for p in sw.points} == {want}
+        rtts = 1 if part.file == "c.toml" else 2
+        # The paper's seven variants by default, CUBIC when named, all eight
+        # on the linux profile (x 2 RTTs in A and B).
+        got = {sweep.coord_label(p[m.VARIANT]) for p in sw.points}
+        assert len(sw.points) == len(got) * rtts
+        variants[part.name] = got
+    paper = set(m.VARIANTS) - {"CUBIC"}
+    for n in names:
+        assert variants[n] == paper
+        assert variants[f"cubic/{n}"] == {"CUBIC"}
+        assert variants[f"linux/{n}"] == set(m.VARIANTS)
+    # Split or not, every ns2 run is the run it was when one part per file
+    # held all eight variants: same id, same seed, same scenario text.
+    for part in default:
+        whole = reproduce._part_sweep(study, replace(part, select={m.PROFILE: ("ns2",)}), quick)
+        split = [
+            reproduce._part_sweep(study, p, quick)
+            for p in (part, next(c for c in cubic if c.file == part.file))
+        ]
+
+        def tasks(sw: sweep.Sweep) -> dict[str, tuple[int, str]]:
+            return {
+                t.run_id: (t.seed, t.text)
+                for t in (
+                    sw.task(i, r) for i in range(len(sw.points)) for r in range(sw.spec.repetitions)
+                )
+            }
+
+        assert tasks(split[0]) | tasks(split[1]) == tasks(whole)
 
 
 def test_the_report_has_every_figure_and_table_the_paper_lists(quick: Path) -> None:

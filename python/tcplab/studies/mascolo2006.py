@@ -7,9 +7,11 @@ C (unequal RTTs, flows starting and stopping); the first repetition of every
 point of B and C traces cwnd for the congestion-window figures. Every file
 sweeps the host profile too: ``ns2`` (the paper's simulator) and ``linux``
 (the same algorithms on the Linux stack model). The parts run the ``ns2``
-points, what the paper has; the ``linux`` points are the optional parts
-``linux/A``, ``linux/B`` and ``linux/C`` (``--part linux``), and the report
-then shows both series, so that it says how much the stack model matters.
+points of the paper's seven variants, what the paper has results for; CUBIC's
+``ns2`` points (the paper names CUBIC only) are the optional parts ``cubic/A``,
+``cubic/B`` and ``cubic/C`` (``--part cubic``), and the ``linux`` points the
+optional parts ``linux/A``, ``linux/B`` and ``linux/C`` (``--part linux``);
+the report then shows them too, so that it says how much the stack model matters.
 
 The report has the paper's Figures 2-16 and Tables I-II: goodput of A and B
 per phase, retransmission probability per phase, timeouts per phase, cwnd
@@ -52,6 +54,10 @@ VARIANTS = ("SACK", "HSTCP", "H-TCP", "BIC", "STCP", "Westwood+", "FAST", "CUBIC
 PROFILES = ("ns2", "linux")
 #: The group of the optional parts that run the linux profile's points.
 LINUX_GROUP = "linux"
+#: The variant the paper only names: its ns2 points run when named (--part cubic).
+EXTRA_VARIANTS = ("CUBIC",)
+#: The group of the optional parts that run those points on the ns2 profile.
+CUBIC_GROUP = "cubic"
 RTTS = ("RTT 40 ms", "RTT 160 ms")
 #: The phase in which C and D send: scenarios A and B (0-333-666-1000 s), C
 #: (0-250-333-666-750-1000 s).
@@ -113,9 +119,9 @@ def phases(out: Path) -> pl.DataFrame:
 
 def part_dirs(out: Path, part: str) -> list[Path]:
     """The directories holding ``part``'s runs under the study's output
-    ``out``, of those that ran: the ns2 points' (``out/part``) and the linux
-    points' (``out/linux/part``)."""
-    dirs = (out / part, out / LINUX_GROUP / part)
+    ``out``, of those that ran: the ns2 points' (``out/part``, and CUBIC's
+    in ``out/cubic/part``) and the linux points' (``out/linux/part``)."""
+    dirs = (out / part, out / CUBIC_GROUP / part, out / LINUX_GROUP / part)
     return [d for d in dirs if (d / "sweep.json").exists()]
 
 
@@ -559,10 +565,11 @@ def _report(out: Path, quick: bool) -> Path:
         "Two greedy flows A and B share a 250 Mb/s bottleneck whose buffer is one "
         "bandwidth-delay product; from 333 s to 666 s two flows C and D send the other "
         "way, so that A and B's ACKs queue behind data. Scenario B adds web traffic both "
-        "ways, scenario C flows with unequal RTTs. Every variant runs on the ns2 "
-        "profile (ns-2's TCP agents, as in the paper) and, when the study runs with "
-        "--part linux, as a second series that the paper does not have, on the "
-        "linux profile.",
+        "ways, scenario C flows with unequal RTTs. The paper's seven variants run on "
+        "the ns2 profile (ns-2's TCP agents, as in the paper); CUBIC, which the paper "
+        "names without results, runs there when the study runs with --part cubic; and "
+        "with --part linux every variant runs again on the linux profile, as a second "
+        "series that the paper does not have.",
     )
     phase_note = (
         "Three phases: before, during and after the reverse traffic (0-333, 333-666, "
@@ -593,13 +600,17 @@ def _report(out: Path, quick: bool) -> Path:
     return finish_report(rep, out)
 
 
-def _parts(profile: str, prefix: str) -> tuple[Part, ...]:
-    """The three parts on one profile's points of the files, B and C with
-    the first repetition of every point traced (the cwnd figures). The paper
-    ran ns-2 only: the linux points (``prefix`` "linux/") run when named,
-    with the seeds they have in the whole sweep."""
-    sel = {PROFILE: (profile,)}
-    opt: tuple[str, ...] = () if profile == "ns2" else ("full", "quick")
+def _parts(
+    profile: str, prefix: str, variants: tuple[str, ...] = VARIANTS, optional: bool = True
+) -> tuple[Part, ...]:
+    """The three parts on one profile's points of the files (of those
+    ``variants``), B and C with the first repetition of every point traced
+    (the cwnd figures). Optional parts run only when named; every point
+    keeps the seed it has in the whole sweep."""
+    sel: dict[str, tuple[str, ...]] = {PROFILE: (profile,)}
+    if variants != VARIANTS:
+        sel[VARIANT] = variants
+    opt: tuple[str, ...] = ("full", "quick") if optional else ()
     return tuple(
         Part(
             f"{prefix}{name}",
@@ -622,8 +633,13 @@ STUDY = Study(
     name="mascolo2006",
     title="The effect of reverse traffic on the new high-speed TCP variants",
     paper=PAPER,
+    # The paper ran ns-2 only, and its results (M1-M14) name seven variants:
+    # those points run by default. CUBIC (named by the paper, in none of its
+    # figures or tables: an eighth of the runs) and the linux profile's points
+    # run when named (--part cubic, --part linux).
     parts=(
-        *_parts("ns2", ""),
+        *_parts("ns2", "", tuple(v for v in VARIANTS if v not in EXTRA_VARIANTS), False),
+        *_parts("ns2", f"{CUBIC_GROUP}/", EXTRA_VARIANTS),
         *_parts("linux", f"{LINUX_GROUP}/"),
     ),
     report=_report,
