@@ -114,3 +114,35 @@ def test_run_returns_the_columns_the_fake_has() -> None:
     traces: dict[str, Any] = dict(real["traces"])
     for name, columns in traces.items():
         assert list(columns) == list(fake["traces"][name])
+
+
+@pytest.mark.skipif(not REFERENCE_SCENARIO.exists(), reason="reference scenario not written yet")
+def test_trace_columns_without_numpy_hold_the_arrays_values_and_write_the_same_files(
+    tmp_path: Path,
+) -> None:
+    import numpy as np
+
+    text, path = REFERENCE_SCENARIO.read_text(), str(REFERENCE_SCENARIO)
+    arrays = _core.run(text, path)
+    columns = _core.run(text, path, arrays=False)
+    assert set(arrays["traces"]) == set(columns["traces"]) == {"cwnd", "queue"}
+    for name, cols in arrays["traces"].items():
+        own: dict[str, Any] = dict(columns["traces"][name])
+        for field, values in dict(cols).items():
+            col = own[field]
+            assert isinstance(col, _core.TraceColumn)
+            assert len(col) == len(values)
+            assert col.dtype == str(values.dtype)
+            got = col.to_numpy()
+            assert got.dtype == values.dtype
+            np.testing.assert_array_equal(got, values)
+    # The same run: the same files, byte for byte (but summary.json's wall time).
+    a = tcplab.Results(arrays).write(tmp_path / "arrays")
+    c = tcplab.Results(columns).write(tmp_path / "columns")
+    files = sorted(p.name for p in a.iterdir())
+    assert files == sorted(p.name for p in c.iterdir())
+    assert "trace_cwnd.parquet" in files
+    for f in files:
+        if f != "summary.json":
+            assert (a / f).read_bytes() == (c / f).read_bytes(), f
+    assert tcplab.Results(columns).traces["cwnd"].equals(tcplab.Results(arrays).traces["cwnd"])

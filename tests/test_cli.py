@@ -197,6 +197,8 @@ def fake_core(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int | Non
         seed: int | None = None,
         before_run: Any = None,
         progress: Any = None,
+        *,
+        arrays: bool = True,
     ) -> dict[str, Any]:
         calls.append((text, path, seed))
         return fake_raw()
@@ -239,6 +241,26 @@ def test_run_quiet_prints_nothing(
     assert main_exit_code("run", str(scenario), "--out", str(tmp_path / "r"), "-q") == 0
     assert capsys.readouterr().out == ""
     assert (tmp_path / "r" / "flows.parquet").is_file()
+
+
+def test_run_imports_neither_numpy_nor_polars(tmp_path: Path) -> None:
+    # numpy's import alone is most of a short run's time: the core hands the
+    # traces to `tcplab run` as its own columns and writes every table itself.
+    scenario = Path(__file__).parents[1] / "scenarios/braud2016/long-newreno.toml"
+    out = tmp_path / "r"
+    code = (
+        "import sys\n"
+        "from tcplab import cli\n"
+        f"cli.cli.main(['run', {str(scenario)!r}, '--out', {str(out)!r}], standalone_mode=False)\n"
+        "print(sorted(m for m in ('numpy', 'polars') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert (out / "trace_cwnd.parquet").is_file()
+    assert (out / "trace_queue.parquet").is_file()
 
 
 def test_run_into_an_unwritable_place_exits_2(

@@ -1,10 +1,11 @@
 """Typed stubs for the compiled core (crates/py): conversions only.
 
-Summaries come back one list per column; traces come back as NumPy arrays.
+Summaries come back one list per column; traces come back as NumPy arrays
+(or as the core's own `TraceColumn`s with ``run(..., arrays=False)``).
 """
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypedDict
+from typing import Any, TypedDict, final
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +14,7 @@ __all__ = [
     "SUMMARY_MAX_ROWS",
     "BackendError",
     "ScenarioError",
+    "TraceColumn",
     "__git_revision__",
     "__version__",
     "catalog",
@@ -183,6 +185,7 @@ def run(
     seed: int | None = None,
     before_run: Callable[[MemoryEstimate], object] | None = None,
     progress: Callable[[str, float, float, int, float], object] | None = None,
+    arrays: bool = True,
 ) -> RunDict:
     """Parse, validate and run a scenario with the GIL released; `seed`
     overrides the scenario's own seed; `before_run`, when given, is called
@@ -191,7 +194,21 @@ def run(
     seconds, seconds to simulate, events, wall seconds) as each stage starts
     ("building", "running", "collecting") and a few times a second while
     running; an exception it raises (or a pending KeyboardInterrupt) stops the
-    run and is raised. Raises ScenarioError."""
+    run and is raised. With `arrays` false the traces' columns are
+    `TraceColumn`s instead of numpy arrays (numpy is not imported). Raises
+    ScenarioError."""
+
+@final
+class TraceColumn:
+    """A trace's column as the core made it (`run(..., arrays=False)`):
+    `parquet_table` writes it without numpy; `to_numpy()` gives the array."""
+
+    def __len__(self) -> int: ...
+    @property
+    def dtype(self) -> str:
+        """The numpy dtype's name: "float64", "uint32" or "uint64"."""
+    def to_numpy(self) -> npt.NDArray[Any]:
+        """The values as a new numpy array of that dtype."""
 
 def parquet_table(columns: Mapping[str, Any]) -> bytes | None:
     """A result table (column name -> list of values, 1-D numpy array, or a

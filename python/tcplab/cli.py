@@ -112,7 +112,7 @@ def _run(
     from tcplab import memory
 
     try:
-        raw = _core.run(text, path, seed, memory.guard(path), progress)
+        raw = _core.run(text, path, seed, memory.guard(path), progress, arrays=False)
         return tcplab.Results(raw, scenario=text)
     except (_core.ScenarioError, memory.MemoryCheckError) as e:
         raise UserError(str(e)) from e
@@ -527,10 +527,12 @@ def cli(ctx: click.Context) -> None:
 )
 def run(scenario: str, seed: int | None, out: Path | None, quiet: bool, backend: str) -> None:
     """Run SCENARIO (a TOML file), print a summary and write the results."""
-    # In the order they are needed: numpy by the core for traces, rich to
-    # print. The core writes the tables (polars only for a kind of column it
-    # leaves to polars: none of the tables a run has today).
-    _preload(["numpy"] + ([] if quiet else ["rich.console", "rich.table"]))
+    # Rich to print, loaded during the run. The core hands the traces over
+    # as its own columns, not numpy arrays (`_run`), and writes the tables
+    # (polars only for a kind of column it leaves to polars: none of the
+    # tables a run has today): neither numpy nor polars is imported.
+    if not quiet:
+        _preload(["rich.console", "rich.table"])
     # The default --out is checked before the run, not after it.
     out = out if out is not None else _default_out(Path(scenario).stem)
     with _run_progress(scenario, quiet or backend != "sim") as progress:

@@ -215,7 +215,12 @@ class Results:
     def _trace_frame(self, name: str, columns: Mapping[str, Any]) -> pl.DataFrame:
         import polars as pl
 
-        df = pl.DataFrame(dict(columns))
+        from tcplab import _core
+
+        # Columns from `_core.run(..., arrays=False)` become numpy arrays here.
+        df = pl.DataFrame(
+            {k: v.to_numpy() if isinstance(v, _core.TraceColumn) else v for k, v in columns.items()}
+        )
         key = self._trace_name_source(name, columns)
         if key is None:
             return df

@@ -73,7 +73,7 @@ fn validate(py: Python<'_>, text: String, path: String) -> PyResult<Bound<'_, Py
 /// running; an exception it raises (Ctrl-C's KeyboardInterrupt included,
 /// which is then checked for) stops the run and is raised.
 #[pyfunction]
-#[pyo3(signature = (text, path, seed = None, before_run = None, progress = None))]
+#[pyo3(signature = (text, path, seed = None, before_run = None, progress = None, arrays = true))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
@@ -81,6 +81,7 @@ fn run<'py>(
     seed: Option<u64>,
     before_run: Option<Bound<'py, PyAny>>,
     progress: Option<Bound<'py, PyAny>>,
+    arrays: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text_len = text.len();
     let sc = py
@@ -92,7 +93,7 @@ fn run<'py>(
     }
     let Some(progress) = progress.map(Bound::unbind) else {
         let result = py.detach(move || tcplab_model::run(&sc, seed));
-        return run_result_to_py(py, result);
+        return run_result_to_py(py, result, arrays);
     };
     let mut pending: Option<PyErr> = None;
     let result = py.detach(|| {
@@ -118,7 +119,7 @@ fn run<'py>(
     });
     match (result, pending) {
         (_, Some(e)) => Err(e),
-        (Some(result), None) => run_result_to_py(py, result),
+        (Some(result), None) => run_result_to_py(py, result, arrays),
         (None, None) => unreachable!("a run stops only when its callback raised"),
     }
 }
@@ -163,25 +164,9 @@ fn parquet_table<'py>(
     Ok(bytes.map(|b| PyBytes::new(py, &b)))
 }
 
-/// One column for `parquet_table`, or None if it is of a kind it leaves to polars.
-fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
-    if let Ok(t) = v.cast::<PyTuple>() {
-        // (codes, names): a uint32 array indexing a list of str, the strings
-        // written without a Python or Rust string per row.
-        if t.len() != 2 {
-            return Ok(None);
-        }
-        let Ok(codes) = t.get_item(0)?.cast::<PyArray1<u32>>().map(|a| a.to_vec()) else {
-            return Ok(None);
-        };
-        let (Ok(codes), Ok(names)) = (codes, t.get_item(1)?.extract::<Vec<String>>()) else {
-            return Ok(None);
-        };
-        if codes.iter().any(|&c| c as usize >= names.len()) {
-            return Ok(None);
-        }
-        return Ok(Some(Column::Names(codes, names)));
-    }
+/// A numpy array's column for `parquet_table`, or None if it is of a kind
+/// it leaves to polars.
+fn array_column(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
     macro_rules! array {
         ($t:ty, $variant:ident) => {
             if let Ok(a) = v.cast::<PyArray1<$t>>() {
@@ -203,8 +188,44 @@ fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
     array!(i32, Int32);
     array!(f32, Float32);
     array!(bool, Bool);
+    Ok(None)
+}
+
+/// One column for `parquet_table`, or None if it is of a kind it leaves to polars.
+fn column_of(v: &Bound<'_, PyAny>) -> PyResult<Option<Column>> {
+    if let Ok(t) = v.cast::<PyTuple>() {
+        // (codes, names): a uint32 array indexing a list of str, the strings
+        // written without a Python or Rust string per row.
+        if t.len() != 2 {
+            return Ok(None);
+        }
+        let first = t.get_item(0)?;
+        let codes = match first.cast::<TraceColumn>() {
+            Ok(c) => match &c.get().0 {
+                TraceValues::U32(v) => Ok(v.clone()),
+                _ => return Ok(None),
+            },
+            Err(_) => match first.cast::<PyArray1<u32>>() {
+                Ok(a) => a.to_vec(),
+                Err(_) => return Ok(None),
+            },
+        };
+        let (Ok(codes), Ok(names)) = (codes, t.get_item(1)?.extract::<Vec<String>>()) else {
+            return Ok(None);
+        };
+        if codes.iter().any(|&c| c as usize >= names.len()) {
+            return Ok(None);
+        }
+        return Ok(Some(Column::Names(codes, names)));
+    }
+    if let Ok(c) = v.cast::<TraceColumn>() {
+        return Ok(Some(c.get().column()));
+    }
+    // Lists before numpy arrays: asking whether a value is an array imports
+    // numpy, which `tcplab run` never needs (its tables are lists and the
+    // core's own trace columns).
     let Ok(list) = v.cast::<PyList>() else {
-        return Ok(None);
+        return array_column(v);
     };
     #[derive(PartialEq, Clone, Copy)]
     enum Kind {
@@ -294,7 +315,7 @@ fn run_linux<'py>(
         return Err(e);
     }
     let result = result.map_err(|e| BackendError::new_err(e.to_string()))?;
-    run_result_to_py(py, result)
+    run_result_to_py(py, result, true)
 }
 
 /// Bytes of a size as scenario files write it ("64KB", "1GiB"); ValueError
@@ -347,7 +368,11 @@ fn entries_to_py(py: Python<'_>, entries: Vec<CatalogEntry>) -> PyResult<Bound<'
     Ok(out)
 }
 
-fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyDict>> {
+fn run_result_to_py(
+    py: Python<'_>,
+    result: RunResult,
+    arrays: bool,
+) -> PyResult<Bound<'_, PyDict>> {
     let RunResult {
         meta,
         flows,
@@ -378,7 +403,7 @@ fn run_result_to_py(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyD
         captures.set_item(name, pyo3::types::PyBytes::new(py, &bytes))?;
     }
     out.set_item("pcap", captures)?;
-    out.set_item("traces", traces_to_py(py, traces)?)?;
+    out.set_item("traces", traces_to_py(py, traces, arrays)?)?;
     Ok(out)
 }
 
@@ -680,23 +705,99 @@ fn transfers_to_py<'py>(py: Python<'py>, rows: &[TransferResult]) -> PyResult<Bo
     ))
 }
 
-/// A dict `{field: numpy array}` of a columnar trace, moving every vector
-/// into its array without a copy; the destructuring lists every field.
+/// A dict `{field: column}` of a columnar trace, moving every vector into
+/// its column without a copy: a numpy array, or with `$arrays` false a
+/// [`TraceColumn`] (no numpy import); the destructuring lists every field.
 macro_rules! arrays {
-    ($py:expr, $value:expr, $ty:ident { $($field:ident),* $(,)? }) => {{
+    ($py:expr, $arrays:expr, $value:expr, $ty:ident { $($field:ident),* $(,)? }) => {{
         let $ty { $($field),* } = $value;
         let d = PyDict::new($py);
-        $( d.set_item(stringify!($field), PyArray1::from_vec($py, $field))?; )*
+        $(
+            if $arrays {
+                d.set_item(stringify!($field), PyArray1::from_vec($py, $field))?;
+            } else {
+                d.set_item(stringify!($field), TraceColumn::from($field))?;
+            }
+        )*
         d
     }};
 }
 
-fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
+/// A trace's column as the core made it, for `run(..., arrays=False)`:
+/// `tcplab run` writes it (`parquet_table`) without importing numpy, whose
+/// import is most of a short run's time; `to_numpy()` gives the array
+/// `run` returns by default.
+#[pyclass(frozen, module = "tcplab._core")]
+struct TraceColumn(TraceValues);
+
+enum TraceValues {
+    F64(Vec<f64>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl From<Vec<f64>> for TraceColumn {
+    fn from(v: Vec<f64>) -> Self {
+        TraceColumn(TraceValues::F64(v))
+    }
+}
+impl From<Vec<u32>> for TraceColumn {
+    fn from(v: Vec<u32>) -> Self {
+        TraceColumn(TraceValues::U32(v))
+    }
+}
+impl From<Vec<u64>> for TraceColumn {
+    fn from(v: Vec<u64>) -> Self {
+        TraceColumn(TraceValues::U64(v))
+    }
+}
+
+#[pymethods]
+impl TraceColumn {
+    fn __len__(&self) -> usize {
+        match &self.0 {
+            TraceValues::F64(v) => v.len(),
+            TraceValues::U32(v) => v.len(),
+            TraceValues::U64(v) => v.len(),
+        }
+    }
+    /// The numpy dtype's name of the values: "float64", "uint32" or "uint64".
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        match &self.0 {
+            TraceValues::F64(_) => "float64",
+            TraceValues::U32(_) => "uint32",
+            TraceValues::U64(_) => "uint64",
+        }
+    }
+    /// The values as a new numpy array of that dtype.
+    fn to_numpy<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match &self.0 {
+            TraceValues::F64(v) => PyArray1::from_slice(py, v).into_any(),
+            TraceValues::U32(v) => PyArray1::from_slice(py, v).into_any(),
+            TraceValues::U64(v) => PyArray1::from_slice(py, v).into_any(),
+        }
+    }
+}
+
+impl TraceColumn {
+    /// The values as a Parquet column (no nulls).
+    fn column(&self) -> Column {
+        match &self.0 {
+            TraceValues::F64(v) => Column::Float64(v.iter().map(|&x| Some(x)).collect()),
+            TraceValues::U32(v) => Column::UInt32(v.iter().map(|&x| Some(x)).collect()),
+            TraceValues::U64(v) => Column::UInt64(v.iter().map(|&x| Some(x)).collect()),
+        }
+    }
+}
+
+fn traces_to_py(py: Python<'_>, traces: Traces, arrays: bool) -> PyResult<Bound<'_, PyDict>> {
     let Traces { cwnd, rtt, queue } = traces;
     let out = PyDict::new(py);
     if let Some(t) = cwnd {
         let columns = arrays!(
             py,
+            arrays,
             t,
             CwndTrace {
                 time_s,
@@ -722,6 +823,7 @@ fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
             "rtt",
             arrays!(
                 py,
+                arrays,
                 t,
                 RttTrace {
                     time_s,
@@ -734,6 +836,7 @@ fn traces_to_py(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
     if let Some(t) = queue {
         let columns = arrays!(
             py,
+            arrays,
             t,
             QueueTrace {
                 time_s,
@@ -786,6 +889,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_table, m)?)?;
+    m.add_class::<TraceColumn>()?;
     m.add("BackendError", m.py().get_type::<BackendError>())?;
     m.add_function(wrap_pyfunction!(run_linux, m)?)?;
     m.add_function(wrap_pyfunction!(check_linux, m)?)?;
