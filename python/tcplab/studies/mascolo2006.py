@@ -121,20 +121,22 @@ def part_dirs(out: Path, part: str) -> list[Path]:
     """The directories holding ``part``'s runs under the study's output
     ``out``, of those that ran: the ns2 points' (``out/part``, and CUBIC's
     in ``out/cubic/part``) and the linux points' (``out/linux/part``)."""
+    from tcplab.sweep import MANIFEST
+
     dirs = [out / part, out / LINUX_GROUP / part]
     if not _holds_every_variant(out / part):
         dirs.insert(1, out / CUBIC_GROUP / part)
-    return [d for d in dirs if (d / "sweep.json").exists()]
+    return [d for d in dirs if (d / MANIFEST).exists()]
 
 
 def _holds_every_variant(part_dir: Path) -> bool:
     """Whether a part's ns2 runs were made before CUBIC became its own part
-    (no selection of variants in its ``sweep.json``): CUBIC's runs are then
+    (no selection of variants in its sweep manifest): CUBIC's runs are then
     among them, and a ``cubic/`` directory beside them would count them twice."""
-    import json
+    from tcplab.sweep import MANIFEST
 
     try:
-        overrides = json.loads((part_dir / "sweep.json").read_text(encoding="utf-8"))["overrides"]
+        overrides = json.loads((part_dir / MANIFEST).read_text(encoding="utf-8"))["overrides"]
     except (OSError, ValueError, KeyError, TypeError):
         return False
     return isinstance(overrides, dict) and f"select:{VARIANT}" not in overrides
