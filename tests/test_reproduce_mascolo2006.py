@@ -74,12 +74,7 @@ def test_the_linux_profile_and_cubic_run_only_when_named(quick: bool) -> None:
         ]
 
         def tasks(sw: sweep.Sweep) -> dict[str, tuple[int, str]]:
-            return {
-                t.run_id: (t.seed, t.text)
-                for t in (
-                    sw.task(i, r) for i in range(len(sw.points)) for r in range(sw.spec.repetitions)
-                )
-            }
+            return {t.run_id: (t.seed, t.text) for t in sw.tasks()}
 
         paper, extra = tasks(split[0]), tasks(split[1])
         assert not paper.keys() & extra.keys()
