@@ -174,6 +174,8 @@ pub struct Network<H> {
     staged: usize,
     /// Links whose transmissions are logged.
     capture: Vec<bool>,
+    /// Whether any link is captured.
+    any_capture: bool,
     /// Transmissions of captured links since the caller last cleared them.
     captures: Vec<CaptureRecord<H>>,
     /// ns-2's order of events at one instant (see [`Network::set_ns2_order`]).
@@ -195,6 +197,7 @@ impl<H: Copy> Network<H> {
             any_stage: false,
             staged: 0,
             capture: Vec::new(),
+            any_capture: false,
             captures: Vec::new(),
             ns2_order: false,
         }
@@ -219,6 +222,7 @@ impl<H: Copy> Network<H> {
             self.capture.resize(self.links.len(), false);
         }
         self.capture[l as usize] = on;
+        self.any_capture = self.capture.iter().any(|&c| c);
     }
     /// Transmissions of captured links since the last [`Network::clear_captures`],
     /// in order of event (per link, in order of time).
@@ -493,39 +497,61 @@ impl<H: Copy> Network<H> {
     ) {
         let now = sched.now();
         let link = &mut self.links[l as usize];
-        if let Some(limit) = link.fifo {
-            // Drop Tail run by the link: the packet's transmission is fixed now.
-            link.stats.arrived_pkts += 1;
-            link.stats.arrived_bytes += size as u64;
-            let until = if self.ns2_order {
-                link.departed_before(now, sched.stamp())
-            } else {
-                SimTime(now.0 + 1)
-            };
-            match link.fifo_offer(limit, id, dst, size, now, until) {
-                Some((at, alone)) => {
-                    if alone {
-                        sched.schedule(at, NetEvent::Arrive(l).into());
-                    }
-                    if self.captured(l) {
-                        let link = &self.links[l as usize];
-                        let start = at - link.cfg.delay - link.tx_time(size);
-                        let packet = *self.pool.get(id);
-                        self.captures.push(CaptureRecord {
-                            at: start,
-                            link: l,
-                            packet,
-                        });
-                    }
+        let Some(limit) = link.fifo else {
+            self.offer_qdisc(l, id, size, sched);
+            return;
+        };
+        // Drop Tail run by the link: the packet's transmission is fixed now.
+        link.stats.arrived_pkts += 1;
+        link.stats.arrived_bytes += size as u64;
+        let until = if self.ns2_order {
+            link.departed_before(now, sched.stamp())
+        } else {
+            SimTime(now.0 + 1)
+        };
+        match link.fifo_offer(limit, id, dst, size, now, until) {
+            Some((at, alone)) => {
+                if alone {
+                    sched.schedule(at, NetEvent::Arrive(l).into());
                 }
-                None => {
-                    link.stats.dropped_pkts += 1;
-                    link.stats.dropped_bytes += size as u64;
-                    Self::discard(&mut self.pool, &mut self.drops, now, l, false, id);
+                if self.any_capture {
+                    self.capture_fifo(l, id, at, size);
                 }
             }
-            return;
+            None => {
+                link.stats.dropped_pkts += 1;
+                link.stats.dropped_bytes += size as u64;
+                Self::discard(&mut self.pool, &mut self.drops, now, l, false, id);
+            }
         }
+    }
+
+    /// Log packet `id`'s transmission on FIFO link `l`, if the link is captured.
+    #[inline(never)]
+    fn capture_fifo(&mut self, l: LinkId, id: PacketId, at: SimTime, size: u32) {
+        if self.captured(l) {
+            let link = &self.links[l as usize];
+            let start = at - link.cfg.delay - link.tx_time(size);
+            let packet = *self.pool.get(id);
+            self.captures.push(CaptureRecord {
+                at: start,
+                link: l,
+                packet,
+            });
+        }
+    }
+
+    /// [`Network::offer`] to a link whose discipline decides at dequeue time
+    /// (kept out of line: the Drop Tail path above is the hot one).
+    #[inline(never)]
+    fn offer_qdisc<E: Copy + From<NetEvent>>(
+        &mut self,
+        l: LinkId,
+        id: PacketId,
+        size: u32,
+        sched: &mut Scheduler<E>,
+    ) {
+        let now = sched.now();
         self.settle(l, sched);
         let p = self.pool.get_mut(id);
         p.enqueued_at = now;
