@@ -14,6 +14,24 @@ axes with units, a light grid, and the Okabe-Ito colour-blind-safe palette
                                scale=100, ylabel="utilisation (%)")
     figures.save(fig, "out/study/utilisation")   # utilisation.png, utilisation.svg
 
+Long line plots are downsampled where the eye cannot see it (M4, Jugel et
+al., VLDB 2014): a line of ``time_series`` or ``cdf`` with more than
+``M4_MIN_POINTS`` points per pixel column keeps, of the points in each
+column, only the first, the last, the lowest and the highest, in time order.
+A line through those four covers the same pixels of that column as the line
+through all of them (it reaches the same lowest and highest pixel, enters
+from the previous column's last point and leaves towards the next column's
+first), so a 200,000-point trace draws as about 4,000 points. The columns
+are chosen when the figure is drawn, from the renderer: the pixels of the
+PNG being written (150 dpi in a report, 200 with ``save``, whatever dpi is
+asked) after the layout and the axis limits are final, so they are exactly
+the image's columns whatever the dpi, the layout or a later ``set_xlim``;
+in a vector file (SVG, PDF) columns of 1/``VECTOR_DPI`` inch (600 dpi, a
+laser printer's resolution: a point may move by at most 42 um along the
+time axis, a tenth of the line's width). The line keeps all its points
+(``get_xdata``); only what reaches the renderer is reduced.
+``downsample=False`` draws every point.
+
 matplotlib and polars are imported inside the functions, so that importing this
 module costs nothing.
 """
@@ -30,15 +48,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import polars as pl
     from matplotlib.axes import Axes
+    from matplotlib.backend_bases import RendererBase
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 __all__ = [
     "PALETTE",
     "cdf",
     "grouped_bars",
     "heatmap",
+    "m4_indices",
     "response_vs_size",
     "save",
     "time_series",
@@ -206,6 +229,145 @@ def _legend(ax: Axes, title: str | None = None) -> None:
     handles, _ = ax.get_legend_handles_labels()
     if handles:
         ax.legend(title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
+# ------------------------------------------------------------- downsampling
+
+VECTOR_DPI = 600
+"""Columns per inch of the M4 downsampling in vector output (SVG, PDF, PS),
+which has no pixels: a laser printer's resolution. Drawn at print size a
+point moves by at most 1/600 inch (42 um) along the x axis, a twelfth of a
+1.4 pt line's width; the difference shows only under a zoom of more than
+600 dpi (5x in a browser at 120 px per inch)."""
+
+M4_MIN_POINTS = 8
+"""A line is downsampled when it has more than this many points per column
+of its axes (twice the four that M4 keeps): a line of fewer is drawn as it
+is, since downsampling it would save little."""
+
+_SNAP_MAX_VERTICES = 1024
+"""Agg snaps a path of only horizontal and vertical segments (a step line)
+to the pixel grid when it has at most this many vertices ("auto" snapping,
+matplotlib's path_converters.h)."""
+
+
+def m4_indices(columns: npt.ArrayLike, values: npt.ArrayLike) -> np.ndarray[Any, Any]:
+    """The indices, in increasing order, of the points that M4 keeps (Jugel
+    et al., "M4: A Visualization-Oriented Time Series Data Aggregation",
+    VLDB 2014): of each run of equal ``columns`` (the pixel column of each
+    point; points sorted along x, so a column's points are contiguous), the
+    first, the last, the first of the lowest ``values`` and the first of the
+    highest: at most four per column. ``values`` must not hold NaN."""
+    import numpy as np
+
+    col = np.asarray(columns)
+    val = np.asarray(values, dtype=float)
+    n = col.size
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    starts_run = np.empty(n, dtype=bool)
+    starts_run[0] = True
+    np.not_equal(col[1:], col[:-1], out=starts_run[1:])
+    starts = np.flatnonzero(starts_run)
+    run = np.cumsum(starts_run) - 1  # each point's run number
+    keep = np.zeros(n, dtype=bool)
+    keep[starts] = True  # first of each column
+    keep[np.append(starts[1:] - 1, n - 1)] = True  # last of each column
+    for extreme in (np.minimum, np.maximum):
+        at = np.flatnonzero(val == extreme.reduceat(val, starts)[run])
+        # the first point reaching its column's extreme (every column has one)
+        keep[at[np.append(True, run[at[1:]] != run[at[:-1]])]] = True
+    return np.flatnonzero(keep)
+
+
+@functools.cache
+def _m4_line_class() -> type[Line2D]:
+    """``M4Line``, made when first needed: defining it imports matplotlib."""
+    from matplotlib.artist import allow_rasterization
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.lines import Line2D
+
+    class M4Line(Line2D):
+        """A ``Line2D`` drawn through the points M4 keeps for the columns of
+        the image being drawn (see the module's docstring); it holds and
+        reports all its points. For a line of points sorted along a linear or
+        log x axis, with no markers; another is drawn in full."""
+
+        def __reduce__(self) -> tuple[Any, ...]:
+            # Pickled by a function of this module, so that unpickling (a
+            # report's figure_pool worker) needs no class made beforehand.
+            return (_new_m4_line, (), self.__getstate__())
+
+        def _m4_keep(self, renderer: RendererBase) -> np.ndarray[Any, Any] | None:
+            """The indices of the points to draw, or None to draw them all."""
+            import numpy as np
+
+            ax = self.axes
+            if ax is None or ax.name != "rectilinear" or self.get_marker() not in ("None", None):
+                return None
+            x = np.asarray(self.get_xdata(orig=True), dtype=float)
+            y = np.asarray(self.get_ydata(orig=True), dtype=float)
+            if isinstance(renderer, RendererAgg):
+                per_unit = 1.0  # display units are the image's pixels
+            else:  # a vector file: display units are points (figure.dpi is 72)
+                fig = self.figure
+                per_unit = VECTOR_DPI / (fig.dpi if fig is not None else 72.0)
+            lo, hi = ax.bbox.x0 * per_unit, ax.bbox.x1 * per_unit
+            if x.size <= M4_MIN_POINTS * (math.ceil(hi) - math.floor(lo)):
+                return None
+            if not (np.isfinite(x).all() and np.isfinite(y).all()):
+                return None  # a NaN breaks the line: not an M4 line
+            if not (np.all(x[1:] >= x[:-1]) or np.all(x[1:] <= x[:-1])):
+                return None
+            dx = self.get_transform().transform(np.column_stack([x, y]))[:, 0] * per_unit
+            if not np.isfinite(dx).all():
+                return None
+            # Columns out of the view by more than the line's width draw
+            # nothing: each side's are one column (its first and last point
+            # still join the line to the view's).
+            reach = renderer.points_to_pixels(self.get_linewidth()) * per_unit + 2.0
+            columns = np.floor(np.clip(dx, lo - reach, hi + reach)).astype(np.int64)
+            return m4_indices(columns, y)
+
+        @allow_rasterization
+        def draw(self, renderer: RendererBase) -> None:
+            keep = self._m4_keep(renderer) if self.get_visible() else None
+            if keep is None:
+                super().draw(renderer)
+                return
+            x, y = self.get_xdata(orig=True), self.get_ydata(orig=True)
+            snap = self.get_snap()
+            full_vertices = len(x) * (2 if self.get_drawstyle().startswith("steps") else 1)
+            try:
+                self.set_data(x[keep], y[keep])  # type: ignore[index]
+                if snap is None and full_vertices > _SNAP_MAX_VERTICES:
+                    self.set_snap(False)  # as the full line, too long to be snapped
+                super().draw(renderer)
+            finally:
+                self.set_data(x, y)
+                self.set_snap(snap)
+                self.stale = False
+
+    M4Line.__module__ = __name__
+    return M4Line
+
+
+def _new_m4_line() -> Line2D:
+    """An empty ``M4Line`` for pickle to fill in."""
+    cls = _m4_line_class()
+    return cls.__new__(cls)
+
+
+def _line(ax: Axes, xs: Any, ys: Any, *, downsample: bool, **kwargs: Any) -> Line2D:
+    """A line of ``xs`` and ``ys`` on ``ax`` (as ``ax.plot``: the axes
+    autoscale to it), an ``M4Line`` if ``downsample``."""
+    from matplotlib.lines import Line2D
+
+    cls = _m4_line_class() if downsample else Line2D
+    line = cls(xs, ys, **kwargs)
+    ax.add_line(line)
+    ax.autoscale()
+    return line
 
 
 # --------------------------------------------------------------------- bars
@@ -428,6 +590,7 @@ def time_series(
     xlabel: str | None = None,
     ylabel: str | None = None,
     title: str | None = None,
+    downsample: bool = True,
 ) -> Figure:
     """``y`` (times ``scale``) against ``x``, one line per value of ``by``
     (in order of first appearance), sorted by ``x``.
@@ -439,7 +602,12 @@ def time_series(
     stacked, sharing the x axis (the "pendulum" of two queues reads better so).
     ``overlay`` curves, label -> (xs, ys) in the plot's units, are drawn as
     thin black dashed lines on every panel (a model's value beside a trace).
+
+    A long line is drawn through the points M4 keeps for each pixel column
+    of the image (the module's docstring says how, and why it looks the
+    same); ``downsample=False`` draws every point.
     """
+    import numpy as np
     import polars as pl
 
     _check_columns(df, x, y, by, x_end)
@@ -451,15 +619,18 @@ def time_series(
         for j, key in enumerate(keys):
             part = df if by is None else df.filter(pl.col(by) == key)
             part = part.sort(x, maintain_order=True)
-            xs = [float(v) for v in part[x].to_list()]
-            ys = [_float(v) * scale for v in part[y].to_list()]
-            if x_end is not None and xs:
-                xs.append(float(part[x_end][-1]))
-                ys.append(ys[-1])
+            # Columns as float arrays (a null is NaN), no Python float per point.
+            xs = part[x].cast(pl.Float64).to_numpy()
+            ys = part[y].cast(pl.Float64).to_numpy() * scale
+            if x_end is not None and xs.size:
+                xs = np.append(xs, float(part[x_end][-1]))
+                ys = np.append(ys, ys[-1])
             ax = axes[j] if n_panels > 1 else axes[0]
-            ax.plot(
+            _line(
+                ax,
                 xs,
                 ys,
+                downsample=downsample,
                 drawstyle="steps-post" if step or x_end is not None else "default",
                 color=_colour(j),
                 linestyle=_linestyle(j),
@@ -489,22 +660,29 @@ def cdf(
     xlabel: str | None = None,
     ylabel: str = "fraction at or below",
     title: str | None = None,
+    downsample: bool = True,
 ) -> Figure:
     """Empirical CDFs, one line per label: F(v) = (number of values <= v) / n,
     a step up at each value (times ``scale``), from 0 below the smallest to 1
-    at the largest. NaN and missing values are left out; the legend gives n."""
+    at the largest. NaN and missing values are left out; the legend gives n.
+    A CDF of very many values is downsampled as ``time_series`` says."""
+    import numpy as np
+
     with _style():
         fig, (ax,) = _figure()
         for j, (label, values) in enumerate(values_by_label.items()):
-            v = sorted(float(x) * scale for x in values if _finite(x))
-            if not v:
+            a = np.asarray(values, dtype=float) * scale  # None is NaN
+            v = np.sort(a[np.isfinite(a)])
+            if not v.size:
                 continue
-            n = len(v)
-            xs = [v[0], *v]
-            ys = [0.0] + [(i + 1) / n for i in range(n)]
-            ax.plot(
+            n = v.size
+            xs = np.concatenate([v[:1], v])
+            ys = np.arange(n + 1) / n
+            _line(
+                ax,
                 xs,
                 ys,
+                downsample=downsample,
                 drawstyle="steps-post",
                 color=_colour(j),
                 linestyle=_linestyle(j),

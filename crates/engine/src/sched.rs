@@ -85,12 +85,12 @@ pub struct Scheduler<E> {
     bits: [u64; WORDS],
     /// Bit `w`: word `w` of `bits` is not zero.
     summary: u64,
-    in_ring: usize,
     /// Events scheduled `SLOTS` buckets or more ahead of the clock's bucket.
     far: BinaryHeap<Entry<E>>,
     now: SimTime,
     /// The stamp of the event being handled (see [`Scheduler::schedule_stamped`]).
     stamp: SimTime,
+    /// Events pushed on the heap so far (their `seq`).
     seq: u64,
     processed: u64,
 }
@@ -114,7 +114,6 @@ impl<E: Copy> Scheduler<E> {
             head: vec![NIL; SLOTS],
             bits: [0; WORDS],
             summary: 0,
-            in_ring: 0,
             far: BinaryHeap::with_capacity(n),
             now: SimTime::ZERO,
             stamp: SimTime::ZERO,
@@ -173,9 +172,15 @@ impl<E: Copy> Scheduler<E> {
     pub fn peek(&mut self) -> Option<SimTime> {
         self.head_event().map(|(t, _, _)| t)
     }
-    /// Number of events waiting.
+    /// Number of events waiting (counted, not kept: the free list is walked).
     pub fn pending(&self) -> usize {
-        self.in_ring + self.far.len()
+        let mut free = 0;
+        let mut n = self.free;
+        while n != NIL {
+            free += 1;
+            n = self.nodes[n as usize].next;
+        }
+        self.nodes.len() - free + self.far.len()
     }
     /// Number of events taken out of the queue so far.
     pub fn processed(&self) -> u64 {
@@ -201,9 +206,11 @@ impl<E: Copy> Scheduler<E> {
             self.now
         );
         debug_assert!(stamp <= at, "stamp {stamp} after the event's time {at}");
-        let seq = self.seq;
-        self.seq += 1;
         if (at.0 >> SHIFT) - (self.now.0 >> SHIFT) >= SLOTS as u64 {
+            // Only the heap needs `seq`: the ring keeps the order of
+            // scheduling by the place of each node in its list.
+            let seq = self.seq;
+            self.seq += 1;
             self.far.push(Entry {
                 time: at,
                 stamp,
@@ -246,7 +253,6 @@ impl<E: Copy> Scheduler<E> {
         }
         self.bits[s / 64] |= 1 << (s % 64);
         self.summary |= 1 << (s / 64);
-        self.in_ring += 1;
     }
     /// Schedule `ev` after a delay from now.
     #[inline]
@@ -270,7 +276,6 @@ impl<E: Copy> Scheduler<E> {
                 }
                 self.nodes[n as usize].next = self.free;
                 self.free = n;
-                self.in_ring -= 1;
                 node.ev
             }
         };

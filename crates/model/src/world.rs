@@ -521,7 +521,9 @@ impl World {
         } else {
             (self.flows[f].dst, self.flows[f].src)
         };
-        for h in self.out.drain(..) {
+        // Indexed, then cleared: cheaper than a draining iterator here.
+        for i in 0..self.out.len() {
+            let h = self.out[i];
             let id = self.net.alloc(Packet {
                 src: from,
                 dst: to,
@@ -534,6 +536,7 @@ impl World {
             self.packets += 1;
             self.net.send(from, id, &mut self.sched);
         }
+        self.out.clear();
         self.arm(ep);
     }
 
