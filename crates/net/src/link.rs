@@ -294,13 +294,18 @@ impl Link {
     fn advance_slow(&mut self, until: SimTime) {
         while self.next_start < until {
             let w = self.wire[self.wire.len() - self.waiting as usize];
-            self.count_start(&w, (w.at - self.cfg.delay - w.start).0);
+            // A waiting packet starts as the one before it ends (it was
+            // queued behind it): the next start is this one's end.
+            let end = w.at - self.cfg.delay;
+            self.count_start(&w, (end - w.start).0);
             self.waiting -= 1;
             self.waiting_bytes -= w.size as u64;
             self.waiting_since -= w.enqueued.0 as u128;
-            self.next_start = match self.waiting {
-                0 => SimTime::MAX,
-                n => self.wire[self.wire.len() - n as usize].start,
+            self.next_start = if self.waiting == 0 {
+                SimTime::MAX
+            } else {
+                debug_assert_eq!(self.wire[self.wire.len() - self.waiting as usize].start, end);
+                end
             };
         }
     }
