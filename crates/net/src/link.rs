@@ -304,7 +304,10 @@ impl Link {
             self.next_start = if self.waiting == 0 {
                 SimTime::MAX
             } else {
-                debug_assert_eq!(self.wire[self.wire.len() - self.waiting as usize].start, end);
+                debug_assert_eq!(
+                    self.wire[self.wire.len() - self.waiting as usize].start,
+                    end
+                );
                 end
             };
         }
