@@ -150,8 +150,8 @@ pub struct Acked {
     /// (Linux 6.x `first_ackt` under `FLAG_RETRANS_DATA_ACKED`).
     pub first_unsacked_sent: Option<SimTime>,
     /// The newest segment removed (ns-2's `tcph->seqno()` packet), whatever
-    /// its history.
-    pub last: Option<Seg>,
+    /// its history: what a controller reads of it.
+    pub last: Option<crate::cc::SentSeg>,
 }
 
 impl Acked {
@@ -282,7 +282,12 @@ impl Scoreboard {
         }
         if n > 0 {
             a.segs = n;
-            a.last = Some(self.segs[n as usize - 1]);
+            let g = &self.segs[n as usize - 1];
+            a.last = Some(crate::cc::SentSeg {
+                sent: g.sent,
+                retransmitted: g.has(EVER_RETRANS),
+                mark: g.tx.cc_mark,
+            });
             self.segs.drain(..n as usize);
         }
         if a.any_retrans {

@@ -59,7 +59,7 @@
 
 use crate::cc::{
     ns2_limited_slow_start, ns2_lss_increment, rfc3742_k, AckSample, CaState, CcState,
-    CongestionControl, CwndEvent, RateSample, SentSeg,
+    CongestionControl, CwndEvent, RateSample,
 };
 use crate::header::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, PSH, SYN};
 use crate::profile::{Handshake, Recovery, TcpConfig, Undo};
@@ -1744,11 +1744,7 @@ impl Sender {
                 pkts_acked: delivered - dsack_delivered,
                 rtt: cc_rtt,
                 in_flight: prior_in_flight,
-                newest: acked.last.map(|g| SentSeg {
-                    sent: g.sent,
-                    retransmitted: g.has(EVER_RETRANS),
-                    mark: g.tx.cc_mark,
-                }),
+                newest: acked.last,
             };
             self.cc.pkts_acked(&mut self.tp, &s);
             let mut lost_retrans = false;
