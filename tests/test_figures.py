@@ -1,15 +1,19 @@
 """Figures: each function draws exactly its input (bar heights, error bars,
-lines, CDF steps, log axes, heat map cells), and ``save`` writes PNG and SVG."""
+lines, CDF steps, log axes, heat map cells), ``save`` writes PNG and SVG, and
+long lines are drawn through the points M4 keeps, less than a pixel away."""
 
 from __future__ import annotations
 
+import io
 import math
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from matplotlib.container import BarContainer, ErrorbarContainer
@@ -447,3 +451,211 @@ def test_curves_break_the_line_across_an_unsampled_stretch() -> None:
     fig = figures.curves(df, "B", "y", logx=True)
     (line,) = fig.axes[0].get_lines()
     assert list(line.get_xdata()) == [1.0, 2.0, 1000.0]
+
+
+# ------------------------------------------------------- downsampling (M4)
+
+REPORT_DPI = 150  # Report.add_figure's PNG
+SAVE_DPI = 200  # figures.save's PNG
+
+
+def random_walk(n: int, seed: int) -> np.ndarray[Any, Any]:
+    return np.cumsum(np.random.default_rng(seed).normal(0.0, 1.0, n))
+
+
+def cwnd_sawtooth(n: int, seed: int) -> np.ndarray[Any, Any]:
+    """A congestion window's shape: whole segments, one more every 40
+    samples, back to 20 at a loss every 1,000 to 5,000 samples."""
+    lengths = np.random.default_rng(seed).integers(1_000, 5_000, size=n // 1_000 + 1)
+    tooth = np.repeat(np.arange(lengths.size), lengths)[:n]
+    since_loss = np.arange(n) - np.concatenate([[0], np.cumsum(lengths)])[tooth]
+    return np.floor(20.0 + since_loss / 40.0)
+
+
+LONG = pl.DataFrame(
+    {
+        "time_s": np.tile(np.arange(200_000) * 0.004, 2),  # 800 s
+        "v": np.concatenate([random_walk(200_000, 1), cwnd_sawtooth(200_000, 2)]),
+        "flow": ["walk"] * 200_000 + ["cwnd"] * 200_000,
+    }
+)
+
+
+def rgb(fig: Figure, dpi: int) -> np.ndarray[Any, Any]:
+    """The figure as a report or ``save`` writes it, as a PNG decoded."""
+    import matplotlib.image as mpimg
+
+    buf = io.BytesIO()
+    figures._savefig(fig, buf, "png", dpi=dpi)
+    return mpimg.imread(io.BytesIO(buf.getvalue()))[..., :3]
+
+
+def ink(img: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """How much of each pixel a line covers: 0 on white, 1 in a line's
+    colour (every palette colour has a channel at or near 0; the grid's grey
+    is 0.18)."""
+    return 1.0 - img.min(axis=2)
+
+
+def sideways(mask: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``mask`` widened by one pixel to the left and to the right."""
+    out = mask.copy()
+    out[:, 1:] |= mask[:, :-1]
+    out[:, :-1] |= mask[:, 1:]
+    return out
+
+
+@pytest.mark.parametrize("step", [True, False], ids=["steps", "lines"])
+def test_a_downsampled_trace_differs_only_by_less_than_a_pixel_sideways(step: bool) -> None:
+    # M4 keeps in each pixel column the first, last, lowest and highest
+    # point: the line reaches the same highest and lowest point in every
+    # column and enters and leaves it at the same points; what changes is
+    # where, inside the column, it passes each height in between. A path
+    # through all the points and the path through these four are therefore
+    # within one pixel of each other sideways, and at the same heights. The
+    # line drawn around the path (1.4 pt: 2.9 px at 150 dpi, 3.9 at 200) is
+    # antialiased, so its edges, not only its middle, shift by a fraction of
+    # a pixel: the images are not the same bytes (1-3 % of these pixels
+    # differ, all at the sides of steep stretches), but no ink appears or
+    # vanishes: wherever one image is at least half covered by a line, the
+    # other is at least a quarter covered there or one pixel to the left or
+    # right, and never only above or below.
+    for dpi in (REPORT_DPI, SAVE_DPI):
+        images = [
+            rgb(figures.time_series(LONG, "time_s", "v", "flow", step=step, downsample=ds), dpi)
+            for ds in (True, False)
+        ]
+        assert images[0].shape == images[1].shape
+        for a, b in (images, images[::-1]):
+            moved = (ink(a) >= 0.5) & ~sideways(ink(b) >= 0.25)
+            assert not moved.any(), f"{dpi} dpi: ink at {np.argwhere(moved)[:5].tolist()}"
+
+
+def drawn_lines(fig: Figure, dpi: int, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The vertices, in pixels, of each long path Agg draws for ``fig`` at
+    ``dpi`` (the data lines: grid lines, ticks and text are short)."""
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    drawn = []
+    draw_path = RendererAgg.draw_path
+
+    def spy(self: Any, gc: Any, path: Any, transform: Any, rgb_face: Any = None) -> None:
+        if len(path.vertices) > 64:
+            drawn.append(transform.transform(path.vertices))
+        draw_path(self, gc, path, transform, rgb_face)
+
+    with monkeypatch.context() as m:
+        m.setattr(RendererAgg, "draw_path", spy)
+        rgb(fig, dpi)
+    return drawn
+
+
+def by_column(px: np.ndarray[Any, Any]) -> dict[int, tuple[Any, ...]]:
+    """Per pixel column of a drawn path (its xs in order): its first and last
+    vertex, its lowest and highest y (M4's four numbers), and how many
+    distinct xs it has (points; a step's two vertices share one)."""
+    cols = np.floor(px[:, 0]).astype(int)
+    starts = np.flatnonzero(np.append(True, cols[1:] != cols[:-1]))
+    assert np.unique(cols[starts]).size == starts.size  # each column in one run
+    ends = np.append(starts[1:], cols.size) - 1
+    low = np.minimum.reduceat(px[:, 1], starts)
+    high = np.maximum.reduceat(px[:, 1], starts)
+    xs = np.add.reduceat(np.append(True, px[1:, 0] != px[:-1, 0]).astype(int), starts)
+    return {
+        int(cols[s]): (*px[s], *px[e], lo, hi, n)
+        for s, e, lo, hi, n in zip(starts, ends, low, high, xs)
+    }
+
+
+@pytest.mark.parametrize("zoom", [False, True], ids=["whole", "zoomed"])
+def test_m4_draws_at_most_four_points_per_pixel_column_of_the_image(
+    zoom: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The columns are the image's own: the same dpi, layout and x limits
+    # as the full line's, even after a set_xlim once the figure is made.
+    df = LONG.filter(pl.col("flow") == "walk")
+    for dpi in (REPORT_DPI, SAVE_DPI):
+        paths = []
+        for ds in (True, False):
+            fig = figures.time_series(df, "time_s", "v", step=False, downsample=ds)
+            if zoom:
+                fig.axes[0].set_xlim(100.0, 300.0)
+            (path,) = drawn_lines(fig, dpi, monkeypatch)
+            paths.append(path)
+        m4, full = (by_column(p) for p in paths)
+        assert m4.keys() == full.keys()
+        # Zoomed, the line goes on out of view: as Line2D, only the point on
+        # each side that joins it to the view is drawn, a fifth in its column.
+        ends = {int(paths[0][0, 0]), int(paths[0][-1, 0])} if zoom else set()
+        for c in full:
+            assert m4[c][:6] == full[c][:6], c  # first, last, lowest, highest
+            assert m4[c][6] <= (5 if c in ends else 4), c
+        assert len(paths[0]) <= 4 * len(m4) + len(ends) < len(paths[1]) / 10
+
+
+def test_a_downsampled_step_line_has_the_same_steps_at_every_column_edge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    df = LONG.filter(pl.col("flow") == "cwnd")
+    paths = [
+        drawn_lines(figures.time_series(df, "time_s", "v", downsample=ds), SAVE_DPI, monkeypatch)[0]
+        for ds in (True, False)
+    ]
+    m4, full = (by_column(p) for p in paths)
+    assert m4.keys() == full.keys()
+    for c in full:
+        assert m4[c][:6] == full[c][:6], c
+        assert m4[c][6] <= 4, c
+
+
+def test_a_short_series_is_drawn_point_for_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3,000 points on about 800 (150 dpi) or 1,050 (200 dpi) columns: fewer
+    # than M4_MIN_POINTS per column, so the same image byte for byte.
+    df = LONG.filter(pl.col("flow") == "walk").head(3_000)
+    for dpi in (REPORT_DPI, SAVE_DPI):
+        figs = [figures.time_series(df, "time_s", "v", downsample=ds) for ds in (True, False)]
+        (m4,) = drawn_lines(figs[0], dpi, monkeypatch)
+        assert len(m4) == 2 * 3_000 - 1  # every step
+        bufs = []
+        for fig in figs:
+            buf = io.BytesIO()
+            figures._savefig(fig, buf, "png", dpi=dpi)
+            bufs.append(buf.getvalue())
+        assert bufs[0] == bufs[1]
+
+
+def test_a_downsampled_line_keeps_its_points_and_pickles() -> None:
+    import pickle
+
+    fig = figures.time_series(LONG, "time_s", "v", "flow")
+    lines = fig.axes[0].get_lines()
+    assert [len(ln.get_xdata()) for ln in lines] == [200_000, 200_000]
+    assert list(lines[1].get_ydata()[:3]) == [20.0, 20.0, 20.0]
+    # A report's figure_pool worker draws the figure from its pickle.
+    again = pickle.loads(pickle.dumps(fig))
+    assert type(again.axes[0].get_lines()[0]).__name__ == "M4Line"
+    assert np.array_equal(rgb(again, REPORT_DPI), rgb(fig, REPORT_DPI))
+
+
+def test_a_vector_file_keeps_four_points_per_six_hundredth_of_an_inch() -> None:
+    df = LONG.filter(pl.col("flow") == "walk")
+    fig = figures.time_series(df, "time_s", "v", step=False)
+    buf = io.BytesIO()
+    figures._savefig(fig, buf, "svg")
+    paths = ET.fromstring(buf.getvalue()).iter("{http://www.w3.org/2000/svg}path")
+    vertices = max(len(re.findall(r"[ML] ", p.get("d", ""))) for p in paths)
+    width_in = fig.axes[0].get_position().width * fig.get_figwidth()
+    # the axes' columns, and the lumps out of view on each side
+    assert 1_000 < vertices <= 4 * (math.ceil(width_in * figures.VECTOR_DPI) + 4)
+
+
+def test_m4_indices_keep_each_columns_first_last_lowest_and_highest() -> None:
+    columns = [0, 0, 0, 0, 0, 1, 1, 2, 5, 5, 5]
+    values = [3, 1, 5, 2, 4, 7, 7, 0, 2, 9, 2]
+    # column 0: first 3, lowest 1, highest 5, last 4 (2 is dropped);
+    # column 1: first and last (its lowest and highest are the first);
+    # column 2: its one point; column 5: first, highest, last
+    assert figures.m4_indices(columns, values).tolist() == [0, 1, 2, 4, 5, 6, 7, 8, 9, 10]
+    # an inverted x axis gives decreasing columns: the same runs
+    assert figures.m4_indices([3, 3, 3, 1, 1], [1, 0, 1, 5, 5]).tolist() == [0, 1, 2, 3, 4]
+    assert figures.m4_indices([], []).tolist() == []

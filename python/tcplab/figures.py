@@ -14,21 +14,29 @@ axes with units, a light grid, and the Okabe-Ito colour-blind-safe palette
                                scale=100, ylabel="utilisation (%)")
     figures.save(fig, "out/study/utilisation")   # utilisation.png, utilisation.svg
 
-Long line plots are downsampled where the eye cannot see it (M4, Jugel et
-al., VLDB 2014): a line of ``time_series`` or ``cdf`` with more than
-``M4_MIN_POINTS`` points per pixel column keeps, of the points in each
-column, only the first, the last, the lowest and the highest, in time order.
-A line through those four covers the same pixels of that column as the line
-through all of them (it reaches the same lowest and highest pixel, enters
-from the previous column's last point and leaves towards the next column's
-first), so a 200,000-point trace draws as about 4,000 points. The columns
-are chosen when the figure is drawn, from the renderer: the pixels of the
-PNG being written (150 dpi in a report, 200 with ``save``, whatever dpi is
-asked) after the layout and the axis limits are final, so they are exactly
-the image's columns whatever the dpi, the layout or a later ``set_xlim``;
-in a vector file (SVG, PDF) columns of 1/``VECTOR_DPI`` inch (600 dpi, a
-laser printer's resolution: a point may move by at most 42 um along the
-time axis, a tenth of the line's width). The line keeps all its points
+Long lines are downsampled where the eye cannot see it, by M4 (Jugel et
+al., "M4: A Visualization-Oriented Time Series Data Aggregation", VLDB
+2014): a line of ``time_series`` or ``cdf`` with more than ``M4_MIN_POINTS``
+points per pixel column of its axes is drawn through, of the points in each
+column, only the first, the last, the lowest and the highest, in x order, so
+a 200,000-point trace is drawn as about 3,000 points. In every column the
+line still reaches the same lowest and highest point and enters and leaves
+it at the same points; what changes is only where inside the column it
+passes the heights in between: by less than a pixel sideways, never up or
+down. The columns are the image's own: they are chosen as the line is drawn,
+from the renderer, once the layout and the axis limits are final, so they
+are the PNG's pixel columns at any dpi (150 in a report, 200 with ``save``),
+after any later ``set_xlim`` too. (Columns worked out when the figure is made
+could not be: constrained layout places the axes up to 3 pixels apart at 100,
+150 and 200 dpi.) A vector file (SVG, PDF) has no pixels: its columns are
+1/``VECTOR_DPI`` inch wide, 600 dpi, a laser printer's resolution, so at
+print size a point moves by at most 42 um along x, a twelfth of the line's
+width. The images are not the same bytes: the antialiased edges of the
+1.4 pt line (3 to 4 pixels wide) follow its path, so 1-3 % of a dense
+trace's pixels change shade at the sides of steep stretches, but no ink
+appears or vanishes farther than a pixel sideways (tests/test_figures.py
+checks it at 150 and 200 dpi; the M4 paper's exactness holds for lines one
+pixel wide and not antialiased). The line keeps all its points
 (``get_xdata``); only what reaches the renderer is reduced.
 ``downsample=False`` draws every point.
 
@@ -237,8 +245,9 @@ VECTOR_DPI = 600
 """Columns per inch of the M4 downsampling in vector output (SVG, PDF, PS),
 which has no pixels: a laser printer's resolution. Drawn at print size a
 point moves by at most 1/600 inch (42 um) along the x axis, a twelfth of a
-1.4 pt line's width; the difference shows only under a zoom of more than
-600 dpi (5x in a browser at 120 px per inch)."""
+1.4 pt line's width; a screen could show it only past 600 pixels per inch
+(a report's SVG, at 120 CSS pixels per inch, zoomed more than 5 times, or 2.5
+times on a screen of two device pixels per CSS pixel)."""
 
 M4_MIN_POINTS = 8
 """A line is downsampled when it has more than this many points per column
@@ -295,51 +304,67 @@ def _m4_line_class() -> type[Line2D]:
 
         def __reduce__(self) -> tuple[Any, ...]:
             # Pickled by a function of this module, so that unpickling (a
-            # report's figure_pool worker) needs no class made beforehand.
-            return (_new_m4_line, (), self.__getstate__())
+            # report's figure_pool worker) needs no class made beforehand;
+            # the state is Artist.__getstate__'s (not in matplotlib's stubs).
+            return (_new_m4_line, (), self.__getstate__())  # type: ignore[attr-defined]
 
         def _m4_keep(self, renderer: RendererBase) -> np.ndarray[Any, Any] | None:
             """The indices of the points to draw, or None to draw them all."""
             import numpy as np
 
             ax = self.axes
-            if ax is None or ax.name != "rectilinear" or self.get_marker() not in ("None", None):
+            if (
+                ax is None
+                or ax.name != "rectilinear"
+                or self.get_transform() != ax.transData
+                or self.get_marker() not in ("None", None)
+            ):
                 return None
             x = np.asarray(self.get_xdata(orig=True), dtype=float)
             y = np.asarray(self.get_ydata(orig=True), dtype=float)
-            if isinstance(renderer, RendererAgg):
-                per_unit = 1.0  # display units are the image's pixels
-            else:  # a vector file: display units are points (figure.dpi is 72)
-                fig = self.figure
-                per_unit = VECTOR_DPI / (fig.dpi if fig is not None else 72.0)
-            lo, hi = ax.bbox.x0 * per_unit, ax.bbox.x1 * per_unit
-            if x.size <= M4_MIN_POINTS * (math.ceil(hi) - math.floor(lo)):
+            # An image's display units are its pixels; a vector file's are
+            # points (its figure.dpi is 72 while it is drawn).
+            fig = self.figure
+            per_unit = (
+                1.0
+                if isinstance(renderer, RendererAgg)
+                else VECTOR_DPI / (fig.dpi if fig is not None else 72.0)
+            )
+            columns = math.ceil(ax.bbox.x1 * per_unit) - math.floor(ax.bbox.x0 * per_unit)
+            if x.size <= M4_MIN_POINTS * columns:
                 return None
-            if not (np.isfinite(x).all() and np.isfinite(y).all()):
-                return None  # a NaN breaks the line: not an M4 line
-            if not (np.all(x[1:] >= x[:-1]) or np.all(x[1:] <= x[:-1])):
+            if not (np.isfinite(x).all() and np.isfinite(y).all() and np.all(x[1:] >= x[:-1])):
+                return None  # a NaN breaks the line; M4 needs the points in x order
+            # The points in view, and of the others only the one on each side
+            # that joins the line to the view (what Line2D draws of a long
+            # sorted line): the rest is clipped away.
+            lo, hi = ax.get_xbound()
+            i0, i1 = int(np.searchsorted(x, lo, "left")), int(np.searchsorted(x, hi, "right"))
+            if i1 - i0 <= M4_MIN_POINTS * columns:
                 return None
-            dx = self.get_transform().transform(np.column_stack([x, y]))[:, 0] * per_unit
+            shown = np.column_stack([x[i0:i1], y[i0:i1]])
+            dx = self.get_transform().transform(shown)[:, 0] * per_unit
             if not np.isfinite(dx).all():
                 return None
-            # Columns out of the view by more than the line's width draw
-            # nothing: each side's are one column (its first and last point
-            # still join the line to the view's).
-            reach = renderer.points_to_pixels(self.get_linewidth()) * per_unit + 2.0
-            columns = np.floor(np.clip(dx, lo - reach, hi + reach)).astype(np.int64)
-            return m4_indices(columns, y)
+            keep = i0 + m4_indices(np.floor(dx).astype(np.int64), y[i0:i1])
+            return np.concatenate(
+                [np.arange(max(i0 - 1, 0), i0), keep, np.arange(i1, min(i1 + 1, x.size))]
+            )
 
-        @allow_rasterization
+        @allow_rasterization  # type: ignore[untyped-decorator]
         def draw(self, renderer: RendererBase) -> None:
+            import numpy as np
+
             keep = self._m4_keep(renderer) if self.get_visible() else None
             if keep is None:
                 super().draw(renderer)
                 return
-            x, y = self.get_xdata(orig=True), self.get_ydata(orig=True)
+            x = np.asarray(self.get_xdata(orig=True))
+            y = np.asarray(self.get_ydata(orig=True))
             snap = self.get_snap()
-            full_vertices = len(x) * (2 if self.get_drawstyle().startswith("steps") else 1)
+            full_vertices = x.size * (2 if self.get_drawstyle().startswith("steps") else 1)
             try:
-                self.set_data(x[keep], y[keep])  # type: ignore[index]
+                self.set_data(x[keep], y[keep])
                 if snap is None and full_vertices > _SNAP_MAX_VERTICES:
                     self.set_snap(False)  # as the full line, too long to be snapped
                 super().draw(renderer)
@@ -611,6 +636,8 @@ def time_series(
     import polars as pl
 
     _check_columns(df, x, y, by, x_end)
+    # Only the columns drawn are filtered and sorted (a trace has a dozen more).
+    df = df.select(list(dict.fromkeys(c for c in (x, y, by, x_end) if c is not None)))
     keys: list[Any] = df[by].unique(maintain_order=True).to_list() if by is not None else [None]
     n_panels = len(keys) if separate and by is not None else 1
     height = HEIGHT if n_panels == 1 else 0.6 + 1.5 * n_panels
