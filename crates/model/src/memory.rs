@@ -106,9 +106,9 @@ const PCAP_RECORD: f64 = 82.0;
 /// object it becomes while the core's is still held (1.73 measured).
 const PCAP_COPIES: f64 = 1.75;
 /// Per packet in the network: its slot in the pool, its place on a link's
-/// wire or queue (grown by doubling) and its events.
+/// wire or queue (32 bytes, grown by doubling) and its events.
 const PACKET: f64 =
-    (size_of::<tcplab_net::Packet<tcplab_tcp::TcpHeader>>() + 4 + 2 * 40 + 2 * 32) as f64;
+    (size_of::<tcplab_net::Packet<tcplab_tcp::TcpHeader>>() + 4 + 2 * 32 + 2 * 32) as f64;
 /// Per segment a sender holds outstanding (its scoreboard entry, grown by doubling).
 const SEGMENT: f64 = 2.0 * size_of::<tcplab_tcp::scoreboard::Seg>() as f64;
 /// A controller's state (the largest, Cubic's and Compound's, about this).

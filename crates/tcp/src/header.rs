@@ -218,7 +218,8 @@ mod tests {
         // Packets are copied into the pool and read at every delivery: 32-bit
         // SACK edges keep one at 128 bytes (160 with 64-bit ones).
         assert!(std::mem::size_of::<TcpHeader>() <= 96);
-        assert!(std::mem::size_of::<tcplab_net::Packet<TcpHeader>>() <= 128);
+        assert_eq!(std::mem::size_of::<tcplab_net::Packet<TcpHeader>>(), 128);
+        assert_eq!(std::mem::align_of::<tcplab_net::Packet<TcpHeader>>(), 64);
     }
 
     #[test]
