@@ -68,25 +68,30 @@ def test_a_trace_every_nanosecond_is_refused_naming_its_interval(
     assert not _fits(tmp_path, _trace(f"{least / 3:.3f}us"))
 
 
+#: Runs its arguments as a command and prints the command's peak resident
+#: memory. A launcher of its own because a child's peak (rusage) includes
+#: the memory of the process it was forked from (Linux's exec keeps the old
+#: image's high-water mark), and this test process may have grown large.
+_LAUNCHER = (
+    "import resource, subprocess, sys\n"
+    "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "sys.exit(r.returncode)\n"
+)
+
+
 def _peak_kb(args: list[str]) -> tuple[int, str]:
-    """Run ``python -m tcplab ARGS`` (with LIMIT); its own peak resident
-    memory in kB (os.wait4's, not the maximum over every child this test
-    process ever had, which earlier tests' workers may have raised) and its
-    stderr."""
-    p = subprocess.Popen(
-        [sys.executable, "-m", "tcplab", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    """Run ``python -m tcplab ARGS`` (with LIMIT) from a small launcher:
+    its own peak resident memory in kB, and its stderr."""
+    r = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "tcplab", *args],
+        capture_output=True,
         text=True,
         env={**os.environ, **LIMIT},
+        check=False,
     )
-    assert p.stderr is not None
-    with p.stderr:
-        err = p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    assert p.returncode == 2, err
-    return usage.ru_maxrss, err
+    assert r.returncode == 2, r.stderr
+    return int(r.stdout), r.stderr
 
 
 def test_a_generator_at_a_billion_connections_per_second_is_refused_naming_its_rate(
