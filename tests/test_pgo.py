@@ -61,7 +61,7 @@ def _trainer() -> ModuleType:
 def test_training_covers_every_study_but_not_the_benchmarks_scenarios() -> None:
     runs = list(_trainer().tasks())
     studies = {label.split("/")[0] for label, _ in runs}
-    assert studies == {"braud2016", "mascolo2006", "barakat1999", "highspeed-fiber"}
+    assert studies == {"braud2016", "mascolo2006", "barakat1999", "highspeed-fiber", "scale"}
     profiles = set()
     for _, t in runs:
         sc = tomllib.loads(t.text)

@@ -5,15 +5,17 @@ installed (the instrumented build ``tools/pgo-profile.sh`` puts in .venv).
 Each run's scenario is also written to OUT_DIR, for the instrumented core
 benchmark binary (``runscen``) to run the same work.
 
-The core benchmarks' scenarios (crates/model/benches: mascolo2006 B on the
-``rfc`` profile, braud2016's long run) are not among them: they measure what
-the profile was not trained on.
+Then two of scenarios/scale's large scenarios (:data:`SCALE`). The core
+benchmarks' scenarios (crates/model/benches: mascolo2006 B on the ``rfc``
+profile, braud2016's long run) are not among them: they measure what the
+profile was not trained on.
 
 Usage: python tools/pgo_train.py OUT_DIR
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 from collections.abc import Iterator
@@ -34,6 +36,28 @@ STUDIES = {
 }
 #: Runs taken from each part, spread over its points.
 PER_PART = 3
+#: Large scenarios of scenarios/scale/make_scale.py, for the paths that grow
+#: with the number of hosts and flows (building the network, collecting
+#: and writing results), on the freebsd profile the studies train anyway.
+SCALE = ("flows-100000", "dumbbell-10000")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _scale_tasks() -> Iterator[tuple[str, RunTask]]:
+    spec = importlib.util.spec_from_file_location(
+        "make_scale", ROOT / "scenarios" / "scale" / "make_scale.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for name in SCALE:
+        text = mod.scenario(name).replace(
+            "[defaults.host]\n", '[defaults.host]\nprofile = "freebsd"\n', 1
+        )
+        assert 'profile = "freebsd"' in text, name
+        path = str(ROOT / "scenarios" / "scale" / f"{name}.toml")
+        yield f"scale/{name}", RunTask(name, 0, {}, 0, 1, text, path)
 
 
 def tasks() -> Iterator[tuple[str, RunTask]]:
@@ -47,6 +71,7 @@ def tasks() -> Iterator[tuple[str, RunTask]]:
             step = max(1, len(runs) // PER_PART)
             for t in runs[::step][:PER_PART]:
                 yield f"{name}/{part.name}", t
+    yield from _scale_tasks()
 
 
 def main(out_dir: str) -> None:
