@@ -317,7 +317,13 @@ impl Link {
     /// the delay and its serialisation time.
     #[inline]
     pub(crate) fn start_of(&self, w: &Wire) -> SimTime {
-        w.at - self.cfg.delay - self.tx_time(w.size)
+        self.start_for(w.at, w.size)
+    }
+    /// When the serialisation of a packet of `size` bytes reaching the far
+    /// end at `at` starts (or started).
+    #[inline]
+    pub(crate) fn start_for(&self, at: SimTime, size: u32) -> SimTime {
+        at - self.cfg.delay - self.tx_time(size)
     }
     /// Count the start of `w`'s transmission at `start`, of `t` ns.
     #[inline(always)]

@@ -530,8 +530,7 @@ impl<H: Copy> Network<H> {
     #[inline(never)]
     fn capture_fifo(&mut self, l: LinkId, id: PacketId, at: SimTime, size: u32) {
         if self.captured(l) {
-            let link = &self.links[l as usize];
-            let start = at - link.cfg.delay - link.tx_time(size);
+            let start = self.links[l as usize].start_for(at, size);
             let packet = *self.pool.get(id);
             self.captures.push(CaptureRecord {
                 at: start,
@@ -665,7 +664,6 @@ impl<H: Copy> Network<H> {
             link.stats.sent_pkts += 1;
             link.stats.sent_bytes += p.size as u64;
             let at = link.busy_until + link.cfg.delay;
-            debug_assert_eq!(at - link.cfg.delay - t, now);
             link.wire.push_back(Wire {
                 at,
                 enqueued,
@@ -673,6 +671,7 @@ impl<H: Copy> Network<H> {
                 size: p.size,
                 dst,
             });
+            debug_assert_eq!(link.wire.back().map(|w| link.start_of(w)), Some(now));
             if link.wire.len() == 1 {
                 sched.schedule(at, NetEvent::Arrive(l).into());
             }

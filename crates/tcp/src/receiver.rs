@@ -235,10 +235,12 @@ impl Receiver {
     }
     /// Earliest pending timer.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        [self.delack_fire, self.comp_fire, self.read_fire]
-            .into_iter()
-            .flatten()
-            .min()
+        // Branch-free: no deadline is SimTime::MAX (never a real one).
+        let t = |d: Option<SimTime>| d.unwrap_or(SimTime::MAX);
+        let m = t(self.delack_fire)
+            .min(t(self.comp_fire))
+            .min(t(self.read_fire));
+        (m != SimTime::MAX).then_some(m)
     }
     /// The random streams `read_jitter` (and `read_tail`) and
     /// `sack_timer_jitter` draw from (each kept only when its jitter is on).

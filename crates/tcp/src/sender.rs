@@ -197,9 +197,6 @@ pub struct Sender {
     cc: Box<dyn CongestionControl>,
     state: SenderState,
     recovery_kind: Recovery,
-    /// `recovery_kind` as the negotiated options let it run
-    /// ([`Sender::effective_recovery`]), kept by [`Sender::set_options`].
-    eff_recovery: Recovery,
     /// Oldest unacknowledged sequence number.
     pub snd_una: u64,
     /// Next sequence number to send (rewinds on a timeout without SACK).
@@ -343,7 +340,7 @@ impl Sender {
         .with_slop(cfg.rto_slop)
         .with_estimator(cfg.rto_estimator)
         .with_sampling(cfg.rtt_sampling);
-        let mut s = Sender {
+        Sender {
             tp: {
                 let mut tp = CcState::new(cfg.initial_window, mss);
                 tp.max_ssthresh = cfg.max_ssthresh;
@@ -397,7 +394,6 @@ impl Sender {
             mss,
             ts_ok: false,
             sack_ok: false,
-            eff_recovery: Recovery::NewReno,
             ts_recent: 0,
             peer_fin: None,
             rto_deadline: None,
@@ -441,9 +437,7 @@ impl Sender {
             rexmit_new: false,
             sack1: crate::recovery::sack1::Sack1::default(),
             done_at: None,
-        };
-        s.eff_recovery = s.compute_recovery();
-        s
+        }
     }
 
     /// Connection state.
@@ -613,14 +607,9 @@ impl Sender {
     }
 
     /// The recovery that runs: SACK recovery falls back to NewReno when
-    /// SACK (or the timestamps it needs) was not negotiated. Read per ACK, so
-    /// kept in a field as the options are set.
+    /// SACK (or the timestamps it needs) was not negotiated.
     #[inline]
     fn effective_recovery(&self) -> Recovery {
-        debug_assert_eq!(self.eff_recovery, self.compute_recovery());
-        self.eff_recovery
-    }
-    fn compute_recovery(&self) -> Recovery {
         match self.recovery_kind {
             Recovery::Sack | Recovery::Sack1Ns2
                 if !self.sack_ok || self.cfg.sack_needs_timestamps && !self.ts_ok =>
@@ -629,12 +618,6 @@ impl Sender {
             }
             r => r,
         }
-    }
-    /// Set the negotiated timestamps and SACK options.
-    fn set_options(&mut self, ts_ok: bool, sack_ok: bool) {
-        self.ts_ok = ts_ok;
-        self.sack_ok = sack_ok;
-        self.eff_recovery = self.compute_recovery();
     }
     fn uses_sack(&self) -> bool {
         self.effective_recovery() == Recovery::Sack
@@ -691,7 +674,8 @@ impl Sender {
     /// from the peer (ns-2 ACKs carry none; `window` limits instead), no ECN.
     fn establish_one_way(&mut self) {
         self.state = SenderState::Established;
-        self.set_options(self.cfg.timestamps, self.cfg.sack);
+        self.ts_ok = self.cfg.timestamps;
+        self.sack_ok = self.cfg.sack;
         self.ecn_ok = false;
         self.snd_wscale = 0;
         self.mss = self.cfg.mss;
@@ -840,10 +824,8 @@ impl Sender {
             return;
         }
         self.state = SenderState::Established;
-        self.set_options(
-            self.cfg.timestamps && h.has_ts,
-            self.cfg.sack && h.sack_perm,
-        );
+        self.ts_ok = self.cfg.timestamps && h.has_ts;
+        self.sack_ok = self.cfg.sack && h.sack_perm;
         // RFC 3168 6.1.1: an ECN-setup SYN-ACK has ECE and not CWR (Linux tcp_ecn_rcv_synack).
         self.ecn_ok = self.cfg.ecn && h.has(ECE) && !h.has(CWR);
         self.snd_wscale = if self.cfg.window_scaling {
