@@ -9,6 +9,19 @@
 //! as ln(10^10) / ln(1.001) = 23,037.4);
 //! a percentile is reported as its bucket's geometric centre, within 0.05 % of
 //! the nearest-rank sample.
+//!
+//! A simulated RTT is a whole number of nanoseconds, and its bucket is a
+//! non-decreasing function of that number (each step of the float formula is
+//! monotone, and below 10^13 ns two neighbouring integers differ by far more
+//! than the logarithm's rounding error), so each bucket starts at an integer:
+//! [`Summary::add_time`] finds a sample's bucket by comparing it with those
+//! starts, computed once per process with the formula itself and kept in
+//! [`EDGES`], rather than taking a logarithm per sample. RTTs move by a bucket
+//! or two from one sample to the next, so it looks near the previous sample's
+//! bucket first, and takes the logarithm only when the sample jumped.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use tcplab_engine::SimTime;
 
 const LOW: f64 = 1e-6;
 const RATIO: f64 = 1.001;
@@ -23,6 +36,57 @@ pub struct Summary {
     n: u64,
     sum: f64,
     inv_log_ratio: f64,
+    /// The bucket of the previous [`Summary::add_time`] sample.
+    last: usize,
+}
+
+/// `EDGES[b]`: the smallest time in nanoseconds whose bucket is at least `b`,
+/// once computed (0 until then; bucket 0 starts at 0).
+static EDGES: [AtomicU64; BUCKETS] = [const { AtomicU64::new(0) }; BUCKETS];
+
+/// The bucket of `x` seconds: the definition every path agrees with.
+#[inline]
+fn bucket_of(x: f64, inv_log_ratio: f64) -> usize {
+    if x <= LOW {
+        0
+    } else {
+        (((x / LOW).ln() * inv_log_ratio) as usize).min(BUCKETS - 1)
+    }
+}
+
+/// Where bucket `b` starts, in nanoseconds (`u64::MAX` past the last one).
+#[inline]
+fn edge(b: usize, inv_log_ratio: f64) -> u64 {
+    if b == 0 {
+        return 0;
+    }
+    if b >= BUCKETS {
+        return u64::MAX;
+    }
+    match EDGES[b].load(Ordering::Relaxed) {
+        0 => edge_slow(b, inv_log_ratio),
+        e => e,
+    }
+}
+
+/// Find and keep where bucket `b` (1 <= b < BUCKETS) starts: a binary search
+/// over whole nanoseconds with the formula itself. Two threads may both
+/// compute it; they store the same number.
+#[cold]
+fn edge_slow(b: usize, inv_log_ratio: f64) -> u64 {
+    let at = |ns: u64| bucket_of(SimTime(ns).as_secs_f64(), inv_log_ratio);
+    // at(lo) < b <= at(hi): 2^62 ns is past the histogram's end.
+    let (mut lo, mut hi) = (0u64, 1u64 << 62);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if at(mid) >= b {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    EDGES[b].store(hi, Ordering::Relaxed);
+    hi
 }
 
 impl Default for Summary {
@@ -40,6 +104,7 @@ impl Summary {
             n: 0,
             sum: 0.0,
             inv_log_ratio: 1.0 / RATIO.ln(),
+            last: 0,
         }
     }
 
@@ -51,13 +116,37 @@ impl Summary {
     /// Add one sample.
     #[inline]
     pub fn add(&mut self, x: f64) {
+        self.count_in(x, bucket_of(x, self.inv_log_ratio));
+    }
+
+    /// Add one sample given as a simulated time: as `add(t.as_secs_f64())`,
+    /// with the bucket found among the buckets' starts (see the module header).
+    #[inline]
+    pub fn add_time(&mut self, t: SimTime) {
+        let x = t.as_secs_f64();
+        let (ns, k, inv) = (t.0, self.last, self.inv_log_ratio);
+        let b = if ns < edge(k, inv) {
+            if k > 0 && ns >= edge(k - 1, inv) {
+                k - 1
+            } else {
+                bucket_of(x, inv)
+            }
+        } else if ns < edge(k + 1, inv) {
+            k
+        } else if ns < edge(k + 2, inv) {
+            k + 1
+        } else {
+            bucket_of(x, inv)
+        };
+        debug_assert_eq!(b, bucket_of(x, inv), "bucket of {ns} ns");
+        self.last = b;
+        self.count_in(x, b);
+    }
+
+    #[inline]
+    fn count_in(&mut self, x: f64, b: usize) {
         self.n += 1;
         self.sum += x;
-        let b = if x <= LOW {
-            0
-        } else {
-            (((x / LOW).ln() * self.inv_log_ratio) as usize).min(BUCKETS - 1)
-        };
         if b < self.first || b >= self.first + self.counts.len() {
             self.grow_to(b);
         }
@@ -177,6 +266,49 @@ mod tests {
         // A sample far outside still lands in its bucket.
         s.add(2.0);
         assert!((s.percentile(100.0) / 2.0 - 1.0).abs() < 0.0005);
+    }
+
+    #[test]
+    fn samples_added_as_times_land_where_the_formula_puts_them() {
+        // The same samples through add (the logarithm each time) and
+        // add_time (the buckets' starts): identical histograms, sums and
+        // percentiles. The samples walk slowly (an RTT moving with a queue),
+        // jump (a timeout's sample), and sit on, just below and just above
+        // bucket starts, where a wrong start would show.
+        let inv = 1.0 / RATIO.ln();
+        let mut ns: Vec<u64> = Vec::new();
+        let mut t: u64 = 40_000_000;
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = state >> 33;
+            t = match r % 100 {
+                0 => 1_000 + r % 3_000_000_000, // a jump anywhere from 1 us to 3 s
+                1..=49 => t + r % 60_000,
+                _ => t.saturating_sub(r % 60_000).max(1),
+            };
+            ns.push(t);
+        }
+        for b in [1, 2, 500, 6_908, 17_000, 17_001, BUCKETS - 2, BUCKETS - 1] {
+            let e = edge(b, inv);
+            assert!(bucket_of(SimTime(e).as_secs_f64(), inv) >= b);
+            assert!(bucket_of(SimTime(e - 1).as_secs_f64(), inv) < b);
+            ns.extend([e - 1, e, e + 1, e, e - 1]);
+        }
+        ns.extend([0, 1, 999, 1_000, 1_001, u64::MAX / 2, 40_000_000]);
+        let (mut a, mut b) = (Summary::new(), Summary::new());
+        for &v in &ns {
+            a.add(SimTime(v).as_secs_f64());
+            b.add_time(SimTime(v));
+            assert_eq!(b.last, bucket_of(SimTime(v).as_secs_f64(), inv), "{v} ns");
+        }
+        assert_eq!((a.first, &a.counts, a.n), (b.first, &b.counts, b.n));
+        assert_eq!(a.sum.to_bits(), b.sum.to_bits());
+        for p in [1.0, 50.0, 99.0, 100.0] {
+            assert_eq!(a.percentile(p).to_bits(), b.percentile(p).to_bits());
+        }
     }
 
     #[test]

@@ -581,7 +581,7 @@ impl World {
                     fl.rtt_n += 1;
                 } else if self.in_window {
                     if let Some(s) = fl.rtts.as_mut() {
-                        s.add(r.as_secs_f64());
+                        s.add_time(r);
                     }
                 }
                 if let (Some(t), Origin::Static) = (self.traces.rtt.as_mut(), fl.origin) {
