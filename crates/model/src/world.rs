@@ -8,7 +8,7 @@ use tcplab_net::qdisc::{
     Codel, CodelParams, DropFront, DropTail, FqCodel, FqCodelParams, Qdisc, RandomDrop, Red,
     RedParams,
 };
-use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind, Packet};
+use tcplab_net::{LinkConfig, LossModel, NetEvent, Network, NodeKind};
 use tcplab_tcp::hostcache::HostCacheEntry;
 use tcplab_tcp::{cc, Receiver, Sender, TcpHeader};
 
@@ -522,17 +522,13 @@ impl World {
             (self.flows[f].dst, self.flows[f].src)
         };
         // Indexed, then cleared: cheaper than a draining iterator here.
+        let conn = self.flows[f].conn;
         for i in 0..self.out.len() {
-            let h = self.out[i];
-            let id = self.net.alloc(Packet {
-                src: from,
-                dst: to,
-                flow: self.flows[f].conn,
-                size: h.wire_size(),
-                enqueued_at: SimTime::ZERO,
-                ecn: h.ip_ecn,
-                header: h,
-            });
+            let h = &self.out[i];
+            let id = self
+                .net
+                .pool
+                .alloc_parts(from, to, conn, h.wire_size(), h.ip_ecn, h);
             self.packets += 1;
             self.net.send(from, id, &mut self.sched);
         }

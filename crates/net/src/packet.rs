@@ -98,6 +98,43 @@ impl<H: Copy> PacketPool<H> {
         }
     }
     /// Release a packet's slot.
+    /// [`PacketPool::alloc`] of a packet given by its fields, written into
+    /// the slot where they are (the header is copied once, from `header`).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn alloc_parts(
+        &mut self,
+        src: NodeId,
+        dst: NodeId,
+        flow: u32,
+        size: u32,
+        ecn: Ecn,
+        header: &H,
+    ) -> PacketId {
+        self.live += 1;
+        if let Some(id) = self.free.pop() {
+            let s = &mut self.slots[id as usize];
+            s.src = src;
+            s.dst = dst;
+            s.flow = flow;
+            s.size = size;
+            s.enqueued_at = SimTime::ZERO;
+            s.ecn = ecn;
+            s.header = *header;
+            id
+        } else {
+            self.slots.push(Packet {
+                src,
+                dst,
+                flow,
+                size,
+                enqueued_at: SimTime::ZERO,
+                ecn,
+                header: *header,
+            });
+            (self.slots.len() - 1) as PacketId
+        }
+    }
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         debug_assert!(self.live > 0);

@@ -927,7 +927,8 @@ impl Receiver {
         if self.cfg.rcvbuf_auto && self.ts_ok && self.rfbuf_ts.is_none() {
             self.rfbuf_ts = Some(ts_ticks(now.0));
         }
-        let mut h = TcpHeader {
+        // Built where it goes: the header is not copied into `out` after.
+        out.push(TcpHeader {
             flags: ACK,
             seq: 1,
             ack: self.rcv_nxt,
@@ -937,7 +938,8 @@ impl Receiver {
             tsecr: self.ts_recent,
             ns2_sizes: self.cfg.handshake.one_way(),
             ..Default::default()
-        };
+        });
+        let h = out.last_mut().expect("just pushed");
         if self.fin_at.is_some() {
             h.flags |= FIN; // passive close: our FIN rides on every ACK after theirs
         }
@@ -972,7 +974,6 @@ impl Receiver {
         self.comp_held = 0;
         self.comp_fire = None;
         self.stats.acks_sent += 1;
-        out.push(h);
     }
 
     /// (Re)arm the delayed-ACK timer for `t` (`sk_reset_timer` in

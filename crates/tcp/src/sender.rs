@@ -890,7 +890,9 @@ impl Sender {
 
     /// Send segment `seg`; `new` when it is sent for the first time.
     fn emit(&mut self, now: SimTime, seg: Seg, new: bool, out: &mut Vec<TcpHeader>) {
-        let mut h = self.ack_header(now, seg.start);
+        // Built where it goes: the header is not copied into `out` after.
+        out.push(self.ack_header(now, seg.start));
+        let h = out.last_mut().expect("just pushed");
         h.payload = seg.payload;
         h.retrans = !new;
         h.tx_cwnd = self.tp.cwnd;
@@ -961,7 +963,6 @@ impl Sender {
             }
             self.tp.wstamp = self.pace_next;
         }
-        out.push(h);
         if self.rto_deadline.is_none() {
             // RFC 6298 (5.1): start the timer if it is not running.
             self.restart_rto(now);
