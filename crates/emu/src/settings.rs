@@ -45,6 +45,7 @@ pub fn kernel_cc(name: &str) -> Option<&'static str> {
         "htcp" => "htcp",
         "highspeed" => "highspeed",
         "scalable" => "scalable",
+        "hybla" => "hybla",
         _ => return None,
     })
 }

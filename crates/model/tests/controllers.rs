@@ -72,6 +72,7 @@ const ALL: &[&str] = &[
     "highspeed",
     "htcp",
     "scalable",
+    "hybla",
     "westwood",
     "fast",
     "bbr",

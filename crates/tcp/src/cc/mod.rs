@@ -17,6 +17,7 @@ pub(crate) mod harness;
 mod helpers;
 mod highspeed;
 mod htcp;
+mod hybla;
 mod newreno;
 mod reno;
 mod scalable;
@@ -414,6 +415,7 @@ pub fn registry() -> &'static [CcInfo] {
         bic::INFO,
         highspeed::INFO,
         htcp::INFO,
+        hybla::INFO,
         scalable::INFO,
         westwood::INFO,
         fast::INFO,
