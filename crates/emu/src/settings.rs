@@ -46,6 +46,7 @@ pub fn kernel_cc(name: &str) -> Option<&'static str> {
         "highspeed" => "highspeed",
         "scalable" => "scalable",
         "hybla" => "hybla",
+        "veno" => "veno",
         _ => return None,
     })
 }

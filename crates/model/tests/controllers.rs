@@ -73,6 +73,7 @@ const ALL: &[&str] = &[
     "htcp",
     "scalable",
     "hybla",
+    "veno",
     "westwood",
     "fast",
     "bbr",

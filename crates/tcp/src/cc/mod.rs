@@ -24,6 +24,7 @@ mod scalable;
 mod tahoe;
 mod vegas;
 mod vegas_freebsd;
+mod veno;
 mod westwood;
 
 pub use helpers::{
@@ -409,6 +410,7 @@ pub fn registry() -> &'static [CcInfo] {
         newreno::INFO,
         vegas::INFO,
         vegas_freebsd::INFO,
+        veno::INFO,
         cubic::INFO,
         cubic::INFO_FREEBSD,
         compound::INFO,
