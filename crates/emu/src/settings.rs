@@ -47,6 +47,7 @@ pub fn kernel_cc(name: &str) -> Option<&'static str> {
         "scalable" => "scalable",
         "hybla" => "hybla",
         "veno" => "veno",
+        "illinois" => "illinois",
         _ => return None,
     })
 }

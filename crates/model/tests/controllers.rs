@@ -74,6 +74,7 @@ const ALL: &[&str] = &[
     "scalable",
     "hybla",
     "veno",
+    "illinois",
     "westwood",
     "fast",
     "bbr",

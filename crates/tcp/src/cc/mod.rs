@@ -18,6 +18,7 @@ mod helpers;
 mod highspeed;
 mod htcp;
 mod hybla;
+mod illinois;
 mod newreno;
 mod reno;
 mod scalable;
@@ -418,6 +419,7 @@ pub fn registry() -> &'static [CcInfo] {
         highspeed::INFO,
         htcp::INFO,
         hybla::INFO,
+        illinois::INFO,
         scalable::INFO,
         westwood::INFO,
         fast::INFO,
