@@ -163,10 +163,12 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
             "rtt0" if v.fract() == 0.0 && (1.0..=(u32::MAX / 1000) as f64).contains(&v) => {
                 rtt0 = v as u32;
             }
-            "rtt0" => return Err(format!(
+            "rtt0" => {
+                return Err(format!(
                 "controller hybla: rtt0 = {v} is not a whole number of milliseconds from 1 to {}",
                 u32::MAX / 1000
-            )),
+            ))
+            }
             _ => {
                 return Err(format!(
                     "controller hybla has no parameter {k:?} (it takes rtt0)"
