@@ -37,6 +37,9 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+from ns3_braud2016 import NS3_CC  # noqa: E402 (beside this script)
+
 SCENARIOS = {  # tcplab scenario for each uplink buffer size
     40: "scenarios/braud2016/long-newreno.toml",
     250: "scenarios/braud2016/long-newreno-buf250.toml",
@@ -74,6 +77,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="interpreter that has ns-3 (`pip install ns3`); default: this one",
     )
     p.add_argument("--skip-ns3", action="store_true", help="time tcplab only")
+    p.add_argument(
+        "--cc",
+        choices=sorted(NS3_CC),
+        default="newreno",
+        help="run both flows with this controller in both tools (tcplab's name; the"
+        ' scenario\'s cc = "newreno" is swapped in a temporary copy); default newreno',
+    )
     args = p.parse_args(argv)
     if args.scenario is None:
         args.scenario = SCENARIOS[args.uplink_buffer]
@@ -164,8 +174,8 @@ def run_tcplab(scenario: Path, repeat: int) -> dict | None:
     return {"tool": "tcplab", "wall_s": best, **results}
 
 
-def run_ns3(python: str, uplink_buffer: int) -> dict | None:
-    cmd = [python, str(NS3_SCRIPT), "--json", "--uplink-buffer", str(uplink_buffer)]
+def run_ns3(python: str, uplink_buffer: int, cc: str) -> dict | None:
+    cmd = [python, str(NS3_SCRIPT), "--json", "--uplink-buffer", str(uplink_buffer), "--cc", cc]
     print(f"  ns-3: {' '.join(cmd)} (takes about half a minute)", file=sys.stderr)
     t0 = time.perf_counter()
     try:
@@ -225,14 +235,26 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         print(f"tcplab: {' '.join(tcplab_command())} run {args.scenario}", file=sys.stderr)
-        tcplab = run_tcplab(scenario, max(1, args.repeat))
+        with tempfile.TemporaryDirectory(prefix="tcplab-cc-") as tmp:
+            run_file = scenario
+            if args.cc != "newreno":
+                text = scenario.read_text()
+                if 'cc = "newreno"' not in text:
+                    print(
+                        f'{args.scenario} has no cc = "newreno" to swap for {args.cc}',
+                        file=sys.stderr,
+                    )
+                    return 1
+                run_file = Path(tmp) / scenario.name
+                run_file.write_text(text.replace('cc = "newreno"', f'cc = "{args.cc}"'))
+            tcplab = run_tcplab(run_file, max(1, args.repeat))
 
-    ns3 = None if args.skip_ns3 else run_ns3(args.ns3_python, args.uplink_buffer)
+    ns3 = None if args.skip_ns3 else run_ns3(args.ns3_python, args.uplink_buffer, args.cc)
 
     rows = [r for r in (tcplab, ns3) if r is not None]
     print()
     print(
-        "Braud & Heusse 2016, long-lived NewReno download + upload,"
+        f"Braud & Heusse 2016, long-lived {args.cc} download + upload,"
         f" uplink buffer {args.uplink_buffer} pkts"
     )
     if rows:

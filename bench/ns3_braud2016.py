@@ -52,7 +52,8 @@ packets and a best possible goodput of 1448/1502 = 96.4 % of the link rate.
 
 TCP (ns-3 ``TcpSocketBase``; ns-3 defaults unless listed):
 
-* congestion control ``ns3::TcpNewReno`` (``TcpL4Protocol::SocketType``);
+* congestion control ``ns3::TcpNewReno`` (``TcpL4Protocol::SocketType``;
+  ``--cc`` picks another by tcplab's name: ``NS3_CC`` below);
 * loss recovery ``ns3::TcpClassicRecovery`` (``TcpL4Protocol::RecoveryType``;
   the ns-3 default is PRR, classic NewReno fast recovery is used here);
 * ``TcpSocket::SegmentSize`` 1448, ``InitialCwnd`` 3 segments,
@@ -159,6 +160,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="goodput is measured from this time to the end (default 200)",
     )
     p.add_argument("--seed", type=int, default=1, help="seed for the start times")
+    p.add_argument(
+        "--cc",
+        choices=sorted(NS3_CC),
+        default="newreno",
+        help="congestion control of both flows, by tcplab's name (default newreno)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON line only")
     args = p.parse_args(argv)
     if not 0 <= args.warmup < args.duration:
@@ -184,9 +191,26 @@ def ns3_version() -> str:
         return "unknown"
 
 
-def configure_tcp(ns) -> None:
+# tcplab controller name -> ns-3 congestion-control type (`--cc`).
+NS3_CC = {
+    "newreno": "ns3::TcpNewReno",
+    "cubic": "ns3::TcpCubic",
+    "vegas": "ns3::TcpVegas",
+    "bic": "ns3::TcpBic",
+    "highspeed": "ns3::TcpHighSpeed",
+    "htcp": "ns3::TcpHtcp",
+    "scalable": "ns3::TcpScalable",
+    "westwood": "ns3::TcpWestwoodPlus",
+    "hybla": "ns3::TcpHybla",
+    "veno": "ns3::TcpVeno",
+    "illinois": "ns3::TcpIllinois",
+    "bbr": "ns3::TcpBbr",
+}
+
+
+def configure_tcp(ns, cc: str = "newreno") -> None:
     sd = ns.Config.SetDefault
-    sd("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
+    sd("ns3::TcpL4Protocol::SocketType", ns.StringValue(NS3_CC[cc]))
     sd("ns3::TcpL4Protocol::RecoveryType", ns.StringValue("ns3::TcpClassicRecovery"))
     sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     sd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(INITIAL_CWND))
@@ -318,14 +342,14 @@ def watch_queues(ns, net: SimpleNamespace):
     return watched, unused
 
 
-def build(ns, uplink_buffer: int, seed: int):
+def build(ns, uplink_buffer: int, seed: int, cc: str = "newreno"):
     """Build the scenario.
 
     Returns (download sink, upload sink, watched bottleneck devices, queues of
     the unused reverse directions, (download start, upload start)).
     """
     ns.RngSeedManager.SetSeed(max(1, seed))
-    configure_tcp(ns)
+    configure_tcp(ns, cc)
     net = build_network(ns, uplink_buffer)
     down_sink, up_sink, starts = add_traffic(ns, net, seed)
     watched, unused = watch_queues(ns, net)
@@ -349,7 +373,7 @@ def queue_stats(c) -> dict:
 def run(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     ns = import_ns3()
-    down_sink, up_sink, watched, unused, starts = build(ns, args.uplink_buffer, args.seed)
+    down_sink, up_sink, watched, unused, starts = build(ns, args.uplink_buffer, args.seed, args.cc)
     setup_s = time.perf_counter() - t0
 
     t1 = time.perf_counter()
@@ -367,6 +391,7 @@ def run(args: argparse.Namespace) -> dict:
     result = {
         "tool": "ns-3",
         "ns3_version": ns3_version(),
+        "cc": NS3_CC[args.cc],
         "uplink_buffer": args.uplink_buffer,
         "duration_s": args.duration,
         "window_s": [args.warmup, args.duration],
@@ -387,7 +412,7 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def print_human(r: dict) -> None:
-    print(f"ns-3 {r['ns3_version']}: Braud & Heusse 2016, long-lived NewReno flows")
+    print(f"ns-3 {r['ns3_version']}: Braud & Heusse 2016, long-lived {r['cc']} flows")
     print(
         f"  uplink buffer {r['uplink_buffer']} pkts, downlink buffer {DOWN_BUFFER_PKTS} pkts,"
         f" {r['duration_s']:g} s simulated, starts {r['starts_s'][0]:.3f} s (down)"
