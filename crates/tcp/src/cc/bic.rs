@@ -211,27 +211,7 @@ fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
         ("initial_ssthresh", 0, 0, 1 << 30),
         ("hz", 1000, 100, 1000),
     ];
-    if let Some(k) = p.keys().find(|k| !spec.iter().any(|s| s.0 == k.as_str())) {
-        let names: Vec<&str> = spec.iter().map(|s| s.0).collect();
-        return Err(format!(
-            "controller bic has no parameter {k:?} (it takes: {})",
-            names.join(", ")
-        ));
-    }
-    let mut v = [0u32; 7];
-    for (o, (name, default, lo, hi)) in v.iter_mut().zip(spec) {
-        *o = match p.get(name) {
-            None => default,
-            Some(&x) => {
-                if !(x.is_finite() && x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64) {
-                    return Err(format!(
-                        "bic: parameter {name} = {x} must be a whole number in {lo}..={hi}"
-                    ));
-                }
-                x as u32
-            }
-        };
-    }
+    let v = super::int_params("bic", p, spec)?;
     let [fast_convergence, max_increment, low_window, beta, smooth_part, initial_ssthresh, hz] = v;
     let hz = super::check_hz("bic", hz as f64)?;
     Ok(Box::new(Bic::new(Params {

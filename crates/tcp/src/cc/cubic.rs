@@ -114,47 +114,10 @@
 //! beta 0.7 (179/256), FC 217/256, the 64-bit fix of `tf_cwnd`, HyStart++.
 
 use super::{
-    ca_acked, cong_avoid_ai, AckSample, CaState, CcInfo, CcParams, CcState, CongestionControl,
-    CwndEvent,
+    ca_acked, cong_avoid_ai, int_params, AckSample, CaState, CcInfo, CcParams, CcState,
+    CongestionControl, CwndEvent,
 };
 use tcplab_engine::SimTime;
-
-// ------------------------------------------------------------------- parameters
-
-/// Parse integer parameters: every key of `p` must be named in `spec`
-/// (name, default, min, max); values must be whole numbers in range.
-fn int_params<const N: usize>(
-    ctrl: &str,
-    p: &CcParams,
-    spec: [(&str, u32, u32, u32); N],
-) -> Result<[u32; N], String> {
-    if let Some(k) = p.keys().find(|k| !spec.iter().any(|s| s.0 == k.as_str())) {
-        let names: Vec<&str> = spec.iter().map(|s| s.0).collect();
-        return Err(format!(
-            "controller {ctrl} has no parameter {k:?} (it takes: {})",
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        ));
-    }
-    let mut out = [0u32; N];
-    for (o, (name, default, lo, hi)) in out.iter_mut().zip(spec) {
-        *o = match p.get(name) {
-            None => default,
-            Some(&v) => {
-                if !(v.is_finite() && v.fract() == 0.0 && v >= lo as f64 && v <= hi as f64) {
-                    return Err(format!(
-                        "{ctrl}: parameter {name} = {v} must be a whole number in {lo}..={hi}"
-                    ));
-                }
-                v as u32
-            }
-        };
-    }
-    Ok(out)
-}
 
 // ------------------------------------------------------------ Linux constants
 

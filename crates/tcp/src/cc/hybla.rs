@@ -36,7 +36,8 @@
 //! ns-2's one-way agents) keeps rho = 1, as Linux would. No deviations.
 
 use super::{
-    reno_cong_avoid, reno_ssthresh, CaState, CcInfo, CcParams, CcState, CongestionControl,
+    int_params, reno_cong_avoid, reno_ssthresh, CaState, CcInfo, CcParams, CcState,
+    CongestionControl,
 };
 
 /// Linux module parameter `rtt0`: the reference RTT, milliseconds.
@@ -51,9 +52,9 @@ pub struct Hybla {
     enabled: bool,
     /// Fractions of a segment not yet added, in 1/128 (`snd_cwnd_cents`).
     cents: u32,
-    rho: u32,
+    /// rho in eighths (`rho_3ls`); Linux also keeps rho and rho^2 in 1/128,
+    /// which follow from it.
     rho_3ls: u32,
-    rho2_7ls: u32,
     /// Lowest srtt seen, in 1/8 µs (`minrtt_us`).
     min_srtt_us: u32,
 }
@@ -65,9 +66,7 @@ impl Hybla {
             rtt0_ms,
             enabled: true,
             cents: 0,
-            rho: 0,
             rho_3ls: 0,
-            rho2_7ls: 0,
             min_srtt_us: 0,
         }
     }
@@ -80,8 +79,11 @@ impl Hybla {
     /// `hybla_recalc_param`.
     fn recalc(&mut self, tp: &CcState) {
         self.rho_3ls = (Self::srtt_us(tp) / (self.rtt0_ms * 1000)).max(8);
-        self.rho = self.rho_3ls >> 3;
-        self.rho2_7ls = self.rho_3ls.wrapping_mul(self.rho_3ls) << 1;
+    }
+
+    /// The integer part of rho (`ca->rho`).
+    fn rho(&self) -> u32 {
+        self.rho_3ls >> 3
     }
 }
 
@@ -96,7 +98,7 @@ impl CongestionControl for Hybla {
         tp.cwnd_clamp = 65535;
         self.recalc(tp);
         self.min_srtt_us = Self::srtt_us(tp);
-        tp.cwnd = self.rho;
+        tp.cwnd = self.rho();
     }
 
     fn set_state(&mut self, _tp: &mut CcState, new: CaState) {
@@ -122,14 +124,17 @@ impl CongestionControl for Hybla {
         }
         // (Linux recomputes here when rho is 0; rho_3ls >= 8 makes rho >= 1
         // from init on.)
-        let frac = self.rho_3ls - (self.rho << 3);
+        let rho = self.rho();
+        let frac = self.rho_3ls - (rho << 3);
         let slow_start = tp.in_slow_start();
         let increment = if slow_start {
             // 2^rho - 1 = 2^int(rho) * 2^frac(rho) - 1, in 1/128.
-            (1u32 << self.rho.min(16)) * FRACTIONS[frac as usize] - 128
+            (1u32 << rho.min(16)) * FRACTIONS[frac as usize] - 128
         } else {
-            // rho^2 / cwnd, in 1/128.
-            let inc = self.rho2_7ls / tp.cwnd.max(1);
+            // rho^2 / cwnd, in 1/128 (`rho2_7ls`: rho^2 in 1/128 is
+            // rho_3ls^2 * 2, in Linux's u32).
+            let rho2_7ls = self.rho_3ls.wrapping_mul(self.rho_3ls) << 1;
+            let inc = rho2_7ls / tp.cwnd.max(1);
             if inc < 128 {
                 tp.cwnd_cnt += 1;
             }
@@ -156,26 +161,8 @@ impl CongestionControl for Hybla {
 }
 
 fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
-    let mut rtt0 = RTT0_MS;
-    for (k, &v) in p {
-        match k.as_str() {
-            // Linux's rtt0_set: 1 to U32_MAX / USEC_PER_MSEC.
-            "rtt0" if v.fract() == 0.0 && (1.0..=(u32::MAX / 1000) as f64).contains(&v) => {
-                rtt0 = v as u32;
-            }
-            "rtt0" => {
-                return Err(format!(
-                "controller hybla: rtt0 = {v} is not a whole number of milliseconds from 1 to {}",
-                u32::MAX / 1000
-            ))
-            }
-            _ => {
-                return Err(format!(
-                    "controller hybla has no parameter {k:?} (it takes rtt0)"
-                ))
-            }
-        }
-    }
+    // Linux's rtt0_set: 1 to U32_MAX / USEC_PER_MSEC.
+    let [rtt0] = int_params("hybla", p, [("rtt0", RTT0_MS, 1, u32::MAX / 1000)])?;
     Ok(Box::new(Hybla::new(rtt0)))
 }
 
@@ -337,7 +324,7 @@ mod tests {
         for bad in [0.0, 2.5, -1.0, 5e6] {
             p.insert("rtt0".into(), bad);
             let e = (INFO.make)(&p).err().unwrap();
-            assert!(e.contains("rtt0") && e.contains("milliseconds"), "{e}");
+            assert!(e.contains("rtt0") && e.contains("1..=4294967"), "{e}");
         }
         let mut p = CcParams::new();
         p.insert("rho".into(), 1.0);

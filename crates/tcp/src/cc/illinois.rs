@@ -32,7 +32,9 @@
 //! parameters `win_thresh` (15) and `theta` (5). tcplab's sequence numbers are
 //! 64-bit, so Linux's `after()` is a plain comparison. No deviations.
 
-use super::{slow_start, AckSample, CaState, CcInfo, CcParams, CcState, CongestionControl};
+use super::{
+    int_params, slow_start, AckSample, CaState, CcInfo, CcParams, CcState, CongestionControl,
+};
 
 const ALPHA_SHIFT: u32 = 7;
 const ALPHA_SCALE: u32 = 1 << ALPHA_SHIFT;
@@ -209,24 +211,11 @@ impl CongestionControl for Illinois {
 }
 
 fn make(p: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
-    let (mut win_thresh, mut theta) = (15u32, 5u32);
-    for (k, &v) in p {
-        let whole = v.fract() == 0.0 && (0.0..=255.0).contains(&v);
-        match k.as_str() {
-            "win_thresh" if whole => win_thresh = v as u32,
-            "theta" if whole => theta = v as u32,
-            "win_thresh" | "theta" => {
-                return Err(format!(
-                    "controller illinois: {k} = {v} is not a whole number from 0 to 255"
-                ))
-            }
-            _ => {
-                return Err(format!(
-                    "controller illinois has no parameter {k:?} (it takes win_thresh, theta)"
-                ))
-            }
-        }
-    }
+    let [win_thresh, theta] = int_params(
+        "illinois",
+        p,
+        [("win_thresh", 15, 0, 255), ("theta", 5, 0, 255)],
+    )?;
     Ok(Box::new(Illinois::new(win_thresh, theta)))
 }
 
