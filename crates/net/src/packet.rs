@@ -97,11 +97,10 @@ impl<H: Copy> PacketPool<H> {
             (self.slots.len() - 1) as PacketId
         }
     }
-    /// Release a packet's slot.
-    /// [`PacketPool::alloc`] of a packet given by its fields, written into
-    /// the slot where they are (the header is copied once, from `header`).
+    /// [`PacketPool::alloc`] of a packet given by its fields: into a freed
+    /// slot they are written where they go (the header is copied once, from
+    /// `header`), not built apart and then moved in.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     pub fn alloc_parts(
         &mut self,
         src: NodeId,
@@ -111,19 +110,8 @@ impl<H: Copy> PacketPool<H> {
         ecn: Ecn,
         header: &H,
     ) -> PacketId {
-        self.live += 1;
-        if let Some(id) = self.free.pop() {
-            let s = &mut self.slots[id as usize];
-            s.src = src;
-            s.dst = dst;
-            s.flow = flow;
-            s.size = size;
-            s.enqueued_at = SimTime::ZERO;
-            s.ecn = ecn;
-            s.header = *header;
-            id
-        } else {
-            self.slots.push(Packet {
+        let Some(id) = self.free.pop() else {
+            return self.alloc(Packet {
                 src,
                 dst,
                 flow,
@@ -132,9 +120,19 @@ impl<H: Copy> PacketPool<H> {
                 ecn,
                 header: *header,
             });
-            (self.slots.len() - 1) as PacketId
-        }
+        };
+        self.live += 1;
+        let s = &mut self.slots[id as usize];
+        s.src = src;
+        s.dst = dst;
+        s.flow = flow;
+        s.size = size;
+        s.enqueued_at = SimTime::ZERO;
+        s.ecn = ecn;
+        s.header = *header;
+        id
     }
+    /// Release a packet's slot.
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         debug_assert!(self.live > 0);
